@@ -1,0 +1,73 @@
+package dev.updraft.events;
+
+import java.util.List;
+
+/**
+ * One device request as seen by an edge, written to {@code updraft.telemetry} (key = client id). It
+ * carries what the device reported and what it was served and why, so that "why didn't my device
+ * update?" is answered from data, not from logs.
+ *
+ * @param v wire version of this record, {@link #CURRENT_VERSION}
+ * @param checkInId unique per request: the ingester counts each id once
+ * @param clientId the lower-cased {@code EAS-Client-ID}; nullable (some clients send none)
+ * @param channel nullable: no {@code expo-channel-name}
+ * @param currentUpdateId nullable
+ * @param embeddedUpdateId nullable
+ * @param failedUpdateIds from {@code expo-recent-failed-update-ids}
+ * @param outcome one of the {@code OUTCOME_*} constants
+ * @param reason one of the {@code REASON_*} constants: why this outcome
+ * @param branch nullable: the branch the channel resolved to
+ * @param inBranchRollout the device fell in the channel's second-branch share
+ * @param rolloutBucket nullable: the device's bucket (0..9999) for the per-update rollout consulted
+ * @param servedUpdateId nullable: the manifest id served (outcome update)
+ * @param servedGroupId nullable: the group of the served update or directive
+ * @param fatalError nullable: {@code expo-fatal-error}, at most 1024 characters
+ * @param atEpochMillis when the edge answered
+ */
+public record CheckIn(
+    int v,
+    String checkInId,
+    String appId,
+    String platform,
+    String runtimeVersion,
+    String channel,
+    String clientId,
+    String currentUpdateId,
+    String embeddedUpdateId,
+    List<String> failedUpdateIds,
+    String outcome,
+    String reason,
+    String branch,
+    boolean inBranchRollout,
+    Integer rolloutBucket,
+    String servedUpdateId,
+    String servedGroupId,
+    String fatalError,
+    long atEpochMillis,
+    String edgeId) {
+
+  public static final int CURRENT_VERSION = 1;
+
+  public static final String OUTCOME_UPDATE = "update";
+  public static final String OUTCOME_NO_UPDATE = "noUpdate";
+  public static final String OUTCOME_ROLLBACK = "rollBackToEmbedded";
+
+  /** A newer update than the one running was served. */
+  public static final String REASON_NEW_UPDATE = "new-update";
+  /** The device already runs the newest update for it. */
+  public static final String REASON_ALREADY_LATEST = "already-latest";
+  /** The branch has nothing for this platform and runtime version. */
+  public static final String REASON_NO_UPDATE_FOR_RUNTIME = "no-update-for-runtime";
+  /** The newest update was reported failed by this device; nothing older was better. */
+  public static final String REASON_PREVIOUSLY_FAILED = "update-previously-failed";
+  /** The branch's newest entry is a roll back to embedded. */
+  public static final String REASON_ROLLBACK = "rollback-to-embedded";
+  /** The branch rolled back to embedded and the device already runs its embedded bundle. */
+  public static final String REASON_ALREADY_EMBEDDED = "already-embedded";
+  /** Protocol 0 clients get the manifest again even when it is the one they run. */
+  public static final String REASON_PROTOCOL0_RESEND = "protocol-0-resend";
+
+  public CheckIn {
+    failedUpdateIds = failedUpdateIds == null ? List.of() : List.copyOf(failedUpdateIds);
+  }
+}

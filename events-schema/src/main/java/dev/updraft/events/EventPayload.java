@@ -1,0 +1,192 @@
+package dev.updraft.events;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The payload of an event. One immutable record per {@link EventType}; fields marked nullable may be
+ * absent on the wire. Collections are never null (absent means empty).
+ *
+ * <p>Manifest and directive bodies travel as the exact UTF-8 text that was signed ({@code body}), with
+ * the complete {@code expo-signature} structured-header value beside it ({@code signature}, null when the
+ * app had no signing key). Edges serve these bytes as they are and never re-serialize them.
+ */
+public sealed interface EventPayload {
+
+  /** The type of this payload. */
+  default EventType type() {
+    return EventType.of(getClass());
+  }
+
+  /** A new app. The app id is the envelope's {@code appId}. */
+  record AppCreated(String displayName) implements EventPayload {}
+
+  /**
+   * A per-app token. Only the SHA-256 hex of the secret is recorded; the secret itself is shown once to
+   * whoever created it and is never written anywhere.
+   *
+   * @param role {@code publish}, {@code read} or {@code admin}
+   */
+  record TokenIssued(String tokenId, String role, String secretSha256, String label) implements EventPayload {}
+
+  record TokenRevoked(String tokenId) implements EventPayload {}
+
+  /**
+   * An app's code-signing certificate (never its private key). Carries the {@code noUpdateAvailable}
+   * directive signed once with the new key, and fresh signatures for every body still servable, so that
+   * after this event every answer of the app is signed with the new key.
+   *
+   * @param keyId the {@code keyid} devices are configured with (Expo's default is {@code main} in
+   *     generated configs, {@code root} when absent)
+   */
+  record SigningKeyRegistered(
+      String keyId,
+      String certificatePem,
+      String certificateSha256,
+      String noUpdateDirectiveBody,
+      String noUpdateDirectiveSignature,
+      List<Renewal> resigned)
+      implements EventPayload {
+    public SigningKeyRegistered {
+      resigned = resigned == null ? List.of() : List.copyOf(resigned);
+    }
+  }
+
+  /**
+   * Maps a channel to a branch, optionally with a second branch for a share of devices. Replaces any
+   * earlier mapping of that channel. A channel never mapped serves the branch of the same name.
+   *
+   * @param rollout nullable: no branch rollout
+   */
+  record ChannelMapped(String channel, String branch, BranchRollout rollout) implements EventPayload {}
+
+  /**
+   * A share of a channel's devices served from a second branch.
+   *
+   * @param percentage 0..100 of devices, bucketed by client id with {@code rolloutId} as the salt
+   * @param runtimeVersion nullable: applies to every runtime version
+   */
+  record BranchRollout(String rolloutId, String branch, int percentage, String runtimeVersion) {}
+
+  /** A new update group on a branch: one update per platform. */
+  record UpdatePublished(UpdateGroup group) implements EventPayload {}
+
+  /** A roll back to the embedded bundle on a branch: served as the {@code rollBackToEmbedded} directive. */
+  record RolledBackToEmbedded(UpdateGroup group) implements EventPayload {}
+
+  /** A per-update rollout's percentage (or guard) changed. */
+  record RolloutChanged(String groupId, String rolloutId, int percentage, RolloutGuard guard) implements EventPayload {}
+
+  /** A per-update rollout finished: the update now goes to every device. */
+  record RolloutFinished(String groupId, String rolloutId) implements EventPayload {}
+
+  /**
+   * A per-update rollout was reverted: the rolled-out group stops being served and {@code replacement}
+   * (a republish of the control group, or a roll back to embedded when there was none) becomes the
+   * newest entry of its branch.
+   *
+   * @param reason free text; for an automatic revert the guard's finding
+   */
+  record RolloutReverted(String groupId, String rolloutId, String reason, UpdateGroup replacement)
+      implements EventPayload {}
+
+  /** Fresh bodies and signatures for updates still servable (renewed pre-signed URLs, re-signing). */
+  record ManifestsRenewed(String reason, List<Renewal> renewals) implements EventPayload {
+    public ManifestsRenewed {
+      renewals = renewals == null ? List.of() : List.copyOf(renewals);
+    }
+  }
+
+  /**
+   * A new body and signature for one platform update or directive entry.
+   *
+   * @param signature nullable: unsigned
+   */
+  record Renewal(String updateId, String body, String signature) {}
+
+  /**
+   * An update group: what one publish (or republish, or roll back to embedded) put on a branch.
+   *
+   * @param kind {@link #KIND_UPDATE} or {@link #KIND_ROLLBACK_TO_EMBEDDED}
+   * @param message nullable
+   * @param gitCommitHash nullable
+   * @param idempotencyKey nullable: a retried publish with the same key returns this group
+   * @param republishedFrom nullable: the group this one republishes
+   * @param rollout nullable: no per-update rollout
+   */
+  record UpdateGroup(
+      String groupId,
+      String kind,
+      String branch,
+      String runtimeVersion,
+      String message,
+      String gitCommitHash,
+      String idempotencyKey,
+      String republishedFrom,
+      Rollout rollout,
+      List<PlatformUpdate> platforms) {
+    public static final String KIND_UPDATE = "update";
+    public static final String KIND_ROLLBACK_TO_EMBEDDED = "rollBackToEmbedded";
+
+    public UpdateGroup {
+      Objects.requireNonNull(groupId, "groupId");
+      Objects.requireNonNull(kind, "kind");
+      platforms = platforms == null ? List.of() : List.copyOf(platforms);
+    }
+
+    public boolean rollsBackToEmbedded() {
+      return KIND_ROLLBACK_TO_EMBEDDED.equals(kind);
+    }
+
+    /** The entry for {@code platform}, or null. */
+    public PlatformUpdate platform(String platform) {
+      for (PlatformUpdate p : platforms) {
+        if (p.platform().equals(platform)) {
+          return p;
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * One platform's update of a group (or its {@code rollBackToEmbedded} directive).
+   *
+   * @param updateId the manifest {@code id} (for a directive entry: an id of its own, never sent)
+   * @param createdAt exactly {@code yyyy-MM-ddTHH:mm:ss.SSSZ}: the manifest's {@code createdAt}, or the
+   *     directive's {@code commitTime}
+   * @param body the manifest or directive JSON exactly as signed and served
+   * @param signature nullable: the {@code expo-signature} value ({@code sig="…", keyid="…", alg="…"})
+   * @param launchAssetKey nullable for directives: key of the launch asset (for insights and audits)
+   * @param assetKeys keys of every asset the manifest names (launch asset included)
+   */
+  record PlatformUpdate(
+      String platform,
+      String updateId,
+      String createdAt,
+      String body,
+      String signature,
+      String launchAssetKey,
+      List<String> assetKeys) {
+    public PlatformUpdate {
+      assetKeys = assetKeys == null ? List.of() : List.copyOf(assetKeys);
+    }
+  }
+
+  /**
+   * A per-update rollout.
+   *
+   * @param percentage 0..100 of devices, bucketed by client id with {@code rolloutId} as the salt
+   * @param controlGroupId nullable: the previous newest group for the branch and runtime version, served
+   *     to devices outside the rollout; null means those devices get no update from this branch
+   * @param guard nullable: no automatic revert
+   */
+  record Rollout(String rolloutId, int percentage, String controlGroupId, RolloutGuard guard) {}
+
+  /**
+   * Automatic revert: when, among at least {@code minDevices} devices that received the update within
+   * {@code windowSeconds}, more than {@code maxFailureRatePercent} report it failed, the control plane
+   * reverts the rollout.
+   */
+  record RolloutGuard(double maxFailureRatePercent, int minDevices, long windowSeconds) {}
+}

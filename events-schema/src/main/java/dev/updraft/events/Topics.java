@@ -1,0 +1,19 @@
+package dev.updraft.events;
+
+/** Kafka topic names. Every deployment may put a prefix in front of them. */
+public final class Topics {
+  /** The event log: key = app id, kept forever, never compacted. */
+  public static final String EVENTS = "updraft.events";
+  /** Device check-ins: key = EAS client id, kept for days. */
+  public static final String TELEMETRY = "updraft.telemetry";
+
+  private Topics() {}
+
+  public static String events(String prefix) {
+    return prefix + EVENTS;
+  }
+
+  public static String telemetry(String prefix) {
+    return prefix + TELEMETRY;
+  }
+}

@@ -1,0 +1,234 @@
+package dev.updraft.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.events.EventPayload.AppCreated;
+import dev.updraft.events.EventPayload.BranchRollout;
+import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.EventPayload.ManifestsRenewed;
+import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.Renewal;
+import dev.updraft.events.EventPayload.RolledBackToEmbedded;
+import dev.updraft.events.EventPayload.Rollout;
+import dev.updraft.events.EventPayload.RolloutChanged;
+import dev.updraft.events.EventPayload.RolloutFinished;
+import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.EventPayload.RolloutReverted;
+import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.TokenIssued;
+import dev.updraft.events.EventPayload.TokenRevoked;
+import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.EventPayload.UpdatePublished;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Bytes written by schema version 1 must keep decoding to the same values. The expected values are
+ * written out by hand here; the golden files are never regenerated from the code.
+ */
+class GoldenFilesTest {
+
+  static final String MANIFEST_BODY =
+      "{\"id\":\"9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f\",\"createdAt\":\"2026-11-30T10:00:05.000Z\","
+          + "\"runtimeVersion\":\"1.0.0\",\"launchAsset\":{\"hash\":\"dzAAwFZchzfqBMfur18PkI6EZWpSsu-T4dC_xsDdOx8\","
+          + "\"key\":\"a15905a51887436352fc107e5a9c5ef6\",\"contentType\":\"application/javascript\","
+          + "\"url\":\"http://127.0.0.1:8080/assets/a15905a51887436352fc107e5a9c5ef6\"},\"assets\":[],"
+          + "\"metadata\":{},\"extra\":{}}";
+
+  static final UpdateGroup ROLLBACK_GROUP =
+      new UpdateGroup(
+          "5b0e3c0a-1111-4a4a-8b8b-000000000002",
+          UpdateGroup.KIND_ROLLBACK_TO_EMBEDDED,
+          "production",
+          "1.0.0",
+          null,
+          null,
+          null,
+          null,
+          null,
+          List.of(
+              new PlatformUpdate(
+                  "android",
+                  "0b6d8f3a-2222-4b4b-9c9c-000000000003",
+                  "2026-11-30T11:00:00.000Z",
+                  "{\"type\":\"rollBackToEmbedded\",\"parameters\":{\"commitTime\":\"2026-11-30T11:00:00.000Z\"}}",
+                  null,
+                  null,
+                  List.of())));
+
+  static final Map<EventType, EventPayload> EXPECTED =
+      Map.ofEntries(
+          Map.entry(EventType.APP_CREATED, new AppCreated("Demo app")),
+          Map.entry(
+              EventType.TOKEN_ISSUED,
+              new TokenIssued(
+                  "tok_3h5k", "publish", "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "ci")),
+          Map.entry(EventType.TOKEN_REVOKED, new TokenRevoked("tok_3h5k")),
+          Map.entry(
+              EventType.SIGNING_KEY_REGISTERED,
+              new SigningKeyRegistered(
+                  "main",
+                  "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+                  "ab12",
+                  "{\"type\":\"noUpdateAvailable\"}",
+                  "sig=\"bm91cGRhdGU=\", keyid=\"main\", alg=\"rsa-v1_5-sha256\"",
+                  List.of(
+                      new Renewal(
+                          "9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f",
+                          "{}",
+                          "sig=\"cmVzaWduZWQ=\", keyid=\"main\", alg=\"rsa-v1_5-sha256\"")))),
+          Map.entry(
+              EventType.CHANNEL_MAPPED,
+              new ChannelMapped(
+                  "production",
+                  "release-1",
+                  new BranchRollout("c1a2b3c4-0000-4000-8000-00000000000a", "release-2", 25, "1.0.0"))),
+          Map.entry(
+              EventType.UPDATE_PUBLISHED,
+              new UpdatePublished(
+                  new UpdateGroup(
+                      "5b0e3c0a-1111-4a4a-8b8b-000000000001",
+                      UpdateGroup.KIND_UPDATE,
+                      "production",
+                      "1.0.0",
+                      "Fix the login button",
+                      "3f2a1b0",
+                      "ci-run-42",
+                      null,
+                      new Rollout(
+                          "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                          10,
+                          "5b0e3c0a-1111-4a4a-8b8b-000000000000",
+                          new RolloutGuard(5.0, 100, 3600)),
+                      List.of(
+                          new PlatformUpdate(
+                              "ios",
+                              "9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f",
+                              "2026-11-30T10:00:05.000Z",
+                              MANIFEST_BODY,
+                              "sig=\"c2lnbmF0dXJl\", keyid=\"main\", alg=\"rsa-v1_5-sha256\"",
+                              "a15905a51887436352fc107e5a9c5ef6",
+                              List.of("a15905a51887436352fc107e5a9c5ef6")))))),
+          Map.entry(EventType.ROLLED_BACK_TO_EMBEDDED, new RolledBackToEmbedded(ROLLBACK_GROUP)),
+          Map.entry(
+              EventType.ROLLOUT_CHANGED,
+              new RolloutChanged(
+                  "5b0e3c0a-1111-4a4a-8b8b-000000000001", "7c9e6679-7425-40de-944b-e07fc1f90ae7", 50, null)),
+          Map.entry(
+              EventType.ROLLOUT_FINISHED,
+              new RolloutFinished("5b0e3c0a-1111-4a4a-8b8b-000000000001", "7c9e6679-7425-40de-944b-e07fc1f90ae7")),
+          Map.entry(
+              EventType.ROLLOUT_REVERTED,
+              new RolloutReverted(
+                  "5b0e3c0a-1111-4a4a-8b8b-000000000001",
+                  "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                  "failure rate 12.5% among 160 devices above 5.0%",
+                  ROLLBACK_GROUP)),
+          Map.entry(
+              EventType.MANIFESTS_RENEWED,
+              new ManifestsRenewed(
+                  "signed asset URLs expire 2026-12-07T10:00:00Z",
+                  List.of(new Renewal("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f", "{}", null)))));
+
+  static final Map<EventType, Long> SEQUENCE =
+      Map.ofEntries(
+          Map.entry(EventType.APP_CREATED, 1L),
+          Map.entry(EventType.TOKEN_ISSUED, 2L),
+          Map.entry(EventType.TOKEN_REVOKED, 3L),
+          Map.entry(EventType.SIGNING_KEY_REGISTERED, 4L),
+          Map.entry(EventType.CHANNEL_MAPPED, 5L),
+          Map.entry(EventType.UPDATE_PUBLISHED, 6L),
+          Map.entry(EventType.ROLLED_BACK_TO_EMBEDDED, 7L),
+          Map.entry(EventType.ROLLOUT_CHANGED, 8L),
+          Map.entry(EventType.ROLLOUT_FINISHED, 9L),
+          Map.entry(EventType.ROLLOUT_REVERTED, 10L),
+          Map.entry(EventType.MANIFESTS_RENEWED, 11L));
+
+  static byte[] golden(String path) throws IOException {
+    try (InputStream in = GoldenFilesTest.class.getResourceAsStream(path)) {
+      assertThat(in).as("golden file %s", path).isNotNull();
+      return in.readAllBytes();
+    }
+  }
+
+  @Test
+  void everyEventTypeHasAGoldenFileForVersion1() {
+    Set<EventType> covered = EnumSet.noneOf(EventType.class);
+    covered.addAll(EXPECTED.keySet());
+    assertThat(covered).containsExactlyInAnyOrder(EventType.values());
+  }
+
+  @ParameterizedTest
+  @EnumSource(EventType.class)
+  void version1BytesStillDecodeToTheSameValue(EventType type) throws IOException {
+    Decoded decoded = EventCodec.decode(golden("/golden/v1/" + type.wireName() + ".json"));
+
+    assertThat(decoded).isInstanceOf(Decoded.Known.class);
+    EventEnvelope e = ((Decoded.Known) decoded).envelope();
+    long seq = SEQUENCE.get(type);
+    assertThat(e.type()).isEqualTo(type);
+    assertThat(e.schemaVersion()).isEqualTo(1);
+    assertThat(e.appId()).isEqualTo("demo");
+    assertThat(e.sequence()).isEqualTo(seq);
+    assertThat(e.eventId()).isEqualTo(UUID.fromString(String.format("00000000-0000-4000-8000-%012d", seq)));
+    assertThat(e.occurredAt()).isEqualTo(Instant.parse(String.format("2026-11-30T10:00:%02d.123Z", seq)));
+    assertThat(e.payload()).isEqualTo(EXPECTED.get(type));
+  }
+
+  @ParameterizedTest
+  @EnumSource(EventType.class)
+  void encodingThenDecodingKeepsEveryField(EventType type) {
+    EventEnvelope original = EventEnvelope.of("demo", 3, Instant.parse("2026-11-30T10:00:00Z"), "tok_1", EXPECTED.get(type));
+
+    Decoded decoded = EventCodec.decode(EventCodec.encode(original));
+
+    assertThat(decoded).isEqualTo(new Decoded.Known(original));
+  }
+
+  @Test
+  void manifestBodyTravelsByteForByte() throws IOException {
+    EventEnvelope e = ((Decoded.Known) EventCodec.decode(golden("/golden/v1/update.published.json"))).envelope();
+    String body = ((UpdatePublished) e.payload()).group().platforms().get(0).body();
+
+    assertThat(body.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo(MANIFEST_BODY.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void checkInVersion1StillDecodes() throws IOException {
+    CheckIn c = CheckInCodec.decode(golden("/golden-checkin/v1/check-in.json"));
+
+    assertThat(c)
+        .isEqualTo(
+            new CheckIn(
+                1,
+                "e1c0ffee-0000-4000-8000-000000000001",
+                "demo",
+                "ios",
+                "1.0.0",
+                "production",
+                "2f8e2c4e-8e1d-4bd5-9a5e-6a3f1e0c9b7d",
+                "0b6d8f3a-2222-4b4b-9c9c-000000000003",
+                "0b6d8f3a-2222-4b4b-9c9c-000000000003",
+                List.of("11111111-2222-4333-8444-555555555555"),
+                CheckIn.OUTCOME_UPDATE,
+                CheckIn.REASON_NEW_UPDATE,
+                "production",
+                false,
+                417,
+                "9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f",
+                "5b0e3c0a-1111-4a4a-8b8b-000000000001",
+                null,
+                1796032800123L,
+                "edge-1"));
+  }
+}

@@ -1,0 +1,98 @@
+package dev.updraft.testing;
+
+import dev.updraft.embedded.EmbeddedPostgresServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+
+/** Kafka through {@code KafkaClusterTestKit} in this JVM, PostgreSQL 17 from zonky. */
+final class EmbeddedProvider implements Provider {
+  private final KafkaClusterTestKit kafka;
+  private final EmbeddedPostgresServer pg;
+  private final Path pgDir;
+  private boolean closed;
+
+  EmbeddedProvider() {
+    try {
+      kafka =
+          new KafkaClusterTestKit.Builder(
+                  new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
+              .setConfigProp("offsets.topic.replication.factor", "1")
+              .setConfigProp("offsets.topic.num.partitions", "4")
+              .setConfigProp("transaction.state.log.replication.factor", "1")
+              .setConfigProp("transaction.state.log.min.isr", "1")
+              .setConfigProp("transaction.state.log.num.partitions", "4")
+              .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
+              .setConfigProp("share.coordinator.state.topic.min.isr", "1")
+              .setConfigProp("group.initial.rebalance.delay.ms", "0")
+              .setConfigProp("auto.create.topics.enable", "false")
+              .build();
+      kafka.format();
+      kafka.startup();
+      kafka.waitForReadyBrokers();
+      pgDir = Files.createTempDirectory("updraft-test-pg");
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot start test Kafka: " + e.getMessage(), e);
+    }
+    pg = EmbeddedPostgresServer.start(pgDir, 0, false);
+  }
+
+  @Override
+  public String kafkaBootstrap() {
+    return kafka.bootstrapServers();
+  }
+
+  @Override
+  public String pgHost() {
+    return "127.0.0.1";
+  }
+
+  @Override
+  public int pgPort() {
+    return pg.port();
+  }
+
+  @Override
+  public String pgUser() {
+    return EmbeddedPostgresServer.USER;
+  }
+
+  @Override
+  public String pgPassword() {
+    return "";
+  }
+
+  @Override
+  public void createDatabase(String name) {
+    pg.createDatabase(name);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return; // KafkaClusterTestKit.close() is not idempotent
+    }
+    closed = true;
+    try {
+      kafka.close();
+    } catch (Exception e) {
+      // the JVM is ending; a failing broker shutdown must not hide the test results
+      System.err.println("test Kafka did not close cleanly: " + e);
+    }
+    pg.close();
+    deleteTree(pgDir);
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + dir, e);
+    }
+  }
+}

@@ -1,0 +1,20 @@
+package dev.updraft.testing;
+
+/** A source of one Kafka cluster and one PostgreSQL server for the whole test JVM. */
+interface Provider extends AutoCloseable {
+  String kafkaBootstrap();
+
+  String pgHost();
+
+  int pgPort();
+
+  String pgUser();
+
+  String pgPassword();
+
+  /** Creates a database (idempotent). */
+  void createDatabase(String name);
+
+  @Override
+  void close();
+}
