@@ -1,0 +1,79 @@
+package dev.updraft.testing;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Locates the shared test fixtures: real {@code expo export} output ({@code expo-export-sdk57/update-1},
+ * {@code update-2}) and test-only code-signing keys ({@code codesigning/}). They live outside the
+ * repository, in {@code ../shared/fixtures} next to the checkout.
+ *
+ * <p>Looked up in order: system property {@code updraft.fixtures}, environment {@code UPDRAFT_FIXTURES},
+ * {@code ../shared/fixtures} from the working directory and its parents, {@code /work/shared/fixtures}.
+ */
+public final class Fixtures {
+  private static Path root;
+
+  private Fixtures() {}
+
+  /** The fixtures directory; fails the test with a clear message when it cannot be found. */
+  public static synchronized Path root() {
+    if (root != null) {
+      return root;
+    }
+    List<Path> tried = new ArrayList<>();
+    String prop = System.getProperty("updraft.fixtures");
+    String env = System.getenv("UPDRAFT_FIXTURES");
+    if (prop != null) {
+      tried.add(Path.of(prop));
+    }
+    if (env != null) {
+      tried.add(Path.of(env));
+    }
+    for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+      tried.add(p.resolve("../shared/fixtures").normalize());
+      tried.add(p.resolve("shared/fixtures"));
+    }
+    tried.add(Path.of("/work/shared/fixtures"));
+    for (Path p : tried) {
+      if (Files.isDirectory(p.resolve("expo-export-sdk57")) && Files.isDirectory(p.resolve("codesigning"))) {
+        root = p.toAbsolutePath().normalize();
+        return root;
+      }
+    }
+    throw new IllegalStateException(
+        "test fixtures not found (expo-export-sdk57/ and codesigning/); set -Dupdraft.fixtures=DIR or UPDRAFT_FIXTURES. Tried: " + tried);
+  }
+
+  /** {@code expo-export-sdk57/update-1}: the first real {@code expo export} (runtime 1.0.0). */
+  public static Path update1() {
+    return root().resolve("expo-export-sdk57/update-1");
+  }
+
+  /** {@code expo-export-sdk57/update-2}: the second export, new bundles, same two assets. */
+  public static Path update2() {
+    return root().resolve("expo-export-sdk57/update-2");
+  }
+
+  /** Self-signed code-signing certificate (keyUsage digitalSignature, EKU codeSigning). */
+  public static Path certificatePem() {
+    return root().resolve("codesigning/certificate.pem");
+  }
+
+  /** The matching private key, PKCS#1 ({@code RSA PRIVATE KEY}), as Expo's generator writes it. */
+  public static Path privateKeyPkcs1Pem() {
+    return root().resolve("codesigning/private-key.pem");
+  }
+
+  /** The same private key as PKCS#8. */
+  public static Path privateKeyPkcs8Pem() {
+    return root().resolve("codesigning/private-key.pkcs8.pem");
+  }
+
+  /** The public key (SPKI PEM). */
+  public static Path publicKeyPem() {
+    return root().resolve("codesigning/public-key.pem");
+  }
+}
