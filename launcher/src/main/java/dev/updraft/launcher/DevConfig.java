@@ -1,0 +1,55 @@
+package dev.updraft.launcher;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * Configuration of {@code ./updraft dev}, validated at start.
+ *
+ * @param adminToken null: use the one kept in the data dir, or generate it once
+ * @param kafkaPort 0: a free port at each start
+ * @param postgresPort 0: a free port at each start
+ */
+record DevConfig(
+    Path dataDir,
+    int controlPort,
+    int edgePort,
+    String publicUrl,
+    String adminToken,
+    int kafkaPort,
+    int postgresPort,
+    String bind) {
+
+  static final Set<String> FLAGS =
+      Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind");
+
+  static DevConfig from(Settings s) {
+    s.rejectUnknown(FLAGS);
+    if (!s.positional().isEmpty()) {
+      throw new ConfigException("dev takes no arguments, only flags: got " + s.positional());
+    }
+    int controlPort = s.port("control-port", 8080, false);
+    int edgePort = s.port("edge-port", 3000, false);
+    if (controlPort == edgePort) {
+      throw new ConfigException("--control-port and --edge-port must differ: both are " + controlPort);
+    }
+    String publicUrl = s.string("public-url", "http://127.0.0.1:" + controlPort);
+    if (!publicUrl.startsWith("http://") && !publicUrl.startsWith("https://")) {
+      throw new ConfigException("--public-url (UPDRAFT_PUBLIC_URL) must start with http:// or https://: got '" + publicUrl + "'");
+    }
+    if (publicUrl.endsWith("/")) {
+      publicUrl = publicUrl.substring(0, publicUrl.length() - 1);
+    }
+    return new DevConfig(
+        s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize(),
+        controlPort,
+        edgePort,
+        publicUrl,
+        s.raw("admin-token"),
+        s.port("kafka-port", 0, true),
+        s.port("postgres-port", 0, true),
+        s.string("bind", "127.0.0.1"));
+  }
+}

@@ -1,0 +1,263 @@
+package dev.updraft.launcher;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import dev.updraft.controlplane.ControlPlane;
+import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.ingest.IngesterConfig;
+import dev.updraft.controlplane.ingest.TelemetryIngester;
+import dev.updraft.edge.EdgeConfig;
+import dev.updraft.edge.EdgeNode;
+import dev.updraft.embedded.EmbeddedKafka;
+import dev.updraft.embedded.EmbeddedPostgresServer;
+import dev.updraft.embedded.Ports;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything of {@code ./updraft dev} in this process: embedded Kafka and PostgreSQL with their data
+ * under the data dir, the control plane, the telemetry ingester and one edge node. Start with
+ * {@link #start}; {@link #close} stops everything in reverse order and leaves nothing running.
+ */
+final class DevStack implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DevStack.class);
+  static final String DATABASE = "updraft";
+
+  final DevConfig config;
+  final String adminToken;
+  private final FileChannel lockChannel;
+  private final FileLock lock;
+  private EmbeddedKafka kafka;
+  private EmbeddedPostgresServer postgres;
+  private Vertx vertx;
+  private ControlPlane controlPlane;
+  private TelemetryIngester ingester;
+  private EdgeNode edge;
+  long readyMillis;
+
+  private DevStack(DevConfig config, String adminToken, FileChannel lockChannel, FileLock lock) {
+    this.config = config;
+    this.adminToken = adminToken;
+    this.lockChannel = lockChannel;
+    this.lock = lock;
+  }
+
+  /** Validates, starts everything and waits until the edge is ready. */
+  static DevStack start(DevConfig config, Map<String, String> env) {
+    long t0 = System.nanoTime();
+    checkPortFree("control-port", config.controlPort());
+    checkPortFree("edge-port", config.edgePort());
+    if (config.kafkaPort() != 0) {
+      checkPortFree("kafka-port", config.kafkaPort());
+    }
+    if (config.postgresPort() != 0) {
+      checkPortFree("postgres-port", config.postgresPort());
+    }
+    Path dir = prepareDataDir(config.dataDir());
+    FileChannel ch;
+    FileLock lock;
+    try {
+      ch = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      lock = ch.tryLock();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot lock " + dir.resolve(".lock"), e);
+    }
+    if (lock == null) {
+      throw new ConfigException("another updraft dev is running on --data-dir " + dir + " (it holds " + dir.resolve(".lock") + ")");
+    }
+    String token = config.adminToken() != null ? config.adminToken() : adminToken(dir);
+    DevStack stack = new DevStack(config, token, ch, lock);
+    try {
+      stack.startAll(env);
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
+    }
+    stack.readyMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    return stack;
+  }
+
+  private void startAll(Map<String, String> env) {
+    CompletableFuture<EmbeddedPostgresServer> pg =
+        CompletableFuture.supplyAsync(
+            () -> {
+              EmbeddedPostgresServer s = EmbeddedPostgresServer.start(config.dataDir().resolve("postgres"), config.postgresPort(), true);
+              s.createDatabase(DATABASE);
+              return s;
+            });
+    kafka = EmbeddedKafka.start(config.dataDir().resolve("kafka"), config.kafkaPort(), 0);
+    postgres = pg.join();
+    String postgresUrl = "postgresql://" + EmbeddedPostgresServer.USER + "@127.0.0.1:" + postgres.port() + "/" + DATABASE;
+
+    vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+
+    Map<String, String> cp = new LinkedHashMap<>();
+    cp.put("kafka-bootstrap", kafka.bootstrapServers());
+    cp.put("control-port", Integer.toString(config.controlPort()));
+    cp.put("bind", config.bind());
+    cp.put("public-url", config.publicUrl());
+    cp.put("admin-token", adminToken);
+    cp.put("data-dir", config.dataDir().toString());
+    cp.put("postgres-url", postgresUrl);
+    controlPlane = await(ControlPlane.start(vertx, ControlPlaneConfig.from(Settings.of(cp, env))), "control plane");
+
+    Map<String, String> in = new LinkedHashMap<>();
+    in.put("kafka-bootstrap", kafka.bootstrapServers());
+    in.put("postgres-url", postgresUrl);
+    in.put("metrics-port", "0");
+    ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, env))), "telemetry ingester");
+
+    Map<String, String> ed = new LinkedHashMap<>();
+    ed.put("kafka-bootstrap", kafka.bootstrapServers());
+    ed.put("edge-port", Integer.toString(config.edgePort()));
+    ed.put("bind", config.bind());
+    ed.put("edge-id", "dev-edge");
+    edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, env))), "edge node");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (!edge.ready()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("edge not ready after 120 s: it has not caught up with the event log");
+      }
+      sleep(20);
+    }
+  }
+
+  String kafkaBootstrap() {
+    return kafka.bootstrapServers();
+  }
+
+  int postgresPort() {
+    return postgres.port();
+  }
+
+  /** Stops everything, edge first, infrastructure last. Safe to call twice. */
+  @Override
+  public synchronized void close() {
+    if (edge != null) {
+      awaitQuietly(edge.close(), "edge node");
+      edge = null;
+    }
+    if (ingester != null) {
+      awaitQuietly(ingester.close(), "telemetry ingester");
+      ingester = null;
+    }
+    if (controlPlane != null) {
+      awaitQuietly(controlPlane.close(), "control plane");
+      controlPlane = null;
+    }
+    if (vertx != null) {
+      awaitQuietly(vertx.close(), "vert.x");
+      vertx = null;
+    }
+    if (kafka != null) {
+      kafka.close();
+      kafka = null;
+    }
+    if (postgres != null) {
+      postgres.close();
+      postgres = null;
+    }
+    try {
+      if (lock.isValid()) {
+        lock.release();
+      }
+      lockChannel.close();
+    } catch (IOException e) {
+      LOG.warn("cannot release the data dir lock: {}", e.toString());
+    }
+  }
+
+  private static void checkPortFree(String flag, int port) {
+    if (Ports.inUse(port)) {
+      throw new ConfigException(
+          "--" + flag + " " + port + ": something already listens on 127.0.0.1:" + port + "; stop it or pass --" + flag + " N");
+    }
+  }
+
+  private static Path prepareDataDir(Path dir) {
+    try {
+      Files.createDirectories(dir);
+      Path probe = Files.createTempFile(dir, ".write-check", "");
+      Files.delete(probe);
+      return dir;
+    } catch (AccessDeniedException e) {
+      throw new ConfigException("--data-dir " + dir + " is not writable: " + e.getMessage());
+    } catch (IOException e) {
+      throw new ConfigException("--data-dir " + dir + " cannot be used: " + e);
+    }
+  }
+
+  /** The admin token kept in the data dir, generated (owner-only file) on the first start. */
+  private static String adminToken(Path dir) {
+    Path file = dir.resolve("admin-token");
+    try {
+      if (Files.exists(file)) {
+        return Files.readString(file, StandardCharsets.UTF_8).trim();
+      }
+      byte[] random = new byte[24];
+      new SecureRandom().nextBytes(random);
+      String token = "upd_admin_" + Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+      Files.writeString(file, token + "\n", StandardCharsets.UTF_8);
+      try {
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException e) {
+        LOG.warn("cannot restrict permissions of {}: not a POSIX file system", file);
+      }
+      return token;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read or write the admin token at " + file, e);
+    }
+  }
+
+  private static <T> T await(io.vertx.core.Future<T> f, String what) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      throw new IllegalStateException(what + " failed to start: " + cause, cause);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException(what + " did not start within 120 s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting " + what, e);
+    }
+  }
+
+  private static void awaitQuietly(io.vertx.core.Future<?> f, String what) {
+    try {
+      f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("{} did not stop cleanly: {}", what, e.toString());
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.updraft.launcher;
+
+import dev.updraft.cli.Cli;
+import dev.updraft.common.ConfigException;
+import dev.updraft.load.LoadCommand;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.Map;
+
+/** Entry point of {@code ./updraft}. */
+public final class Updraft {
+  private Updraft() {}
+
+  static final String USAGE =
+      String.join(
+          "\n",
+          "usage: updraft <command> [options]",
+          "",
+          "servers:",
+          "  dev            everything in one process: embedded Kafka and PostgreSQL, control plane, edge, ingester",
+          "  control-plane  the publisher API alone",
+          "  edge           an edge node alone",
+          "  ingest         a telemetry ingester alone",
+          "",
+          "publisher commands (talk to a control plane; --server URL --token T or UPDRAFT_SERVER, UPDRAFT_TOKEN):",
+          "  apps, keys, tokens, publish, rollback, rollout, channel, branches, updates, audit, insights, devices",
+          "",
+          "load generator:",
+          "  load run|replay|baseline|report",
+          "",
+          "'updraft <command> --help' tells more.");
+
+  public static void main(String[] args) {
+    int status = run(args, System.getenv(), System.out, System.err);
+    if (status != Integer.MIN_VALUE) {
+      System.exit(status);
+    }
+  }
+
+  /**
+   * Runs a command. Returns its exit status, or {@link Integer#MIN_VALUE} for a server command that
+   * keeps running until the process is signalled.
+   */
+  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
+      out.println(USAGE);
+      return args.length == 0 ? 2 : 0;
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    try {
+      switch (args[0]) {
+        case "dev":
+          return DevCommand.runUntilSignalled(rest, env, out, err);
+        case "control-plane":
+        case "edge":
+        case "ingest":
+          return ServiceCommand.runUntilSignalled(args[0], rest, env, out, err);
+        case "load":
+          return LoadCommand.run(rest, env, out, err);
+        default:
+          return Cli.run(args, env, out, err);
+      }
+    } catch (ConfigException e) {
+      err.println("updraft " + args[0] + ": " + e.getMessage());
+      return 2;
+    }
+  }
+}

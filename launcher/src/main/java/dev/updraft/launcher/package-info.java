@@ -1,0 +1,6 @@
+/**
+ * The {@code updraft} command: {@code dev} (everything in one process on embedded Kafka and
+ * PostgreSQL), the services alone ({@code control-plane}, {@code edge}, {@code ingest}), the load
+ * generator ({@code load}) and every publisher command (handed to the CLI).
+ */
+package dev.updraft.launcher;

@@ -1,0 +1,71 @@
+package dev.updraft.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import dev.updraft.embedded.Ports;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DevConfigTest {
+
+  @TempDir Path tmp;
+
+  private static DevConfig parse(String... args) {
+    return DevConfig.from(Settings.parse(args, Map.of()));
+  }
+
+  @Test
+  void defaultsMatchTheDocumentedPortsAndDataDir() {
+    DevConfig c = parse();
+    assertThat(c.controlPort()).isEqualTo(8080);
+    assertThat(c.edgePort()).isEqualTo(3000);
+    assertThat(c.publicUrl()).isEqualTo("http://127.0.0.1:8080");
+    assertThat(c.dataDir()).isEqualTo(Path.of(".updraft").toAbsolutePath().normalize());
+  }
+
+  @Test
+  void publicUrlFollowsTheControlPortUnlessGiven() {
+    assertThat(parse("--control-port", "9090").publicUrl()).isEqualTo("http://127.0.0.1:9090");
+    assertThat(parse("--public-url", "https://updates.example.com/").publicUrl()).isEqualTo("https://updates.example.com");
+  }
+
+  @Test
+  void refusesMisspelledFlagsSamePortsAndBadUrls() {
+    assertThatThrownBy(() -> parse("--edge-prot", "3001")).isInstanceOf(ConfigException.class).hasMessageContaining("--edge-prot");
+    assertThatThrownBy(() -> parse("--control-port", "3000")).hasMessageContaining("must differ");
+    assertThatThrownBy(() -> parse("--public-url", "updates.example.com")).hasMessageContaining("http://");
+    assertThatThrownBy(() -> parse("--edge-port", "99999")).hasMessageContaining("--edge-port (UPDRAFT_EDGE_PORT)");
+  }
+
+  @Test
+  void refusesAPortInUseNamingTheFlagBeforeStartingAnything() throws Exception {
+    try (ServerSocket taken = new ServerSocket()) {
+      taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      int port = taken.getLocalPort();
+      DevConfig c = parse("--data-dir", tmp.toString(), "--edge-port", Integer.toString(port), "--control-port", Integer.toString(Ports.freePort()));
+
+      assertThatThrownBy(() -> DevStack.start(c, Map.of()))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--edge-port " + port)
+          .hasMessageContaining("already listens");
+    }
+  }
+
+  @Test
+  void refusesADataDirThatCannotBeCreated() throws Exception {
+    Path file = Files.createFile(tmp.resolve("a-file"));
+    DevConfig c =
+        parse("--data-dir", file.resolve("sub").toString(), "--edge-port", Integer.toString(Ports.freePort()), "--control-port", Integer.toString(Ports.freePort()));
+
+    assertThatThrownBy(() -> DevStack.start(c, Map.of())).isInstanceOf(ConfigException.class).hasMessageContaining("--data-dir");
+  }
+}
