@@ -174,7 +174,7 @@ public final class ControlPlane {
               Duration ttl = storage.urlTtl();
               if (ttl != null) {
                 long period = Math.max(10_000, Math.min(3_600_000, ttl.toMillis() / 10));
-                timer = vertx.setPeriodic(1000, period, id -> commands.renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
+                timer = vertx.setPeriodic(period, period, id -> commands.renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
               }
               LOG.info(
                   "control plane listening on {}:{} publicUrl={} storage={} keyStore={}",
