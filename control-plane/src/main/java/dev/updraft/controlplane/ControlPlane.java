@@ -149,7 +149,7 @@ public final class ControlPlane {
       CommandProcessor processor,
       Path tmp,
       String[] url) {
-    Commands commands = new Commands(vertx, processor, storage, keys);
+    Commands commands = new Commands(vertx, processor, storage, keys, metrics);
     RolloutControl rollouts = new Rollouts(commands);
     PublisherApi api =
         new PublisherApi(vertx, new PublisherApi.Deps(config, commands, processor, storage, metrics, tmp, rollouts));

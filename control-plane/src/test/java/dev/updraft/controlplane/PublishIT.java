@@ -9,6 +9,7 @@ import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.EventPayload.RolloutReverted;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
@@ -40,7 +41,15 @@ class PublishIT {
   @BeforeAll
   static void start(Infra infra, @TempDir Path dir) {
     vertx = Vertx.vertx();
-    cp = TestSupport.start(vertx, TestSupport.config(infra, dir));
+    ControlPlaneExtension ping =
+        ctx -> {
+          ctx.router()
+              .get("/v1/apps/:app/ping")
+              .handler(ctx.authorize(Role.READ))
+              .handler(rc -> rc.response().end("pong " + ctx.actor(rc)));
+          return io.vertx.core.Future.succeededFuture();
+        };
+    cp = TestSupport.await(ControlPlane.start(vertx, TestSupport.config(infra, dir), List.of(ping)));
     admin = new Http("http://127.0.0.1:" + cp.port(), TestSupport.ADMIN);
   }
 
@@ -189,5 +198,87 @@ class PublishIT {
     List<String> out = new ArrayList<>();
     r.json().get("missing").forEach(n -> out.add(n.asText()));
     return out;
+  }
+
+  @Test
+  void extensionsMountRoutesBehindTheSameAuthentication() {
+    assertThat(admin.post("/v1/apps", Map.of("appId", "ext-a")).status()).isEqualTo(201);
+    assertThat(admin.post("/v1/apps", Map.of("appId", "ext-b")).status()).isEqualTo(201);
+    String tokenB = admin.post("/v1/apps/ext-b/tokens", Map.of("role", "read")).json().get("token").asText();
+    assertThat(admin.get("/v1/apps/ext-a/ping").text()).isEqualTo("pong admin");
+    assertThat(admin.as(null).get("/v1/apps/ext-a/ping").errorCode()).isEqualTo("unauthorized");
+    assertThat(admin.as(tokenB).get("/v1/apps/ext-a/ping").status()).isEqualTo(403);
+    assertThat(admin.as(tokenB).get("/v1/apps/ext-b/ping").text()).startsWith("pong tok_");
+  }
+
+  @Test
+  void reportsHealthAndPrometheusMetrics() {
+    assertThat(admin.as(null).get("/healthz").json().get("status").asText()).isEqualTo("ok");
+    assertThat(admin.post("/v1/apps", Map.of("appId", "metrics")).status()).isEqualTo(201);
+    String metrics = admin.as(null).get("/metrics").text();
+    assertThat(metrics).contains("updraft_control_commands_total{command=\"create-app\",outcome=\"ok\"}");
+    assertThat(metrics).contains("updraft_control_publish_seconds").contains("updraft_control_manifests_renewed_total");
+    assertThat(admin.as(null).get("/v1/openapi.yaml").text()).startsWith("openapi: 3.0.3");
+  }
+
+  @Test
+  void registeringAKeyLaterReSignsWhatDevicesCanStillBeServed(Infra infra) throws Exception {
+    assertThat(admin.post("/v1/apps", Map.of("appId", "rotate")).status()).isEqualTo(201);
+    ExportFixture.upload(admin, "rotate", Fixtures.update1());
+    Http.Resp p = admin.post("/v1/apps/rotate/updates", ExportFixture.publishBody(Fixtures.update1(), "main", "1.0.0"));
+    assertThat(p.json().get("platforms").get(0).get("signed").asBoolean()).isFalse();
+    Http.Resp key = admin.put("/v1/apps/rotate/signing-key", Map.of(
+        "certificatePem", Files.readString(Fixtures.certificatePem()), "privateKeyPem", Files.readString(Fixtures.privateKeyPkcs8Pem())));
+    assertThat(key.status()).as(key.toString()).isEqualTo(200);
+    String served = admin.get("/v1/apps/rotate/certificate").text();
+    assertThat(served).startsWith("-----BEGIN CERTIFICATE-----");
+    Path servedFile = Files.createTempFile("served", ".pem");
+    Files.writeString(servedFile, served);
+    assertThat(ManifestChecks.certificate(servedFile)).isEqualTo(ManifestChecks.certificate(Fixtures.certificatePem()));
+    Files.delete(servedFile);
+
+    List<EventEnvelope> events = TestSupport.events(infra, "rotate");
+    SigningKeyRegistered k = (SigningKeyRegistered) events.get(events.size() - 1).payload();
+    assertThat(k.resigned()).hasSize(2);
+    ManifestChecks checks = new ManifestChecks(Fixtures.certificatePem());
+    UpdateGroup g = ((UpdatePublished) events.get(1).payload()).group();
+    for (var r : k.resigned()) {
+      assertThat(r.body()).isEqualTo(g.platforms().stream().filter(u -> u.updateId().equals(r.updateId())).findFirst().orElseThrow().body());
+      checks.signature(r.body(), r.signature());
+    }
+    JsonNode now = admin.get("/v1/apps/rotate/updates/" + p.json().get("groupId").asText()).json();
+    assertThat(now.get("platforms").get(0).get("signed").asBoolean()).isTrue();
+  }
+
+  @Test
+  void theGuardRevertsARolloutWithoutControlByRollingBackToEmbedded(Infra infra) throws Exception {
+    assertThat(admin.post("/v1/apps", Map.of("appId", "guarded")).status()).isEqualTo(201);
+    ExportFixture.upload(admin, "guarded", Fixtures.update1());
+    ObjectNode b = ExportFixture.publishBody(Fixtures.update1(), "main", "1.0.0");
+    b.put("rolloutPercentage", 5);
+    b.set("rolloutGuard", Http.JSON.readTree("{\"maxFailureRatePercent\":2.5,\"minDevices\":10,\"windowSeconds\":600}"));
+    Http.Resp p = admin.post("/v1/apps/guarded/updates", b);
+    assertThat(p.status()).as(p.toString()).isEqualTo(201);
+    String group = p.json().get("groupId").asText();
+    ActiveRollout active = cp.rollouts().activeRollouts().stream().filter(r -> r.appId().equals("guarded")).findFirst().orElseThrow();
+    assertThat(active.groupId()).isEqualTo(group);
+    assertThat(active.percentage()).isEqualTo(5);
+    assertThat(active.controlGroupId()).isNull();
+    assertThat(active.guard().maxFailureRatePercent()).isEqualTo(2.5);
+    assertThat(active.updateIds().keySet()).containsExactlyInAnyOrder("ios", "android");
+
+    String replacement = TestSupport.await(cp.rollouts().revertByGuard("guarded", group, "failure rate 20.0% among 10 devices above 2.5%"));
+    assertThat(cp.rollouts().activeRollouts()).noneMatch(r -> r.appId().equals("guarded"));
+    List<EventEnvelope> events = TestSupport.events(infra, "guarded");
+    EventEnvelope last = events.get(events.size() - 1);
+    assertThat(last.actor()).isEqualTo("guard");
+    RolloutReverted r = (RolloutReverted) last.payload();
+    assertThat(r.reason()).isEqualTo("failure rate 20.0% among 10 devices above 2.5%");
+    assertThat(r.replacement().groupId()).isEqualTo(replacement);
+    assertThat(r.replacement().rollsBackToEmbedded()).isTrue();
+    assertThat(r.replacement().platforms()).extracting(PlatformUpdate::platform).containsExactlyInAnyOrder("ios", "android");
+    // a second revert finds nothing to revert
+    assertThat(cp.rollouts().revertByGuard("guarded", group, "again").toCompletionStage().toCompletableFuture().handle((v, t) -> t).get())
+        .hasMessageContaining("already reverted");
   }
 }

@@ -44,6 +44,8 @@ import dev.updraft.events.EventPayload.TokenRevoked;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
 import dev.updraft.controlplane.render.UrlSource;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -76,12 +78,17 @@ public final class Commands {
   private final CommandProcessor processor;
   private final AssetStorage storage;
   private final KeyStore keys;
+  private final Counter renewed;
 
-  public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys) {
+  public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics) {
     this.vertx = vertx;
     this.processor = processor;
     this.storage = storage;
     this.keys = keys;
+    this.renewed =
+        Counter.builder("updraft_control_manifests_renewed_total")
+            .description("manifest bodies re-rendered with fresh pre-signed asset URLs")
+            .register(metrics);
   }
 
   public ControlState state() {
@@ -478,7 +485,8 @@ public final class Commands {
           }
           int n = total;
           return Plan.of(events, st -> n);
-        });
+        })
+        .onSuccess(renewed::increment);
   }
 
   // ---------------------------------------------------------------- helpers (command thread)
