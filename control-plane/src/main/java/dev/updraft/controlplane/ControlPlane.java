@@ -104,6 +104,11 @@ public final class ControlPlane {
         .executeBlocking(
             () -> {
               Files.createDirectories(tmp);
+              try (var stale = Files.newDirectoryStream(tmp, "upload-*.part")) {
+                for (Path p : stale) {
+                  Files.deleteIfExists(p); // left by an upload cut short by a crash
+                }
+              }
               KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey());
               AssetStorage storage = storage(config, hooks, () -> url[0]);
               return new Object[] {keys, storage};

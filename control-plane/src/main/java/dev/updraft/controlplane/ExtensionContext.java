@@ -11,6 +11,9 @@ import io.vertx.ext.web.RoutingContext;
  * authentication handlers the publisher API uses, the JSON error format, the metrics registry, the
  * configuration and the rollout control.
  *
+ * <p>Routes that read a JSON body put {@code BodyHandler.create()} before the authorization handler
+ * (Vert.x Web requires body handlers first).
+ *
  * <p>Typical use: {@code ctx.router().get("/v1/apps/:app/insights").handler(ctx.authorize(Role.READ))
  * .handler(rc -> ...)}. Routes must also be described in {@code docs/api/openapi.yaml} (a test checks
  * the router against it).
@@ -43,4 +46,10 @@ public interface ExtensionContext {
   ControlPlaneConfig config();
 
   RolloutControl rollouts();
+
+  /**
+   * The control plane's current state (every app, its groups, channels, tokens), an immutable snapshot;
+   * call again for a newer one.
+   */
+  dev.updraft.controlplane.state.ControlState state();
 }

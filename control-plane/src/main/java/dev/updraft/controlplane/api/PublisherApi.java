@@ -146,6 +146,11 @@ public final class PublisherApi {
       public RolloutControl rollouts() {
         return d.rollouts();
       }
+
+      @Override
+      public dev.updraft.controlplane.state.ControlState state() {
+        return d.processor().state();
+      }
     };
   }
 
