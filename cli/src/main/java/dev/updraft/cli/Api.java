@@ -1,0 +1,241 @@
+package dev.updraft.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Flow;
+import java.util.function.LongConsumer;
+
+/**
+ * The control plane's {@code /v1} API over java.net.http. Non-2xx answers become a {@link CliException}
+ * carrying the server's error message. Calls marked retryable are retried (same request, so the same
+ * idempotency key) on connection failures and 429/502/503/504, a bounded number of times.
+ */
+final class Api {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final int ATTEMPTS = 5;
+
+  private final String server;
+  private final String token;
+  private final HttpClient http;
+  private final Sleeper sleeper;
+
+  /** Waits between retries (a test can make it instant). */
+  interface Sleeper {
+    void sleep(long millis) throws InterruptedException;
+  }
+
+  Api(String server, String token, Sleeper sleeper) {
+    this.server = server.endsWith("/") ? server.substring(0, server.length() - 1) : server;
+    this.token = token;
+    this.sleeper = sleeper;
+    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER).build();
+  }
+
+  static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  JsonNode get(String path) throws CliException {
+    return json(send("GET", path, HttpRequest.BodyPublishers.noBody(), null, Map.of(), false, Duration.ofSeconds(60)));
+  }
+
+  String getText(String path) throws CliException {
+    return new String(send("GET", path, HttpRequest.BodyPublishers.noBody(), null, Map.of(), false, Duration.ofSeconds(60)).body(), StandardCharsets.UTF_8);
+  }
+
+  JsonNode post(String path, Object body) throws CliException {
+    return json(send("POST", path, jsonBody(body), "application/json", Map.of(), false, Duration.ofSeconds(60)));
+  }
+
+  /** A POST retried on transient failures with the same body and headers. */
+  JsonNode postRetrying(String path, Object body, Map<String, String> headers) throws CliException {
+    return json(send("POST", path, jsonBody(body), "application/json", headers, true, Duration.ofMinutes(2)));
+  }
+
+  JsonNode put(String path, Object body) throws CliException {
+    return json(send("PUT", path, jsonBody(body), "application/json", Map.of(), false, Duration.ofSeconds(60)));
+  }
+
+  JsonNode patch(String path, Object body) throws CliException {
+    return json(send("PATCH", path, jsonBody(body), "application/json", Map.of(), false, Duration.ofSeconds(60)));
+  }
+
+  JsonNode delete(String path) throws CliException {
+    return json(send("DELETE", path, HttpRequest.BodyPublishers.noBody(), null, Map.of(), false, Duration.ofSeconds(60)));
+  }
+
+  /** Uploads a file's bytes (retried: a PUT of content-addressed bytes is idempotent). */
+  JsonNode upload(String path, Path file, long size, String contentType, LongConsumer progress) throws CliException {
+    return json(
+        send(
+            "PUT",
+            path,
+            new Counting(file, size, progress),
+            contentType,
+            Map.of(),
+            true,
+            Duration.ofMinutes(10)));
+  }
+
+  private HttpResponse<byte[]> send(
+      String method, String path, HttpRequest.BodyPublisher body, String contentType, Map<String, String> headers, boolean retry, Duration timeout)
+      throws CliException {
+    URI uri;
+    try {
+      uri = URI.create(server + path);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage("bad server URL '" + server + "': " + e.getMessage());
+    }
+    int attempts = retry ? ATTEMPTS : 1;
+    CliException last = null;
+    for (int attempt = 1; attempt <= attempts; attempt++) {
+      if (attempt > 1) {
+        try {
+          sleeper.sleep(Math.min(8000, 500L << (attempt - 2)));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new CliException("interrupted");
+        }
+      }
+      HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout).method(method, body);
+      if (token != null) {
+        b.header("Authorization", "Bearer " + token);
+      }
+      if (contentType != null) {
+        b.header("Content-Type", contentType);
+      }
+      headers.forEach(b::header);
+      HttpResponse<byte[]> r;
+      try {
+        r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+      } catch (ConnectException e) {
+        last = new CliException("cannot connect to " + server + " (" + e.getMessage() + "); is the control plane running? (--server / UPDRAFT_SERVER)");
+        continue;
+      } catch (IOException e) {
+        last = new CliException(method + " " + uri + " failed: " + e.getMessage());
+        continue;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CliException("interrupted");
+      }
+      if (r.statusCode() / 100 == 2) {
+        return r;
+      }
+      last = error(r);
+      if (!(r.statusCode() == 429 || r.statusCode() == 502 || r.statusCode() == 503 || r.statusCode() == 504)) {
+        throw last;
+      }
+    }
+    throw last;
+  }
+
+  private static CliException error(HttpResponse<byte[]> r) {
+    String code = null;
+    String message = null;
+    try {
+      JsonNode n = JSON.readTree(r.body());
+      code = n.path("error").path("code").asText(null);
+      message = n.path("error").path("message").asText(null);
+    } catch (IOException e) {
+      // not our JSON error: fall through
+    }
+    if (message == null) {
+      String text = new String(r.body(), StandardCharsets.UTF_8).strip();
+      message = "HTTP " + r.statusCode() + (text.isEmpty() ? "" : ": " + (text.length() > 200 ? text.substring(0, 200) + "…" : text));
+    }
+    return new CliException(message.replace('\n', ' '), false, r.statusCode(), code);
+  }
+
+  private static JsonNode json(HttpResponse<byte[]> r) throws CliException {
+    if (r.body().length == 0) {
+      return JSON.createObjectNode();
+    }
+    try {
+      return JSON.readTree(r.body());
+    } catch (IOException e) {
+      throw new CliException("the server answered HTTP " + r.statusCode() + " with something that is not JSON");
+    }
+  }
+
+  private static HttpRequest.BodyPublisher jsonBody(Object body) throws CliException {
+    try {
+      return HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new CliException("cannot write request JSON: " + e.getMessage());
+    }
+  }
+
+  /** A file body with a known length that reports how many bytes went out. */
+  private static final class Counting implements HttpRequest.BodyPublisher {
+    private final Path file;
+    private final long size;
+    private final LongConsumer progress;
+
+    Counting(Path file, long size, LongConsumer progress) {
+      this.file = file;
+      this.size = size;
+      this.progress = progress;
+    }
+
+    @Override
+    public long contentLength() {
+      return size;
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super ByteBuffer> s) {
+      HttpRequest.BodyPublisher inner;
+      try {
+        inner = HttpRequest.BodyPublishers.ofFile(file);
+      } catch (java.io.FileNotFoundException e) {
+        s.onSubscribe(new Flow.Subscription() {
+          @Override
+          public void request(long n) {}
+
+          @Override
+          public void cancel() {}
+        });
+        s.onError(e);
+        return;
+      }
+      inner.subscribe(
+          new Flow.Subscriber<ByteBuffer>() {
+            long sent;
+
+            @Override
+            public void onSubscribe(Flow.Subscription subscription) {
+              s.onSubscribe(subscription);
+            }
+
+            @Override
+            public void onNext(ByteBuffer item) {
+              sent += item.remaining();
+              progress.accept(sent);
+              s.onNext(item);
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+              s.onError(throwable);
+            }
+
+            @Override
+            public void onComplete() {
+              s.onComplete();
+            }
+          });
+    }
+  }
+}

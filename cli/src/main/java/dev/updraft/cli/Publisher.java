@@ -1,0 +1,305 @@
+package dev.updraft.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.common.Settings;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * {@code updraft publish}: reads {@code metadata.json} of an {@code expo export} folder (SDK 50+
+ * {@code _expo/static/js/...} or the older {@code bundles/...}), hashes every file it names, asks the
+ * server which it lacks, uploads only those, and publishes the group. One idempotency key per publish;
+ * a failed publish call is retried with the same key, so it never publishes twice.
+ */
+final class Publisher {
+  private static final List<String> PLATFORMS = List.of("android", "ios");
+
+  private final Api api;
+  private final PrintStream err;
+  private final boolean progress;
+
+  Publisher(Api api, PrintStream err, boolean progress) {
+    this.api = api;
+    this.err = err;
+    this.progress = progress;
+  }
+
+  /** A file named by metadata.json. */
+  record LocalFile(String path, Path file, String sha256, long size, String contentType) {}
+
+  JsonNode publish(Args a) throws CliException {
+    String app = a.required("app");
+    String branch = a.required("branch");
+    String runtime = a.required("runtime-version");
+    Path dist = Path.of(a.required("dist"));
+    List<String> platforms = platforms(a.get("platform"));
+    String message = a.get("message");
+    String commit = a.get("git-commit");
+    Integer pct = a.integer("rollout-percentage");
+    ObjectNode guard = guard(a);
+    String expoConfigFlag = a.get("expo-config");
+    String idempotencyKey = a.get("idempotency-key");
+    a.rejectUnused("publish");
+    if (guard != null && pct == null) {
+      throw CliException.usage("--guard-* needs --rollout-percentage");
+    }
+
+    JsonNode metadata = readJson(dist.resolve("metadata.json"), "metadata.json (is --dist the folder `npx expo export` wrote?)");
+    JsonNode fm = metadata.get("fileMetadata");
+    if (fm == null || !fm.isObject()) {
+      throw new CliException(dist.resolve("metadata.json") + " has no fileMetadata; is --dist the folder `npx expo export` wrote?");
+    }
+    List<String> chosen = new ArrayList<>();
+    for (String p : PLATFORMS) {
+      if (fm.has(p) && (platforms == null || platforms.contains(p))) {
+        chosen.add(p);
+      }
+    }
+    if (platforms != null) {
+      for (String p : platforms) {
+        if (!fm.has(p)) {
+          throw new CliException("metadata.json has no " + p + " entry; export that platform or leave it out of --platform");
+        }
+      }
+    }
+    if (chosen.isEmpty()) {
+      throw new CliException("metadata.json has no ios or android bundle");
+    }
+    Map<String, LocalFile> files = files(dist, fm, chosen);
+
+    ObjectNode expoConfig = null;
+    Path configFile = expoConfigFlag != null ? Path.of(expoConfigFlag) : dist.resolve("expoConfig.json");
+    if (expoConfigFlag != null || Files.exists(configFile)) {
+      JsonNode c = readJson(configFile, "the public app config");
+      if (!c.isObject()) {
+        throw new CliException(configFile + " must be a JSON object (npx expo config --type public --json)");
+      }
+      expoConfig = (ObjectNode) c;
+    }
+
+    upload(app, files);
+
+    ObjectNode body = Api.JSON.createObjectNode();
+    body.put("branch", branch);
+    body.put("runtimeVersion", runtime);
+    if (platforms != null) {
+      ArrayNode ps = body.putArray("platforms");
+      chosen.forEach(ps::add);
+    }
+    if (message != null) {
+      body.put("message", message);
+    }
+    if (commit != null) {
+      body.put("gitCommitHash", commit);
+    }
+    body.set("metadata", metadata);
+    ObjectNode fs = body.putObject("files");
+    for (LocalFile f : files.values()) {
+      ObjectNode n = fs.putObject(f.path());
+      n.put("sha256", f.sha256());
+      n.put("size", f.size());
+    }
+    if (expoConfig != null) {
+      body.set("expoConfig", expoConfig);
+    }
+    if (pct != null) {
+      body.put("rolloutPercentage", pct);
+    }
+    if (guard != null) {
+      body.set("rolloutGuard", guard);
+    }
+    String key = idempotencyKey != null ? idempotencyKey : "cli-" + UUID.randomUUID();
+    body.put("idempotencyKey", key);
+    return api.postRetrying("/v1/apps/" + Api.enc(app) + "/updates", body, Map.of("Idempotency-Key", key));
+  }
+
+  static List<String> platforms(String flag) throws CliException {
+    if (flag == null || flag.equals("all")) {
+      return null;
+    }
+    List<String> out = new ArrayList<>();
+    for (String p : flag.split(",")) {
+      String t = p.trim().toLowerCase(Locale.ROOT);
+      if (!PLATFORMS.contains(t)) {
+        throw CliException.usage("--platform must be ios, android, or all: got '" + p + "'");
+      }
+      if (!out.contains(t)) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  static ObjectNode guard(Args a) throws CliException {
+    String rate = a.get("guard-max-failure-rate");
+    String min = a.get("guard-min-devices");
+    String window = a.get("guard-window");
+    if (rate == null && min == null && window == null) {
+      return null;
+    }
+    if (rate == null || min == null || window == null) {
+      throw CliException.usage("give all of --guard-max-failure-rate, --guard-min-devices and --guard-window");
+    }
+    ObjectNode g = Api.JSON.createObjectNode();
+    try {
+      g.put("maxFailureRatePercent", Double.parseDouble(rate));
+      g.put("minDevices", Integer.parseInt(min));
+    } catch (NumberFormatException e) {
+      throw CliException.usage("--guard-max-failure-rate and --guard-min-devices must be numbers");
+    }
+    try {
+      Duration d = Settings.parseDuration(window);
+      g.put("windowSeconds", d.toSeconds());
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage("--guard-window must be a duration like 30m or 2h: got '" + window + "'");
+    }
+    return g;
+  }
+
+  private Map<String, LocalFile> files(Path dist, JsonNode fm, List<String> chosen) throws CliException {
+    Path root = dist.toAbsolutePath().normalize();
+    Map<String, String> types = new LinkedHashMap<>();
+    for (String p : chosen) {
+      JsonNode e = fm.get(p);
+      JsonNode bundle = e.get("bundle");
+      if (bundle == null || !bundle.isTextual()) {
+        throw new CliException("metadata.json: fileMetadata." + p + ".bundle is missing");
+      }
+      types.put(bundle.asText(), "application/javascript");
+      JsonNode assets = e.get("assets");
+      if (assets != null && assets.isArray()) {
+        for (JsonNode asset : assets) {
+          String ext = asset.path("ext").asText("");
+          types.putIfAbsent(asset.path("path").asText(""), mime(ext));
+        }
+      }
+    }
+    Map<String, LocalFile> out = new LinkedHashMap<>();
+    Set<String> done = new LinkedHashSet<>();
+    for (Map.Entry<String, String> t : types.entrySet()) {
+      String path = t.getKey();
+      Path file = root.resolve(path).normalize();
+      if (path.isEmpty() || !file.startsWith(root) || Path.of(path).isAbsolute()) {
+        throw new CliException("metadata.json names '" + path + "', which is outside " + root);
+      }
+      if (!Files.isRegularFile(file)) {
+        throw new CliException("metadata.json names " + path + " but " + file + " does not exist; is the export complete?");
+      }
+      if (done.add(path)) {
+        out.put(path, hash(path, file, t.getValue()));
+      }
+    }
+    return out;
+  }
+
+  private void upload(String app, Map<String, LocalFile> files) throws CliException {
+    Map<String, LocalFile> bySha = new LinkedHashMap<>();
+    for (LocalFile f : files.values()) {
+      bySha.putIfAbsent(f.sha256(), f);
+    }
+    ObjectNode ask = Api.JSON.createObjectNode();
+    ArrayNode shas = ask.putArray("sha256");
+    bySha.keySet().forEach(shas::add);
+    JsonNode missing = api.post("/v1/apps/" + Api.enc(app) + "/assets/missing", ask).get("missing");
+    List<LocalFile> todo = new ArrayList<>();
+    long total = 0;
+    for (JsonNode m : missing) {
+      LocalFile f = bySha.get(m.asText());
+      if (f != null) {
+        todo.add(f);
+        total += f.size();
+      }
+    }
+    long[] done = {0};
+    int n = 0;
+    for (LocalFile f : todo) {
+      n++;
+      int index = n;
+      long before = done[0];
+      long all = total;
+      api.upload(
+          "/v1/apps/" + Api.enc(app) + "/assets/" + f.sha256(), f.file(), f.size(), f.contentType(),
+          sent -> report(index, todo.size(), before + Math.min(sent, f.size()), all));
+      done[0] += f.size();
+    }
+    if (progress) {
+      err.print("\r\u001b[2K");
+      err.println("uploaded " + todo.size() + " of " + files.size() + " files (" + mb(total) + "); the others were stored already");
+    }
+  }
+
+  private void report(int index, int count, long sent, long total) {
+    if (progress) {
+      err.print("\ruploading " + index + "/" + count + "  " + mb(sent) + " / " + mb(total) + "   ");
+      err.flush();
+    }
+  }
+
+  private static String mb(long bytes) {
+    return String.format(Locale.ROOT, "%.1f MB", bytes / 1_048_576.0);
+  }
+
+  private static LocalFile hash(String path, Path file, String contentType) throws CliException {
+    try (InputStream in = Files.newInputStream(file)) {
+      MessageDigest d = MessageDigest.getInstance("SHA-256");
+      byte[] buf = new byte[64 * 1024];
+      long size = 0;
+      for (int r; (r = in.read(buf)) > 0; ) {
+        d.update(buf, 0, r);
+        size += r;
+      }
+      return new LocalFile(path, file, HexFormat.of().formatHex(d.digest()), size, contentType);
+    } catch (IOException e) {
+      throw new CliException("cannot read " + file + ": " + e.getMessage());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static JsonNode readJson(Path p, String what) throws CliException {
+    try {
+      return Api.JSON.readTree(Files.readAllBytes(p));
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new CliException(p + " not found: " + what);
+    } catch (IOException e) {
+      throw new CliException("cannot read " + p + " (" + what + "): " + e.getMessage());
+    }
+  }
+
+  static String mime(String ext) {
+    switch (ext.toLowerCase(Locale.ROOT).replaceFirst("^\\.", "")) {
+      case "png": return "image/png";
+      case "jpg": case "jpeg": return "image/jpeg";
+      case "gif": return "image/gif";
+      case "webp": return "image/webp";
+      case "svg": return "image/svg+xml";
+      case "ttf": return "font/ttf";
+      case "otf": return "font/otf";
+      case "woff": return "font/woff";
+      case "woff2": return "font/woff2";
+      case "json": return "application/json";
+      case "mp3": return "audio/mpeg";
+      case "wav": return "audio/wav";
+      case "mp4": return "video/mp4";
+      case "js": case "hbc": return "application/javascript";
+      default: return "application/octet-stream";
+    }
+  }
+}

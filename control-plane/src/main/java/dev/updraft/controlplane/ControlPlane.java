@@ -1,0 +1,333 @@
+package dev.updraft.controlplane;
+
+import com.google.auth.Credentials;
+import com.google.auth.ServiceAccountSigner;
+import com.google.auth.oauth2.GoogleCredentials;
+import com.google.auth.oauth2.ServiceAccountCredentials;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import dev.updraft.controlplane.api.PublisherApi;
+import dev.updraft.controlplane.commands.CommandProcessor;
+import dev.updraft.controlplane.commands.Commands;
+import dev.updraft.controlplane.log.EventLog;
+import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.ControlState;
+import dev.updraft.controlplane.state.GroupState;
+import dev.updraft.controlplane.storage.AssetStorage;
+import dev.updraft.controlplane.storage.GcsAssetStorage;
+import dev.updraft.controlplane.storage.LocalAssetRoute;
+import dev.updraft.controlplane.storage.LocalAssetStorage;
+import dev.updraft.controlplane.signing.KeyStore;
+import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.Topics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane service: publisher API, command validation, the single-writer event log, signing and
+ * storage. {@link #start} creates the topics when missing, fences any earlier writer, replays
+ * {@code updraft.events} to its end and only then listens, so the returned future completes once the
+ * instance serves and has caught up.
+ *
+ * <p>Thread-safety: the instance is safe to use from any thread; commands run on one internal thread.
+ */
+public final class ControlPlane {
+  private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
+
+  private final Vertx vertx;
+  private final ControlPlaneConfig config;
+  private final CommandProcessor processor;
+  private final Commands commands;
+  private final AssetStorage storage;
+  private final HttpServer server;
+  private final List<ControlPlaneExtension> extensions;
+  private final RolloutControl rollouts;
+  private final String publicUrl;
+  private final long renewalTimer;
+  private Future<Void> closing;
+
+  private ControlPlane(
+      Vertx vertx,
+      ControlPlaneConfig config,
+      CommandProcessor processor,
+      Commands commands,
+      AssetStorage storage,
+      HttpServer server,
+      List<ControlPlaneExtension> extensions,
+      RolloutControl rollouts,
+      String publicUrl,
+      long renewalTimer) {
+    this.vertx = vertx;
+    this.config = config;
+    this.processor = processor;
+    this.commands = commands;
+    this.storage = storage;
+    this.server = server;
+    this.extensions = extensions;
+    this.rollouts = rollouts;
+    this.publicUrl = publicUrl;
+    this.renewalTimer = renewalTimer;
+  }
+
+  /** Starts a control plane without extensions. */
+  public static Future<ControlPlane> start(Vertx vertx, ControlPlaneConfig config) {
+    return start(vertx, config, List.of());
+  }
+
+  /** Starts a control plane and mounts {@code extensions} (in order) before it listens. */
+  public static Future<ControlPlane> start(Vertx vertx, ControlPlaneConfig config, List<ControlPlaneExtension> extensions) {
+    return start(vertx, config, extensions, Hooks.NONE);
+  }
+
+  static Future<ControlPlane> start(
+      Vertx vertx, ControlPlaneConfig config, List<ControlPlaneExtension> extensions, Hooks hooks) {
+    LOG.info("starting control plane {}", config);
+    String[] url = {config.publicUrl() != null ? config.publicUrl() : config.controlPort() != 0 ? defaultUrl(config, config.controlPort()) : null};
+    Path tmp = config.dataDir().resolve("tmp");
+    return vertx
+        .executeBlocking(
+            () -> {
+              Files.createDirectories(tmp);
+              try (var stale = Files.newDirectoryStream(tmp, "upload-*.part")) {
+                for (Path p : stale) {
+                  Files.deleteIfExists(p); // left by an upload cut short by a crash
+                }
+              }
+              KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey());
+              AssetStorage storage = storage(config, hooks, () -> url[0]);
+              return new Object[] {keys, storage};
+            })
+        .compose(
+            parts -> {
+              KeyStore keys = (KeyStore) parts[0];
+              AssetStorage storage = (AssetStorage) parts[1];
+              PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+              EventLog log = new EventLog(config.kafkaBootstrap(), Topics.events(config.topicPrefix()), config.transactionalId());
+              CommandProcessor processor = new CommandProcessor(log, hooks.clock(), metrics, hooks.afterCommit());
+              Future<Void> started =
+                  processor.start(
+                      vertx,
+                      () -> {
+                        log.ensureTopics(topics(config), Duration.ofSeconds(60));
+                        log.startWriter(Duration.ofSeconds(60));
+                        return null;
+                      },
+                      Duration.ofMinutes(10));
+              return started
+                  .compose(v -> listen(vertx, config, hooks, extensions, keys, storage, metrics, processor, tmp, url))
+                  .recover(
+                      t -> vertx
+                          .executeBlocking(
+                              () -> {
+                                processor.close();
+                                storage.close();
+                                return null;
+                              })
+                          .transform(x -> Future.failedFuture(t)));
+            });
+  }
+
+  private static Future<ControlPlane> listen(
+      Vertx vertx,
+      ControlPlaneConfig config,
+      Hooks hooks,
+      List<ControlPlaneExtension> extensions,
+      KeyStore keys,
+      AssetStorage storage,
+      PrometheusMeterRegistry metrics,
+      CommandProcessor processor,
+      Path tmp,
+      String[] url) {
+    Commands commands = new Commands(vertx, processor, storage, keys, metrics);
+    RolloutControl rollouts = new Rollouts(commands);
+    PublisherApi api =
+        new PublisherApi(vertx, new PublisherApi.Deps(config, commands, processor, storage, metrics, tmp, rollouts));
+    if (storage instanceof LocalAssetStorage) {
+      LocalAssetRoute.mount(vertx, api.router(), (LocalAssetStorage) storage);
+    }
+    Future<Void> mounted = Future.succeededFuture();
+    for (ControlPlaneExtension e : extensions) {
+      mounted = mounted.compose(v -> e.mount(api.extensionContext()));
+    }
+    HttpServer server =
+        vertx.createHttpServer(
+            new HttpServerOptions().setHost(config.bind()).setPort(config.controlPort()).setCompressionSupported(false));
+    return mounted
+        .compose(v -> server.requestHandler(api.router()).listen())
+        .map(
+            s -> {
+              if (url[0] == null) {
+                url[0] = defaultUrl(config, s.actualPort());
+              }
+              long timer = -1;
+              Duration ttl = storage.urlTtl();
+              if (ttl != null) {
+                long period = Math.max(10_000, Math.min(3_600_000, ttl.toMillis() / 10));
+                timer = vertx.setPeriodic(period, period, id -> commands.renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
+              }
+              LOG.info(
+                  "control plane listening on {}:{} publicUrl={} storage={} keyStore={}",
+                  config.bind(), s.actualPort(), url[0], storage.describe(), keys.directory());
+              return new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer);
+            });
+  }
+
+  private static String defaultUrl(ControlPlaneConfig config, int port) {
+    String host = "0.0.0.0".equals(config.bind()) || "::".equals(config.bind()) ? "127.0.0.1" : config.bind();
+    return "http://" + host + ":" + port;
+  }
+
+  private static List<NewTopic> topics(ControlPlaneConfig config) {
+    Map<String, String> events = new LinkedHashMap<>();
+    events.put("retention.ms", "-1");
+    events.put("retention.bytes", "-1");
+    events.put("cleanup.policy", "delete");
+    Map<String, String> telemetry = new LinkedHashMap<>();
+    telemetry.put("retention.ms", Long.toString(config.telemetryRetention().toMillis()));
+    telemetry.put("cleanup.policy", "delete");
+    return List.of(
+        new NewTopic(Topics.events(config.topicPrefix()), java.util.Optional.of(config.eventsPartitions()), java.util.Optional.empty())
+            .configs(events),
+        new NewTopic(Topics.telemetry(config.topicPrefix()), java.util.Optional.of(config.telemetryPartitions()), java.util.Optional.empty())
+            .configs(telemetry));
+  }
+
+  private static AssetStorage storage(ControlPlaneConfig config, Hooks hooks, java.util.function.Supplier<String> url)
+      throws IOException {
+    if (config.storage() == ControlPlaneConfig.StorageKind.LOCAL) {
+      return new LocalAssetStorage(config.storageDir(), url);
+    }
+    Credentials creds = null;
+    if (config.gcsCredentials() != null) {
+      try (InputStream in = Files.newInputStream(config.gcsCredentials())) {
+        creds = ServiceAccountCredentials.fromStream(in);
+      } catch (IOException e) {
+        throw new IllegalStateException(
+            "--gcs-credentials file=" + config.gcsCredentials() + " is not a service-account JSON key: " + e.getMessage(), e);
+      }
+    } else if (hooks.gcs() == null || config.gcsBaseUrl() == null) {
+      try {
+        creds = GoogleCredentials.getApplicationDefault();
+      } catch (IOException e) {
+        throw new IllegalStateException(
+            "no GCS credentials: give --gcs-credentials (a service-account JSON key) or configure application default credentials: " + e.getMessage(), e);
+      }
+    }
+    Storage client =
+        hooks.gcs() != null ? hooks.gcs() : StorageOptions.newBuilder().setCredentials(creds).build().getService();
+    ServiceAccountSigner signer = creds instanceof ServiceAccountSigner ? (ServiceAccountSigner) creds : null;
+    if (config.gcsBaseUrl() == null && signer == null) {
+      throw new IllegalStateException(
+          "signed asset URLs need service-account credentials that can sign (--gcs-credentials), or give --gcs-base-url for a public bucket or CDN");
+    }
+    return new GcsAssetStorage(client, config.gcsBucket(), config.gcsBaseUrl(), config.gcsSignedUrlTtl(), signer);
+  }
+
+  /** The port the HTTP server listens on. */
+  public int port() {
+    return server.actualPort();
+  }
+
+  /** The base URL asset URLs start with (local storage). */
+  public String publicUrl() {
+    return publicUrl;
+  }
+
+  public ControlPlaneConfig config() {
+    return config;
+  }
+
+  /** The in-process rollout entry for the automatic-revert guard. */
+  public RolloutControl rollouts() {
+    return rollouts;
+  }
+
+  /** Whether this instance is the writer and caught up ({@code ok}), or why not. */
+  public String health() {
+    return processor.health().name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  ControlState state() {
+    return processor.state();
+  }
+
+  Commands commands() {
+    return commands;
+  }
+
+  /** Stops listening, closes extensions and the event log. Idempotent. */
+  public synchronized Future<Void> close() {
+    if (closing != null) {
+      return closing;
+    }
+    if (renewalTimer >= 0) {
+      vertx.cancelTimer(renewalTimer);
+    }
+    Future<Void> ext = Future.succeededFuture();
+    for (ControlPlaneExtension e : extensions) {
+      ext = ext.eventually(() -> e.close());
+    }
+    closing =
+        ext.eventually(() -> server.close())
+            .eventually(
+                () -> vertx.executeBlocking(
+                    () -> {
+                      processor.close();
+                      storage.close();
+                      return null;
+                    }))
+            .mapEmpty();
+    return closing;
+  }
+
+  /** {@link RolloutControl} over the commands. */
+  private static final class Rollouts implements RolloutControl {
+    private final Commands commands;
+
+    Rollouts(Commands commands) {
+      this.commands = commands;
+    }
+
+    @Override
+    public List<ActiveRollout> activeRollouts() {
+      List<ActiveRollout> out = new ArrayList<>();
+      for (AppState app : commands.state().apps().values()) {
+        for (GroupState g : app.groups()) {
+          if (g.rollout() != null && g.rollout().active()) {
+            Map<String, String> ids = new LinkedHashMap<>();
+            for (PlatformUpdate p : g.group().platforms()) {
+              ids.put(p.platform(), p.updateId());
+            }
+            out.add(
+                new ActiveRollout(
+                    app.appId(), g.groupId(), g.rollout().rolloutId(), g.group().branch(), g.group().runtimeVersion(),
+                    g.rollout().percentage(), g.rollout().controlGroupId(), g.rollout().guard(), Map.copyOf(ids),
+                    g.rollout().startedAt(), g.rollout().changedAt()));
+          }
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public Future<String> revertByGuard(String appId, String groupId, String reason) {
+      return commands.revertRollout(Commands.ACTOR_GUARD, appId, groupId, reason).map(r -> r.replacement().groupId());
+    }
+  }
+}

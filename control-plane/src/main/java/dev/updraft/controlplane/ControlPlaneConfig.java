@@ -1,0 +1,290 @@
+package dev.updraft.controlplane;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The control plane's typed configuration, read once from {@link Settings} (flags and {@code UPDRAFT_*}
+ * environment variables) and validated at start. Immutable and thread-safe.
+ *
+ * <p>Flags (see {@link #FLAGS}); defaults in brackets:
+ *
+ * <ul>
+ *   <li>{@code --kafka-bootstrap} [127.0.0.1:9092], {@code --topic-prefix} [empty]
+ *   <li>{@code --control-port} [8080; 0 = any free port], {@code --bind} [0.0.0.0]
+ *   <li>{@code --public-url} [http://127.0.0.1:&lt;port&gt;]: base of asset URLs written into manifests
+ *   <li>{@code --admin-token} (required, at least 16 characters): the bootstrap admin token
+ *   <li>{@code --data-dir} [./.updraft]; {@code --key-store-dir} [&lt;data-dir&gt;/keys];
+ *       {@code --master-key} [none]: base64 of 32 bytes; when set, private keys are sealed with AES-256-GCM
+ *   <li>{@code --storage} local|gcs [local]; {@code --storage-dir} [&lt;data-dir&gt;/assets];
+ *       {@code --gcs-bucket}; {@code --gcs-base-url} (public/CDN base; without it V4 signed URLs are used);
+ *       {@code --gcs-signed-url-ttl} [7d, 1h..7d]; {@code --gcs-credentials} [application default]
+ *   <li>{@code --max-asset-bytes} [104857600], {@code --max-request-bytes} [8388608]
+ *   <li>{@code --transactional-id} [&lt;topic-prefix&gt;updraft-control-plane]
+ *   <li>{@code --events-partitions} [3], {@code --telemetry-partitions} [4],
+ *       {@code --telemetry-retention} [3d]
+ *   <li>{@code --postgres-url}: read by the insights routes mounted in the same process
+ * </ul>
+ */
+public final class ControlPlaneConfig {
+
+  /** Every flag this configuration accepts (without the leading dashes). */
+  public static final Set<String> FLAGS =
+      Set.of(
+          "kafka-bootstrap",
+          "topic-prefix",
+          "control-port",
+          "bind",
+          "public-url",
+          "admin-token",
+          "data-dir",
+          "storage",
+          "storage-dir",
+          "gcs-bucket",
+          "gcs-base-url",
+          "gcs-signed-url-ttl",
+          "gcs-credentials",
+          "key-store-dir",
+          "master-key",
+          "max-asset-bytes",
+          "max-request-bytes",
+          "transactional-id",
+          "events-partitions",
+          "telemetry-partitions",
+          "telemetry-retention",
+          "postgres-url");
+
+  /** Storage back ends. */
+  public enum StorageKind {
+    LOCAL,
+    GCS
+  }
+
+  private final String kafkaBootstrap;
+  private final String topicPrefix;
+  private final int controlPort;
+  private final String bind;
+  private final String publicUrl;
+  private final String adminToken;
+  private final Path dataDir;
+  private final StorageKind storage;
+  private final Path storageDir;
+  private final String gcsBucket;
+  private final String gcsBaseUrl;
+  private final Duration gcsSignedUrlTtl;
+  private final Path gcsCredentials;
+  private final Path keyStoreDir;
+  private final byte[] masterKey;
+  private final long maxAssetBytes;
+  private final long maxRequestBytes;
+  private final String transactionalId;
+  private final int eventsPartitions;
+  private final int telemetryPartitions;
+  private final Duration telemetryRetention;
+  private final String postgresUrl;
+
+  private ControlPlaneConfig(Settings s) {
+    kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
+    topicPrefix = s.string("topic-prefix", "");
+    controlPort = s.port("control-port", 8080, true);
+    bind = s.string("bind", "0.0.0.0");
+    String url = s.raw("public-url");
+    publicUrl = url == null ? null : checkUrl("public-url", url);
+    adminToken = s.required("admin-token");
+    if (adminToken.length() < 16) {
+      throw new ConfigException(
+          "--admin-token (UPDRAFT_ADMIN_TOKEN) must be at least 16 characters: got " + adminToken.length());
+    }
+    dataDir = s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize();
+    storage =
+        StorageKind.valueOf(s.choice("storage", "local", "local", "gcs").toUpperCase(Locale.ROOT));
+    storageDir = s.path("storage-dir", dataDir.resolve("assets")).toAbsolutePath().normalize();
+    gcsBucket = s.raw("gcs-bucket");
+    String base = s.raw("gcs-base-url");
+    gcsBaseUrl = base == null ? null : checkUrl("gcs-base-url", base);
+    gcsSignedUrlTtl = s.duration("gcs-signed-url-ttl", Duration.ofDays(7));
+    if (gcsSignedUrlTtl.compareTo(Duration.ofHours(1)) < 0 || gcsSignedUrlTtl.compareTo(Duration.ofDays(7)) > 0) {
+      throw new ConfigException(
+          "--gcs-signed-url-ttl (UPDRAFT_GCS_SIGNED_URL_TTL) must be between 1h and 7d (the V4 maximum): got "
+              + gcsSignedUrlTtl);
+    }
+    gcsCredentials = s.path("gcs-credentials", null);
+    if (storage == StorageKind.GCS && gcsBucket == null) {
+      throw new ConfigException("--gcs-bucket (UPDRAFT_GCS_BUCKET) is required with --storage gcs");
+    }
+    if (storage == StorageKind.LOCAL && (gcsBucket != null || gcsBaseUrl != null)) {
+      throw new ConfigException("--gcs-bucket and --gcs-base-url need --storage gcs (storage is local)");
+    }
+    keyStoreDir = s.path("key-store-dir", dataDir.resolve("keys")).toAbsolutePath().normalize();
+    String mk = s.raw("master-key");
+    masterKey = mk == null ? null : decodeMasterKey(mk);
+    maxAssetBytes = s.longValue("max-asset-bytes", 100L * 1024 * 1024, 1024, 8L * 1024 * 1024 * 1024);
+    maxRequestBytes = s.longValue("max-request-bytes", 8L * 1024 * 1024, 64 * 1024, 256L * 1024 * 1024);
+    transactionalId = s.string("transactional-id", topicPrefix + "updraft-control-plane");
+    eventsPartitions = s.integer("events-partitions", 3, 1, 1000);
+    telemetryPartitions = s.integer("telemetry-partitions", 4, 1, 1000);
+    telemetryRetention = s.duration("telemetry-retention", Duration.ofDays(3));
+    if (telemetryRetention.compareTo(Duration.ofMinutes(1)) < 0) {
+      throw new ConfigException("--telemetry-retention (UPDRAFT_TELEMETRY_RETENTION) must be at least 1m");
+    }
+    postgresUrl = s.string("postgres-url", "postgresql://postgres@127.0.0.1:5432/updraft");
+  }
+
+  /** Reads and validates the configuration; rejects flags not in {@link #FLAGS} by name. */
+  public static ControlPlaneConfig from(Settings settings) {
+    return from(settings, Set.of());
+  }
+
+  /**
+   * Like {@link #from(Settings)}, also accepting {@code extraFlags} (flags of extensions mounted in the
+   * same process, which read them from the same {@link Settings}).
+   */
+  public static ControlPlaneConfig from(Settings settings, Set<String> extraFlags) {
+    Set<String> known = new HashSet<>(FLAGS);
+    known.addAll(extraFlags);
+    settings.rejectUnknown(known);
+    return new ControlPlaneConfig(settings);
+  }
+
+  private static String checkUrl(String flag, String value) {
+    String v = value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
+    try {
+      URI u = new URI(v);
+      if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+        throw new URISyntaxException(v, "not an absolute http(s) URL");
+      }
+      if (u.getQuery() != null || u.getFragment() != null) {
+        throw new URISyntaxException(v, "query and fragment are not allowed");
+      }
+    } catch (URISyntaxException e) {
+      throw new ConfigException(
+          "--" + flag + " (" + Settings.envName(flag) + ") must be an absolute http(s) URL such as https://updates.example.com: got '"
+              + value + "' (" + e.getReason() + ")");
+    }
+    return v;
+  }
+
+  private static byte[] decodeMasterKey(String v) {
+    byte[] k;
+    try {
+      k = Base64.getDecoder().decode(v);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "--master-key (UPDRAFT_MASTER_KEY) must be base64 of 32 random bytes (openssl rand -base64 32): not base64");
+    }
+    if (k.length != 32) {
+      throw new ConfigException(
+          "--master-key (UPDRAFT_MASTER_KEY) must be base64 of 32 random bytes (openssl rand -base64 32): got "
+              + k.length + " bytes");
+    }
+    return k;
+  }
+
+  public String kafkaBootstrap() {
+    return kafkaBootstrap;
+  }
+
+  public String topicPrefix() {
+    return topicPrefix;
+  }
+
+  public int controlPort() {
+    return controlPort;
+  }
+
+  public String bind() {
+    return bind;
+  }
+
+  /** The configured public URL without a trailing slash, or null (derived from the bound port at start). */
+  public String publicUrl() {
+    return publicUrl;
+  }
+
+  public String adminToken() {
+    return adminToken;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  public StorageKind storage() {
+    return storage;
+  }
+
+  public Path storageDir() {
+    return storageDir;
+  }
+
+  public String gcsBucket() {
+    return gcsBucket;
+  }
+
+  /** Nullable: without it, asset URLs are V4 signed URLs renewed before they expire. */
+  public String gcsBaseUrl() {
+    return gcsBaseUrl;
+  }
+
+  public Duration gcsSignedUrlTtl() {
+    return gcsSignedUrlTtl;
+  }
+
+  /** Nullable: application default credentials. */
+  public Path gcsCredentials() {
+    return gcsCredentials;
+  }
+
+  public Path keyStoreDir() {
+    return keyStoreDir;
+  }
+
+  /** Nullable; a copy. */
+  public byte[] masterKey() {
+    return masterKey == null ? null : masterKey.clone();
+  }
+
+  public long maxAssetBytes() {
+    return maxAssetBytes;
+  }
+
+  public long maxRequestBytes() {
+    return maxRequestBytes;
+  }
+
+  public String transactionalId() {
+    return transactionalId;
+  }
+
+  public int eventsPartitions() {
+    return eventsPartitions;
+  }
+
+  public int telemetryPartitions() {
+    return telemetryPartitions;
+  }
+
+  public Duration telemetryRetention() {
+    return telemetryRetention;
+  }
+
+  public String postgresUrl() {
+    return postgresUrl;
+  }
+
+  @Override
+  public String toString() {
+    return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", topicPrefix=" + topicPrefix + ", controlPort="
+        + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
+        + ", transactionalId=" + transactionalId + ", adminToken=<redacted>, masterKey="
+        + (masterKey == null ? "none" : "<redacted>") + "}";
+  }
+}

@@ -1,0 +1,98 @@
+package dev.updraft.controlplane.api;
+
+import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.commands.Commands;
+import dev.updraft.controlplane.commands.Tokens;
+import dev.updraft.controlplane.state.ControlState;
+import dev.updraft.controlplane.state.TokenRef;
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
+import java.security.MessageDigest;
+import java.util.function.Supplier;
+
+/**
+ * Bearer-token authentication and authorization. The bootstrap admin token comes from configuration;
+ * per-app tokens are looked up by the SHA-256 of the presented secret in the state's token index and
+ * compared in constant time. 401 without a valid token, 403 for another app's token or a lower role.
+ * Thread-safe.
+ */
+final class Auth {
+  private final String adminSha256;
+  private final Supplier<ControlState> state;
+
+  Auth(String adminToken, Supplier<ControlState> state) {
+    this.adminSha256 = Tokens.sha256Hex(adminToken);
+    this.state = state;
+  }
+
+  /** The caller, or 401. */
+  Principal authenticate(RoutingContext rc) {
+    Principal cached = rc.get(Principal.KEY);
+    if (cached != null) {
+      return cached;
+    }
+    String h = rc.request().getHeader("authorization");
+    if (h == null || h.isBlank()) {
+      throw new ApiException(
+          401, "unauthorized", "missing token: send Authorization: Bearer <token> (the admin token, or one from `updraft tokens create`)");
+    }
+    String t = h.trim();
+    if (t.length() < 7 || !t.substring(0, 7).equalsIgnoreCase("bearer ")) {
+      throw new ApiException(401, "unauthorized", "the Authorization header must be 'Bearer <token>'");
+    }
+    String token = t.substring(7).trim();
+    Principal p;
+    String sha = Tokens.sha256Hex(token);
+    if (MessageDigest.isEqual(sha.getBytes(java.nio.charset.StandardCharsets.US_ASCII), adminSha256.getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
+      p = new Principal(Commands.ACTOR_ADMIN, true, null, Role.ADMIN);
+    } else {
+      TokenRef ref = state.get().tokensBySha256().get(sha);
+      if (ref == null || !Tokens.matches(token, sha) || Role.of(ref.role()) == null) {
+        throw new ApiException(401, "unauthorized", "invalid or revoked token");
+      }
+      p = new Principal(ref.tokenId(), false, ref.appId(), Role.of(ref.role()));
+    }
+    rc.put(Principal.KEY, p);
+    return p;
+  }
+
+  /** A handler requiring {@code role} on the app in path parameter {@code app}. */
+  Handler<RoutingContext> require(Role role) {
+    return rc -> {
+      Principal p = authenticate(rc);
+      String app = rc.pathParam("app");
+      if (app == null) {
+        throw new IllegalStateException("authorize(role) used on a route without an :app parameter: " + rc.currentRoute().getPath());
+      }
+      if (!p.mayActOn(app)) {
+        throw new ApiException(
+            403, "forbidden", "this token belongs to app " + p.appId() + "; it cannot act on app " + app);
+      }
+      if (!p.role().allows(role)) {
+        throw new ApiException(
+            403, "forbidden", "this token has role " + p.role().wireName() + "; this needs role " + role.wireName()
+                + (role == Role.ADMIN ? "" : " or admin"));
+      }
+      rc.next();
+    };
+  }
+
+  /** A handler requiring the bootstrap admin token. */
+  Handler<RoutingContext> requireBootstrapAdmin() {
+    return rc -> {
+      Principal p = authenticate(rc);
+      if (!p.bootstrapAdmin()) {
+        throw new ApiException(403, "forbidden", "only the control plane's admin token may do this (app tokens act on their own app)");
+      }
+      rc.next();
+    };
+  }
+
+  /** A handler requiring any valid token. */
+  Handler<RoutingContext> requireAny() {
+    return rc -> {
+      authenticate(rc);
+      rc.next();
+    };
+  }
+}

@@ -1,0 +1,284 @@
+package dev.updraft.controlplane.commands;
+
+import dev.updraft.controlplane.log.EventLog;
+import dev.updraft.controlplane.log.LogWriteException;
+import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.ControlState;
+import dev.updraft.controlplane.state.StateFold;
+import dev.updraft.events.Decoded;
+import dev.updraft.events.EventCodec;
+import dev.updraft.events.EventEnvelope;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs commands one at a time on one thread that owns the {@link EventLog}: decide against the current
+ * state, append the planned events in one transaction, read them back, fold them, answer. The state is
+ * an immutable {@link ControlState} published through a volatile field, so readers on any thread see a
+ * consistent image and the writer's own answers reflect its write.
+ *
+ * <p>Failure handling: when another instance fences this one, every later command is refused with 503
+ * {@code fenced} and {@link #health()} turns {@link Health#FENCED}; when a commit's outcome is unknown
+ * the instance stops writing ({@link Health#BROKEN}) because only a replay can tell what happened (a
+ * restart replays; an idempotency key makes the publisher's retry safe).
+ */
+public final class CommandProcessor implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CommandProcessor.class);
+  private static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Whether this instance may write. */
+  public enum Health {
+    STARTING,
+    OK,
+    FENCED,
+    BROKEN,
+    CLOSED
+  }
+
+  private final EventLog log;
+  private final Clock clock;
+  private final MeterRegistry metrics;
+  private final Runnable afterCommit;
+  private final ThreadPoolExecutor thread;
+  private final Counter malformed;
+  private final Counter appended;
+  private volatile ControlState state = ControlState.EMPTY;
+  private volatile Health health = Health.STARTING;
+  private volatile String healthReason = "starting: replaying the event log";
+
+  /**
+   * @param afterCommit nullable test hook run after a commit and before the read-back; if it throws, the
+   *     instance behaves as after a crash between commit and answer
+   */
+  public CommandProcessor(EventLog log, Clock clock, MeterRegistry metrics, Runnable afterCommit) {
+    this.log = log;
+    this.clock = clock;
+    this.metrics = metrics;
+    this.afterCommit = afterCommit;
+    this.thread =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(1000),
+            r -> {
+              Thread t = new Thread(r, "updraft-commands");
+              t.setDaemon(true);
+              return t;
+            });
+    this.malformed = Counter.builder("updraft_control_events_malformed_total").description("records in updraft.events that are not events").register(metrics);
+    this.appended = Counter.builder("updraft_control_events_appended_total").description("events appended by this instance").register(metrics);
+    metrics.gauge("updraft_control_apps", this, p -> p.state.apps().size());
+    metrics.gauge("updraft_control_writable", this, p -> p.health == Health.OK ? 1 : 0);
+  }
+
+  /** The current state (never null). */
+  public ControlState state() {
+    return state;
+  }
+
+  public Health health() {
+    return health;
+  }
+
+  /** Why the instance is not {@link Health#OK}, for {@code /healthz}. */
+  public String healthReason() {
+    return healthReason;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  /**
+   * Runs {@code prepare} (topics, writer) and then the replay, on the command thread.
+   *
+   * @return completes once the state has caught up with the log
+   */
+  public Future<Void> start(Vertx vertx, Callable<Void> prepare, Duration replayTimeout) {
+    return onThread(
+        vertx,
+        () -> {
+          prepare.call();
+          long n = log.replay(this::fold, replayTimeout);
+          health = Health.OK;
+          healthReason = "ok";
+          LOG.info("control plane caught up: records={} apps={}", n, state.apps().size());
+          return null;
+        });
+  }
+
+  /** Submits a command; the future fails with {@link CommandException} when it is refused. */
+  public <T> Future<T> submit(Vertx vertx, String name, Decision<T> decision) {
+    Timer.Sample sample = Timer.start(metrics);
+    Future<T> f = onThread(vertx, () -> run(decision));
+    return f.andThen(
+        ar -> {
+          String outcome =
+              ar.succeeded()
+                  ? "ok"
+                  : ar.cause() instanceof CommandException && ((CommandException) ar.cause()).status() < 500
+                      ? "rejected"
+                      : "failed";
+          metrics.counter("updraft_control_commands_total", "command", name, "outcome", outcome).increment();
+          sample.stop(metrics.timer("updraft_control_command_seconds", "command", name, "outcome", outcome));
+        });
+  }
+
+  private <T> Future<T> onThread(Vertx vertx, Callable<T> work) {
+    Context ctx = vertx.getOrCreateContext();
+    Promise<T> promise = Promise.promise();
+    try {
+      thread.execute(
+          () -> {
+            T result;
+            try {
+              result = work.call();
+            } catch (Throwable t) {
+              if (!(t instanceof CommandException)) {
+                LOG.error("command failed", t);
+              }
+              ctx.runOnContext(v -> promise.fail(t));
+              return;
+            }
+            ctx.runOnContext(v -> promise.complete(result));
+          });
+    } catch (RejectedExecutionException e) {
+      promise.fail(
+          new CommandException(
+              503, health == Health.CLOSED ? "closed" : "busy",
+              health == Health.CLOSED
+                  ? "the control plane is shutting down; retry against another instance"
+                  : "too many commands waiting (1000); retry shortly"));
+    }
+    return promise.future();
+  }
+
+  private <T> T run(Decision<T> decision) throws CommandException {
+    switch (health) {
+      case FENCED:
+        throw new CommandException(
+            503, "fenced", "this control plane instance was replaced by a newer one (" + healthReason + "); retry: your request reaches the active instance");
+      case BROKEN:
+        throw new CommandException(
+            503, "unavailable", "this control plane instance stopped writing (" + healthReason + "); it must be restarted");
+      case OK:
+        break;
+      default:
+        throw new CommandException(503, "unavailable", "the control plane is " + health.name().toLowerCase() + "; retry shortly");
+    }
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    ControlState before = state;
+    Plan<T> plan = decision.decide(before, now);
+    if (plan.events().isEmpty()) {
+      return plan.result().apply(before);
+    }
+    List<EventEnvelope> envelopes = new ArrayList<>();
+    Map<String, Long> next = new HashMap<>();
+    for (NewEvent ne : plan.events()) {
+      AppState app = before.app(ne.appId());
+      long seq = next.getOrDefault(ne.appId(), app == null ? 0 : app.lastSequence()) + 1;
+      next.put(ne.appId(), seq);
+      envelopes.add(EventEnvelope.of(ne.appId(), seq, now, ne.actor(), ne.payload()));
+    }
+    List<RecordMetadata> written;
+    try {
+      written = log.append(envelopes);
+    } catch (LogWriteException e) {
+      throw refuse(e);
+    }
+    appended.increment(envelopes.size());
+    if (afterCommit != null) {
+      try {
+        afterCommit.run();
+      } catch (RuntimeException e) {
+        health = Health.BROKEN;
+        healthReason = "stopped after commit: " + e.getMessage();
+        throw new CommandException(503, "unavailable", "the control plane stopped before answering: " + e.getMessage());
+      }
+    }
+    try {
+      log.awaitOwn(written, this::fold, READ_BACK_TIMEOUT);
+    } catch (LogWriteException e) {
+      throw refuse(e);
+    }
+    return plan.result().apply(state);
+  }
+
+  private CommandException refuse(LogWriteException e) {
+    switch (e.kind()) {
+      case FENCED:
+        health = Health.FENCED;
+        healthReason = e.getMessage();
+        LOG.warn("fenced: {}", e.getMessage());
+        return new CommandException(
+            503, "fenced", "this control plane instance was replaced by a newer one (" + e.getMessage() + "); nothing was written; retry: your request reaches the active instance");
+      case ABORTED:
+        LOG.warn("append aborted: {}", e.getMessage());
+        return new CommandException(503, "log-unavailable", "the event log is unavailable (" + e.getMessage() + "); nothing was written; retry");
+      default:
+        health = Health.BROKEN;
+        healthReason = e.getMessage();
+        LOG.error("append outcome unknown, instance stops writing: {}", e.getMessage(), e);
+        return new CommandException(
+            503, "unavailable", "the event log did not confirm the write (" + e.getMessage() + "); this instance stops writing; retry with the same idempotency key after it restarts");
+    }
+  }
+
+  /** Folds one record read from the log (replay or read-back). Command thread only. */
+  private void fold(ConsumerRecord<String, byte[]> r) {
+    Decoded d = EventCodec.decode(r.value());
+    if (d instanceof Decoded.Known) {
+      state = StateFold.apply(state, ((Decoded.Known) d).envelope());
+    } else if (d instanceof Decoded.Unknown) {
+      Decoded.Unknown u = (Decoded.Unknown) d;
+      LOG.warn("event of unknown type={} schemaVersion={} appId={} sequence={} at partition={} offset={}", u.type(), u.schemaVersion(), u.appId(), u.sequence(), r.partition(), r.offset());
+      state = StateFold.applyUnknown(state, u);
+    } else {
+      malformed.increment();
+      LOG.error("skipping malformed record partition={} offset={}: {}", r.partition(), r.offset(), ((Decoded.Malformed) d).reason());
+    }
+  }
+
+  /** Stops taking commands, lets the running one finish, closes the log. Blocking. */
+  @Override
+  public void close() {
+    if (health != Health.FENCED && health != Health.BROKEN) {
+      health = Health.CLOSED;
+      healthReason = "closed";
+    }
+    thread.shutdown();
+    try {
+      if (!thread.awaitTermination(30, TimeUnit.SECONDS)) {
+        thread.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      thread.shutdownNow();
+    }
+    log.close();
+  }
+}

@@ -1,0 +1,321 @@
+package dev.updraft.controlplane.log;
+
+import dev.updraft.events.EventCodec;
+import dev.updraft.events.EventEnvelope;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane's connection to {@code updraft.events}. Not thread-safe: one thread (the command
+ * thread) owns it.
+ *
+ * <p>Writes go through a transactional producer with a fixed {@code transactional.id}: starting another
+ * instance with the same id ({@code initTransactions}) fences this one, whose next append fails with
+ * {@link LogWriteException.Kind#FENCED}. {@code initTransactions} also completes any transaction a
+ * predecessor left open, so the replay that follows sees everything that was committed.
+ *
+ * <p>Reads use one {@code read_committed} consumer assigned to every partition (no consumer group).
+ * State changes only by reading: after a commit the writer reads its own records back
+ * ({@link #awaitOwn}) and folds them like any replayed record. It waits for the records' offsets
+ * rather than for the end offsets, because commit markers are written after {@code commitTransaction}
+ * returns.
+ */
+public final class EventLog implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
+
+  private final String bootstrap;
+  private final String topic;
+  private final String transactionalId;
+  private KafkaProducer<String, byte[]> producer;
+  private KafkaConsumer<String, byte[]> consumer;
+  private List<TopicPartition> partitions = List.of();
+
+  public EventLog(String bootstrap, String eventsTopic, String transactionalId) {
+    this.bootstrap = bootstrap;
+    this.topic = eventsTopic;
+    this.transactionalId = transactionalId;
+  }
+
+  public String topic() {
+    return topic;
+  }
+
+  /** Creates the topics when missing. Existing topics are left as they are. */
+  public void ensureTopics(List<NewTopic> topics, Duration timeout) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 15_000));
+    try (Admin admin = Admin.create(p)) {
+      for (NewTopic t : topics) {
+        try {
+          admin.createTopics(List.of(t)).all().get();
+          LOG.info("created topic={} partitions={} configs={}", t.name(), t.numPartitions(), t.configs());
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw new IllegalStateException(
+                "cannot create topic=" + t.name() + " at bootstrap=" + bootstrap + ": " + e.getCause().getMessage(), e.getCause());
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topics", e);
+    }
+  }
+
+  /** Creates the producer and fences any earlier writer with the same transactional id. */
+  public void startWriter(Duration timeout) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) timeout.toMillis());
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-" + UUID.randomUUID().toString().substring(0, 8));
+    producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    producer.initTransactions();
+    LOG.info("event writer ready transactionalId={} topic={}", transactionalId, topic);
+  }
+
+  /**
+   * Reads the log from offset 0 to its end as of now, handing every record to {@code sink}.
+   *
+   * @return the number of records read
+   */
+  public long replay(Consumer<ConsumerRecord<String, byte[]>> sink, Duration timeout) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, transactionalId + "-reader-" + UUID.randomUUID().toString().substring(0, 8));
+    consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<PartitionInfo> infos = List.of();
+    while (infos.isEmpty()) {
+      infos = consumer.partitionsFor(topic, Duration.ofSeconds(5));
+      if (infos.isEmpty()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("topic=" + topic + " has no partitions at bootstrap=" + bootstrap);
+        }
+        sleepQuietly(100);
+      }
+    }
+    List<TopicPartition> tps = new ArrayList<>();
+    for (PartitionInfo i : infos) {
+      tps.add(new TopicPartition(topic, i.partition()));
+    }
+    partitions = List.copyOf(tps);
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
+    Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+    long n = 0;
+    while (!reached(end)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "replay of topic=" + topic + " did not reach the end offsets=" + end + " within " + timeout + " (read " + n + " records)");
+      }
+      ConsumerRecords<String, byte[]> rs = consumer.poll(Duration.ofMillis(200));
+      for (ConsumerRecord<String, byte[]> r : rs) {
+        sink.accept(r);
+        n++;
+      }
+    }
+    LOG.info("replayed topic={} records={} endOffsets={}", topic, n, end);
+    return n;
+  }
+
+  /**
+   * Appends {@code events} atomically (one transaction).
+   *
+   * @return where each record landed, in order
+   */
+  public List<RecordMetadata> append(List<EventEnvelope> events) throws LogWriteException {
+    if (producer == null) {
+      throw new LogWriteException(LogWriteException.Kind.FENCED, "the event writer is closed", null);
+    }
+    boolean committing = false;
+    try {
+      producer.beginTransaction();
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
+      for (EventEnvelope e : events) {
+        sent.add(producer.send(new ProducerRecord<>(topic, e.appId(), EventCodec.encode(e))));
+      }
+      committing = true;
+      commitWithRetries();
+      List<RecordMetadata> out = new ArrayList<>();
+      for (Future<RecordMetadata> f : sent) {
+        out.add(f.get());
+      }
+      return out;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "interrupted while appending", e);
+    } catch (ExecutionException | KafkaException e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      if (fenced(cause)) {
+        closeProducerQuietly();
+        throw new LogWriteException(
+            LogWriteException.Kind.FENCED,
+            "another control plane with transactionalId=" + transactionalId + " has taken over the event log",
+            cause);
+      }
+      if (committing && cause instanceof TimeoutException) {
+        throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "commit timed out: " + cause.getMessage(), cause);
+      }
+      try {
+        producer.abortTransaction();
+      } catch (KafkaException abortFailure) {
+        if (fenced(abortFailure)) {
+          closeProducerQuietly();
+          throw new LogWriteException(
+              LogWriteException.Kind.FENCED,
+              "another control plane with transactionalId=" + transactionalId + " has taken over the event log",
+              abortFailure);
+        }
+        throw new LogWriteException(
+            LogWriteException.Kind.UNCERTAIN, "append failed and could not be aborted: " + cause.getMessage(), cause);
+      }
+      throw new LogWriteException(LogWriteException.Kind.ABORTED, "append failed, nothing written: " + cause.getMessage(), cause);
+    }
+  }
+
+  private void commitWithRetries() {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        producer.commitTransaction();
+        return;
+      } catch (TimeoutException e) {
+        if (attempt >= 3) {
+          throw e;
+        }
+        LOG.warn("commit timed out (attempt {}), retrying: {}", attempt, e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Reads until every record in {@code written} has been read back (handing everything read to
+   * {@code sink}, in order).
+   */
+  public void awaitOwn(List<RecordMetadata> written, Consumer<ConsumerRecord<String, byte[]>> sink, Duration timeout)
+      throws LogWriteException {
+    Map<TopicPartition, Long> need = new HashMap<>();
+    for (RecordMetadata m : written) {
+      need.merge(new TopicPartition(m.topic(), m.partition()), m.offset() + 1, Math::max);
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!reached(need)) {
+      if (System.nanoTime() > deadline) {
+        throw new LogWriteException(
+            LogWriteException.Kind.UNCERTAIN,
+            "committed records were not readable within " + timeout + ": need offsets=" + need,
+            null);
+      }
+      ConsumerRecords<String, byte[]> rs = consumer.poll(Duration.ofMillis(50));
+      for (ConsumerRecord<String, byte[]> r : rs) {
+        sink.accept(r);
+      }
+    }
+  }
+
+  private boolean reached(Map<TopicPartition, Long> targets) {
+    for (Map.Entry<TopicPartition, Long> t : targets.entrySet()) {
+      if (consumer.position(t.getKey()) < t.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean fenced(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof ProducerFencedException
+          || c instanceof InvalidProducerEpochException
+          || c instanceof FencedInstanceIdException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void closeProducerQuietly() {
+    if (producer != null) {
+      try {
+        producer.close(Duration.ZERO);
+      } catch (RuntimeException e) {
+        LOG.debug("closing fenced producer: {}", e.toString());
+      }
+      producer = null;
+    }
+  }
+
+  private static void sleepQuietly(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (producer != null) {
+      try {
+        producer.close(Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        LOG.warn("closing producer: {}", e.toString());
+      }
+      producer = null;
+    }
+    if (consumer != null) {
+      try {
+        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+      } catch (RuntimeException e) {
+        LOG.warn("closing consumer: {}", e.toString());
+      }
+      consumer = null;
+    }
+  }
+}

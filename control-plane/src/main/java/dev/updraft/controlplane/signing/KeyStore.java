@@ -1,0 +1,191 @@
+package dev.updraft.controlplane.signing;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where apps' private signing keys live: a directory only its owner can read ({@code 0700}), one file
+ * per app and certificate ({@code <app>/<certificate sha256>.key}, {@code 0600}) holding the key as
+ * PKCS#8 PEM, or, with a master key, sealed with AES-256-GCM (random 96-bit nonce, the app id and
+ * certificate hash as associated data, so a sealed file cannot be moved to another app).
+ *
+ * <p>Files are keyed by certificate so that replaying the event log finds the key each
+ * {@code signing-key.registered} event refers to. Every control-plane instance that may become the
+ * writer needs the same directory (a shared volume or a secret mount) and the same master key.
+ * Thread-safe; loaded keys are cached.
+ */
+public final class KeyStore {
+  private static final Logger LOG = LoggerFactory.getLogger(KeyStore.class);
+  private static final String SEALED_HEADER = "updraft-sealed-key-v1";
+  private static final Pattern SAFE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
+  private static final Pattern HEX = Pattern.compile("[0-9a-f]{64}");
+  private static final Set<PosixFilePermission> DIR_PERMS = PosixFilePermissions.fromString("rwx------");
+  private static final Set<PosixFilePermission> FILE_PERMS = PosixFilePermissions.fromString("rw-------");
+
+  private final Path dir;
+  private final byte[] masterKey;
+  private final boolean posix;
+  private final SecureRandom random = new SecureRandom();
+  private final Map<String, PrivateKey> cache = new ConcurrentHashMap<>();
+
+  /**
+   * Opens (creating it when missing) the key store at {@code dir}.
+   *
+   * @param masterKey nullable: 32 bytes; when given, new keys are sealed with it
+   */
+  public KeyStore(Path dir, byte[] masterKey) throws IOException {
+    this.dir = dir;
+    this.masterKey = masterKey == null ? null : masterKey.clone();
+    this.posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    ensureDirectory(dir);
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  /** Stores the key of {@code appId}'s certificate {@code certSha256} (overwrites the same pair). */
+  public void save(String appId, String certSha256, PrivateKey key) throws IOException {
+    Path file = file(appId, certSha256);
+    ensureDirectory(file.getParent());
+    String pem = PemKeys.toPkcs8Pem(key);
+    byte[] content = masterKey == null ? pem.getBytes(StandardCharsets.US_ASCII) : seal(appId, certSha256, pem);
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp-" + Long.toHexString(random.nextLong()));
+    if (posix) {
+      Files.createFile(tmp, PosixFilePermissions.asFileAttribute(FILE_PERMS));
+    } else {
+      Files.createFile(tmp);
+    }
+    try {
+      Files.write(tmp, content);
+      try {
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+    cache.put(appId + "/" + certSha256, key);
+  }
+
+  /**
+   * The key of {@code appId}'s certificate {@code certSha256}, or null when the store has no such file.
+   *
+   * @throws IllegalStateException when the file exists but cannot be opened (sealed without a master
+   *     key, wrong master key, corrupt); the message names the file
+   */
+  public PrivateKey load(String appId, String certSha256) {
+    String id = appId + "/" + certSha256;
+    PrivateKey cached = cache.get(id);
+    if (cached != null) {
+      return cached;
+    }
+    Path file = file(appId, certSha256);
+    byte[] content;
+    try {
+      content = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read signing key file=" + file + ": " + e.getMessage(), e);
+    }
+    String text = new String(content, StandardCharsets.US_ASCII);
+    String pem;
+    if (text.startsWith(SEALED_HEADER)) {
+      if (masterKey == null) {
+        throw new IllegalStateException(
+            "signing key file=" + file + " is sealed; start the control plane with the --master-key it was sealed with");
+      }
+      pem = unseal(appId, certSha256, text, file);
+    } else {
+      pem = text;
+    }
+    try {
+      PrivateKey key = PemKeys.parsePrivateKey(pem);
+      cache.put(id, key);
+      return key;
+    } catch (KeyMaterialException e) {
+      throw new IllegalStateException("signing key file=" + file + " is corrupt: " + e.getMessage(), e);
+    }
+  }
+
+  private Path file(String appId, String certSha256) {
+    if (!SAFE.matcher(appId).matches() || !HEX.matcher(certSha256).matches()) {
+      throw new IllegalArgumentException("bad key store address appId=" + appId + " certSha256=" + certSha256);
+    }
+    return dir.resolve(appId).resolve(certSha256 + ".key");
+  }
+
+  private byte[] seal(String appId, String certSha256, String pem) {
+    try {
+      byte[] nonce = new byte[12];
+      random.nextBytes(nonce);
+      Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+      c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(masterKey, "AES"), new GCMParameterSpec(128, nonce));
+      c.updateAAD(aad(appId, certSha256));
+      byte[] ct = c.doFinal(pem.getBytes(StandardCharsets.US_ASCII));
+      byte[] all = new byte[nonce.length + ct.length];
+      System.arraycopy(nonce, 0, all, 0, nonce.length);
+      System.arraycopy(ct, 0, all, nonce.length, ct.length);
+      return (SEALED_HEADER + "\n" + Base64.getEncoder().encodeToString(all) + "\n").getBytes(StandardCharsets.US_ASCII);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot seal key for appId=" + appId, e);
+    }
+  }
+
+  private String unseal(String appId, String certSha256, String text, Path file) {
+    try {
+      byte[] all = Base64.getDecoder().decode(text.substring(SEALED_HEADER.length()).trim());
+      Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+      c.init(Cipher.DECRYPT_MODE, new SecretKeySpec(masterKey, "AES"), new GCMParameterSpec(128, all, 0, 12));
+      c.updateAAD(aad(appId, certSha256));
+      return new String(c.doFinal(all, 12, all.length - 12), StandardCharsets.US_ASCII);
+    } catch (GeneralSecurityException | IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "cannot unseal signing key file=" + file + ": wrong --master-key or a corrupt file (" + e.getClass().getSimpleName() + ")", e);
+    }
+  }
+
+  private static byte[] aad(String appId, String certSha256) {
+    return ("updraft-key:" + appId + ":" + certSha256).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private void ensureDirectory(Path d) throws IOException {
+    if (!Files.isDirectory(d)) {
+      if (posix) {
+        Files.createDirectories(d, PosixFilePermissions.asFileAttribute(DIR_PERMS));
+      } else {
+        Files.createDirectories(d);
+      }
+    }
+    if (posix) {
+      Set<PosixFilePermission> now = Files.getPosixFilePermissions(d);
+      if (!now.equals(DIR_PERMS)) {
+        LOG.warn("key store directory={} had permissions={}; setting rwx------", d, PosixFilePermissions.toString(now));
+        Files.setPosixFilePermissions(d, DIR_PERMS);
+      }
+    }
+  }
+}

@@ -1,0 +1,244 @@
+package dev.updraft.controlplane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.events.Topics;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import io.vertx.core.Vertx;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every refusal the issue lists, with the status, code and message a publisher sees, and the event log
+ * left exactly as it was (a rejected command appends nothing).
+ */
+@ExtendWith(RealInfrastructure.class)
+class ApiErrorsIT {
+  static Vertx vertx;
+  static ControlPlane cp;
+  static Http admin;
+  static KafkaConsumer<byte[], byte[]> offsets;
+  static List<TopicPartition> partitions;
+  static String readToken;
+  static String publishToken;
+  static String otherAppToken;
+  static String groupId;
+
+  @BeforeAll
+  static void start(Infra infra, @TempDir Path dir) throws Exception {
+    vertx = Vertx.vertx();
+    cp = TestSupport.start(vertx, TestSupport.config(infra, dir, "max-asset-bytes", "2048", "max-request-bytes", "65536"));
+    admin = new Http("http://127.0.0.1:" + cp.port(), TestSupport.ADMIN);
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
+    offsets = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    partitions = new ArrayList<>();
+    for (PartitionInfo i : offsets.partitionsFor(Topics.events(infra.topicPrefix()), Duration.ofSeconds(10))) {
+      partitions.add(new TopicPartition(i.topic(), i.partition()));
+    }
+    assertThat(admin.post("/v1/apps", Map.of("appId", "errors")).status()).isEqualTo(201);
+    assertThat(admin.post("/v1/apps", Map.of("appId", "errors-other")).status()).isEqualTo(201);
+    readToken = admin.post("/v1/apps/errors/tokens", Map.of("role", "read")).json().get("token").asText();
+    publishToken = admin.post("/v1/apps/errors/tokens", Map.of("role", "publish")).json().get("token").asText();
+    otherAppToken = admin.post("/v1/apps/errors-other/tokens", Map.of("role", "admin")).json().get("token").asText();
+    // one small publish of update-1's iOS bundle... too big for the 2 KiB limit, so publish the assets-only layout
+    Path export = smallExport(dir.resolve("small"));
+    ExportFixture.upload(admin, "errors", export);
+    Http.Resp p1 = admin.post("/v1/apps/errors/updates", ExportFixture.publishBody(export, "main", "1"));
+    assertThat(p1.status()).as(p1.toString()).isEqualTo(201);
+    groupId = p1.json().get("groupId").asText();
+  }
+
+  /** An export in the pre-SDK-50 layout ({@code bundles/}) with tiny files, under the test's asset limit. */
+  static Path smallExport(Path dir) throws Exception {
+    Files.createDirectories(dir.resolve("bundles"));
+    Files.createDirectories(dir.resolve("assets"));
+    Files.writeString(dir.resolve("bundles/ios-0123.js"), "console.log('ios');");
+    Files.writeString(dir.resolve("bundles/android-4567.js"), "console.log('android');");
+    byte[] png = Files.readAllBytes(Fixtures.update1().resolve("assets/d9f444efbdfbe7931aa93beada07318a"));
+    Files.write(dir.resolve("assets/d9f444efbdfbe7931aa93beada07318a"), png);
+    Files.writeString(
+        dir.resolve("metadata.json"),
+        "{\"version\":0,\"bundler\":\"metro\",\"fileMetadata\":{"
+            + "\"ios\":{\"bundle\":\"bundles/ios-0123.js\",\"assets\":[{\"path\":\"assets/d9f444efbdfbe7931aa93beada07318a\",\"ext\":\"png\"}]},"
+            + "\"android\":{\"bundle\":\"bundles/android-4567.js\",\"assets\":[{\"path\":\"assets/d9f444efbdfbe7931aa93beada07318a\",\"ext\":\"png\"}]}}}");
+    return dir;
+  }
+
+  @AfterAll
+  static void stop() {
+    offsets.close();
+    TestSupport.await(cp.close());
+    TestSupport.await(vertx.close());
+  }
+
+  /** Sends a bad request and checks the refusal and that the log did not move. */
+  private static void refused(Supplier<Http.Resp> call, int status, String code, String messagePart) {
+    Map<TopicPartition, Long> before = offsets.endOffsets(partitions);
+    Http.Resp r = call.get();
+    assertThat(r.status()).as(r.toString()).isEqualTo(status);
+    assertThat(r.header("content-type")).startsWith("application/json");
+    assertThat(r.errorCode()).as(r.toString()).isEqualTo(code);
+    assertThat(r.errorMessage()).as(r.toString()).contains(messagePart);
+    assertThat(offsets.endOffsets(partitions)).isEqualTo(before);
+  }
+
+  private static ObjectNode publishBody() throws Exception {
+    return ExportFixture.publishBody(smallExport(Files.createTempDirectory("small")), "main", "1");
+  }
+
+  @Test
+  void refusesRequestsWithoutAValidToken() {
+    refused(() -> admin.as(null).get("/v1/apps/errors"), 401, "unauthorized", "Authorization: Bearer");
+    refused(() -> admin.as("updraft_not-a-real-token").post("/v1/apps/errors/updates", Map.of()), 401, "unauthorized", "invalid or revoked");
+    Http.Resp issued = admin.post("/v1/apps/errors/tokens", Map.of("role", "publish", "label", "to revoke"));
+    String t = issued.json().get("token").asText();
+    String id = issued.json().get("tokenId").asText();
+    assertThat(admin.as(t).get("/v1/apps/errors").status()).isEqualTo(200);
+    assertThat(admin.delete("/v1/apps/errors/tokens/" + id).status()).isEqualTo(200);
+    refused(() -> admin.as(t).get("/v1/apps/errors"), 401, "unauthorized", "invalid or revoked");
+    refused(() -> admin.delete("/v1/apps/errors/tokens/tok_000000000000"), 404, "token-not-found", "tok_000000000000");
+  }
+
+  @Test
+  void refusesTokensOfAnotherAppOrWithTooLowARole() throws Exception {
+    refused(() -> admin.as(otherAppToken).get("/v1/apps/errors/updates"), 403, "forbidden", "belongs to app errors-other");
+    refused(() -> admin.as(readToken).post("/v1/apps/errors/updates", Map.of()), 403, "forbidden", "role read");
+    refused(() -> admin.as(publishToken).post("/v1/apps/errors/tokens", Map.of("role", "admin")), 403, "forbidden", "needs role admin");
+    refused(() -> admin.as(otherAppToken).post("/v1/apps", Map.of("appId", "sneaky")), 403, "forbidden", "admin token");
+    // an app token sees its own app only
+    assertThat(admin.as(readToken).get("/v1/apps").json().get("items")).hasSize(1);
+    assertThat(admin.as(readToken).get("/v1/apps/errors/updates").status()).isEqualTo(200);
+  }
+
+  @Test
+  void answersNotFoundForUnknownAppsGroupsCertificatesAndRoutes() {
+    refused(() -> admin.get("/v1/apps/nope"), 404, "app-not-found", "no app nope");
+    refused(() -> admin.post("/v1/apps/nope/updates", Map.of()), 404, "app-not-found", "no app nope");
+    refused(() -> admin.get("/v1/apps/errors/updates/00000000-0000-4000-8000-000000000000"), 404, "update-not-found", "00000000-0000-4000-8000-000000000000");
+    refused(() -> admin.get("/v1/apps/errors/certificate"), 404, "certificate-not-found", "updraft keys register");
+    refused(() -> admin.get("/v1/nothing-here"), 404, "not-found", "/v1/nothing-here");
+    refused(
+        () -> admin.post("/v1/apps/errors/rollbacks", Map.of("branch", "main", "runtimeVersion", "1", "toGroupId", "00000000-0000-4000-8000-000000000000")),
+        404, "update-not-found", "no update group");
+  }
+
+  @Test
+  void answersConflictForDuplicatesAndRolloutRules() throws Exception {
+    refused(() -> admin.post("/v1/apps", Map.of("appId", "errors")), 409, "app-exists", "already exists");
+    refused(() -> admin.post("/v1/apps/errors/updates/" + groupId + "/rollout/finish", Map.of()), 409, "not-a-rollout", "not published as a rollout");
+    ObjectNode b = publishBody();
+    b.put("branch", "canary");
+    b.put("rolloutPercentage", 10);
+    Http.Resp r = admin.post("/v1/apps/errors/updates", b);
+    assertThat(r.status()).as(r.toString()).isEqualTo(201);
+    ObjectNode again = publishBody();
+    again.put("branch", "canary");
+    refused(() -> admin.post("/v1/apps/errors/updates", again), 409, "rollout-in-progress", "finish or revert it first");
+    refused(
+        () -> admin.post("/v1/apps/errors/rollbacks", Map.of("branch", "canary", "runtimeVersion", "1", "embedded", true)),
+        409, "rollout-in-progress", r.json().get("groupId").asText());
+    assertThat(admin.post("/v1/apps/errors/updates/" + r.json().get("groupId").asText() + "/rollout/finish", Map.of()).status()).isEqualTo(200);
+    refused(
+        () -> admin.post("/v1/apps/errors/updates/" + r.json().get("groupId").asText() + "/rollout/revert", Map.of()),
+        409, "rollout-not-active", "already finished");
+  }
+
+  @Test
+  void refusesBodiesAboveTheLimits() {
+    byte[] big = new byte[3000];
+    refused(
+        () -> admin.putBytes("/v1/apps/errors/assets/" + ExportFixture.sha256(big), big, "application/octet-stream"),
+        413, "too-large", "limit of 2048 bytes");
+    String huge = "{\"branch\":\"" + "x".repeat(70_000) + "\"}";
+    refused(() -> admin.post("/v1/apps/errors/updates", huge), 413, "too-large", "65536");
+  }
+
+  @Test
+  void refusesBadPublishInputNamingTheProblem() throws Exception {
+    ObjectNode malformed = publishBody();
+    malformed.set("metadata", Http.JSON.readTree("{\"version\":0}"));
+    refused(() -> admin.post("/v1/apps/errors/updates", malformed), 400, "malformed-metadata", "no fileMetadata");
+
+    ObjectNode escaping = publishBody();
+    ((ObjectNode) escaping.get("metadata").get("fileMetadata").get("ios")).put("bundle", "../../etc/passwd");
+    refused(() -> admin.post("/v1/apps/errors/updates", escaping), 400, "bad-path", "escapes the export folder");
+
+    ObjectNode missing = publishBody();
+    ((ObjectNode) missing.get("files")).remove("bundles/android-4567.js");
+    refused(() -> admin.post("/v1/apps/errors/updates", missing), 400, "missing-file", "bundles/android-4567.js");
+
+    ObjectNode notUploaded = publishBody();
+    ((ObjectNode) notUploaded.get("files").get("bundles/ios-0123.js")).put("sha256", "ab".repeat(32));
+    refused(() -> admin.post("/v1/apps/errors/updates", notUploaded), 400, "asset-not-uploaded", "was never uploaded");
+
+    ObjectNode wrongSize = publishBody();
+    ((ObjectNode) wrongSize.get("files").get("bundles/ios-0123.js")).put("size", 5);
+    refused(() -> admin.post("/v1/apps/errors/updates", wrongSize), 400, "size-mismatch", "bundles/ios-0123.js");
+
+    ObjectNode web = publishBody();
+    web.putArray("platforms").add("web");
+    refused(() -> admin.post("/v1/apps/errors/updates", web), 400, "unknown-platform", "'web'");
+
+    ObjectNode empty = publishBody();
+    empty.put("runtimeVersion", "");
+    refused(() -> admin.post("/v1/apps/errors/updates", empty), 400, "empty-runtime-version", "runtime version");
+
+    ObjectNode pct = publishBody();
+    pct.put("rolloutPercentage", 150);
+    refused(() -> admin.post("/v1/apps/errors/updates", pct), 400, "invalid-percentage", "between 0 and 100");
+
+    refused(() -> admin.post("/v1/apps/errors/updates", "{not json"), 400, "bad-json", "not valid JSON");
+    refused(() -> admin.post("/v1/apps", Map.of("appId", "Bad_Id")), 400, "invalid-app-id", "lower-case slug");
+    refused(() -> admin.post("/v1/apps/errors/tokens", Map.of("role", "owner")), 400, "invalid-role", "read, publish or admin");
+  }
+
+  @Test
+  void refusesAnUploadWhoseBytesDoNotHashToItsAddress() {
+    byte[] bytes = "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    String wrong = ExportFixture.sha256("other".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    refused(() -> admin.putBytes("/v1/apps/errors/assets/" + wrong, bytes, "text/plain"), 400, "hash-mismatch", "hash to sha256=" + ExportFixture.sha256(bytes));
+    refused(() -> admin.putBytes("/v1/apps/errors/assets/NOT-HEX", bytes, "text/plain"), 400, "invalid-sha256", "SHA-256");
+  }
+
+  @Test
+  void refusesCertificatesDevicesWouldReject() throws Exception {
+    KeyPair kp = TestCerts.rsa();
+    String key = TestCerts.pem(kp.getPrivate());
+    Instant now = Instant.now();
+    Instant past = now.minus(Duration.ofDays(400));
+    String expired = TestCerts.certificate(kp, past, now.minus(Duration.ofDays(1)), true, true);
+    String noEku = TestCerts.certificate(kp, past, now.plus(Duration.ofDays(400)), true, false);
+    String noDigitalSignature = TestCerts.certificate(kp, past, now.plus(Duration.ofDays(400)), false, true);
+    String good = TestCerts.certificate(kp, past, now.plus(Duration.ofDays(400)), true, true);
+    String otherKey = TestCerts.pem(TestCerts.rsa().getPrivate());
+    refused(() -> admin.put("/v1/apps/errors/signing-key", Map.of("certificatePem", expired, "privateKeyPem", key)), 400, "certificate-expired", "expired");
+    refused(() -> admin.put("/v1/apps/errors/signing-key", Map.of("certificatePem", noEku, "privateKeyPem", key)), 400, "certificate-missing-code-signing", "codeSigning");
+    refused(() -> admin.put("/v1/apps/errors/signing-key", Map.of("certificatePem", noDigitalSignature, "privateKeyPem", key)), 400, "certificate-missing-digital-signature", "digitalSignature");
+    refused(() -> admin.put("/v1/apps/errors/signing-key", Map.of("certificatePem", good, "privateKeyPem", otherKey)), 400, "key-mismatch", "does not belong to the certificate");
+    refused(() -> admin.put("/v1/apps/errors/signing-key", Map.of("certificatePem", "garbage", "privateKeyPem", key)), 400, "invalid-certificate", "PEM");
+    refused(() -> admin.post("/v1/apps", Map.of("appId", "errors-expired", "certificatePem", expired, "privateKeyPem", key)), 400, "certificate-expired", "expired");
+    assertThat(admin.get("/v1/apps/errors-expired").status()).isEqualTo(404);
+  }
+}

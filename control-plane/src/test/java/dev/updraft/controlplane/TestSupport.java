@@ -1,0 +1,131 @@
+package dev.updraft.controlplane;
+
+import dev.updraft.common.Settings;
+import dev.updraft.events.Decoded;
+import dev.updraft.events.EventCodec;
+import dev.updraft.events.EventEnvelope;
+import dev.updraft.events.Topics;
+import dev.updraft.testing.Infra;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/** Starting control planes against the test Kafka and reading the event log back. */
+final class TestSupport {
+  static final String ADMIN = "test-admin-token-0123456789";
+
+  private TestSupport() {}
+
+  /** A configuration on the test's Kafka and topic prefix, any free port, data under {@code dir}. */
+  static ControlPlaneConfig config(Infra infra, Path dir, String... extra) {
+    Map<String, String> flags = new HashMap<>();
+    flags.put("kafka-bootstrap", infra.kafkaBootstrap());
+    flags.put("topic-prefix", infra.topicPrefix());
+    flags.put("control-port", "0");
+    flags.put("bind", "127.0.0.1");
+    flags.put("admin-token", ADMIN);
+    flags.put("data-dir", dir.toString());
+    for (int i = 0; i < extra.length; i += 2) {
+      flags.put(extra[i], extra[i + 1]);
+    }
+    return ControlPlaneConfig.from(Settings.of(flags, Map.of()));
+  }
+
+  static ControlPlane start(Vertx vertx, ControlPlaneConfig config) {
+    return await(ControlPlane.start(vertx, config));
+  }
+
+  static ControlPlane start(Vertx vertx, ControlPlaneConfig config, Hooks hooks) {
+    return await(ControlPlane.start(vertx, config, List.of(), hooks));
+  }
+
+  static <T> T await(Future<T> f) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException) {
+        throw (RuntimeException) e.getCause();
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("timed out", e);
+    }
+  }
+
+  /** Every committed event on the test's events topic (all apps), in partition order. */
+  static List<EventEnvelope> events(Infra infra) {
+    String topic = Topics.events(infra.topicPrefix());
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    List<EventEnvelope> out = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> tps = new ArrayList<>();
+      for (PartitionInfo i : c.partitionsFor(topic, Duration.ofSeconds(10))) {
+        tps.add(new TopicPartition(topic, i.partition()));
+      }
+      c.assign(tps);
+      c.seekToBeginning(tps);
+      Map<TopicPartition, Long> end = c.endOffsets(tps);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        boolean done = true;
+        for (TopicPartition tp : tps) {
+          if (c.position(tp) < end.get(tp)) {
+            done = false;
+          }
+        }
+        if (done) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("could not read topic " + topic + " to its end");
+        }
+        for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(100))) {
+          Decoded d = EventCodec.decode(r.value());
+          if (!(d instanceof Decoded.Known)) {
+            throw new IllegalStateException("not a known event at offset " + r.offset() + ": " + d);
+          }
+          out.add(((Decoded.Known) d).envelope());
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The events of one app, in sequence order. */
+  static List<EventEnvelope> events(Infra infra, String appId) {
+    List<EventEnvelope> out = new ArrayList<>();
+    for (EventEnvelope e : events(infra)) {
+      if (e.appId().equals(appId)) {
+        out.add(e);
+      }
+    }
+    out.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+    return out;
+  }
+
+  static Vertx vertx() {
+    return Vertx.vertx();
+  }
+}

@@ -1,0 +1,61 @@
+package dev.updraft.controlplane.signing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.updraft.testing.Fixtures;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.PrivateKey;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KeyStoreTest {
+  static final String CERT = "c0".repeat(32);
+
+  static PrivateKey key() throws Exception {
+    return PemKeys.parsePrivateKey(Files.readString(Fixtures.privateKeyPkcs1Pem()));
+  }
+
+  @Test
+  void keepsKeysInAnOwnerOnlyDirectoryAndFiles(@TempDir Path dir) throws Exception {
+    Path store = dir.resolve("keys");
+    KeyStore ks = new KeyStore(store, null);
+    ks.save("demo", CERT, key());
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store.resolve("demo")))).isEqualTo("rwx------");
+    Path file = store.resolve("demo").resolve(CERT + ".key");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    assertThat(new KeyStore(store, null).load("demo", CERT).getEncoded()).isEqualTo(key().getEncoded());
+    assertThat(new KeyStore(store, null).load("demo", "d0".repeat(32))).isNull();
+  }
+
+  @Test
+  void tightensAStoreDirectoryOthersCouldRead(@TempDir Path dir) throws Exception {
+    Path store = Files.createDirectory(dir.resolve("open"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+    new KeyStore(store, null);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store))).isEqualTo("rwx------");
+  }
+
+  @Test
+  void sealsKeysUnderAMasterKeySoTheFileHoldsNoKeyMaterial(@TempDir Path dir) throws Exception {
+    byte[] master = new byte[32];
+    Arrays.fill(master, (byte) 7);
+    KeyStore ks = new KeyStore(dir, master);
+    ks.save("demo", CERT, key());
+    String content = Files.readString(dir.resolve("demo").resolve(CERT + ".key"), StandardCharsets.US_ASCII);
+    assertThat(content).startsWith("updraft-sealed-key-v1").doesNotContain("PRIVATE KEY");
+    assertThat(new KeyStore(dir, master).load("demo", CERT).getEncoded()).isEqualTo(key().getEncoded());
+
+    byte[] wrong = new byte[32];
+    assertThatThrownBy(() -> new KeyStore(dir, wrong).load("demo", CERT)).hasMessageContaining("wrong --master-key");
+    assertThatThrownBy(() -> new KeyStore(dir, null).load("demo", CERT)).hasMessageContaining("--master-key");
+    // a sealed file moved to another app does not open (the app id is authenticated data)
+    Files.createDirectories(dir.resolve("other"));
+    Files.copy(dir.resolve("demo").resolve(CERT + ".key"), dir.resolve("other").resolve(CERT + ".key"));
+    assertThatThrownBy(() -> new KeyStore(dir, master).load("other", CERT)).hasMessageContaining("cannot unseal");
+  }
+}
