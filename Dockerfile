@@ -23,5 +23,5 @@ COPY --from=build /src/launcher/target/lib /opt/updraft/lib
 USER updraft
 WORKDIR /data
 ENV UPDRAFT_DATA_DIR=/data
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "/opt/updraft/updraft.jar"]
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-cp", "/opt/updraft/updraft.jar:/opt/updraft/lib/*", "dev.updraft.launcher.Updraft"]
 CMD ["--help"]
