@@ -25,7 +25,7 @@ final class HtmlReport {
     StringBuilder b = new StringBuilder(64 * 1024);
     JsonNode run = summary.path("run");
     String title = "Updraft load: " + run.path("name").asText("run") + " (" + run.path("profile").asText("") + ")";
-    b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(esc(title)).append("</title>\n<style>")
+    b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>").append(esc(title)).append("</title>\n<style>")
         .append("body{font-family:system-ui,sans-serif;margin:24px;max-width:1000px;color:#222}")
         .append("table{border-collapse:collapse;margin:8px 0 16px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}")
         .append("th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}")
@@ -36,7 +36,7 @@ final class HtmlReport {
     b.append("<p class=\"").append(valid ? "good" : "bad").append("\">")
         .append(valid ? "VALID run: no request dropped by the generator." : "INVALID run: " + esc(run.path("invalid_reason").asText()))
         .append("</p>\n");
-    b.append("<p>").append(esc(run.path("profile_description").asText(""))).append("<br>Date ").append(esc(run.path("date").asText("")))
+    b.append("<p>").append(esc(run.path("profile_description").asText(""))).append("<br/>Date ").append(esc(run.path("date").asText("")))
         .append(", duration ").append(num(run.path("duration_seconds").asDouble())).append(" s. Command: <code>")
         .append(esc(run.path("command").asText(""))).append("</code></p>\n");
 
@@ -120,7 +120,7 @@ final class HtmlReport {
         Map.Entry<String, JsonNode> k = e.next();
         StringBuilder msgs = new StringBuilder();
         for (JsonNode m : results.path("error_samples").path(k.getKey())) {
-          msgs.append(esc(m.asText())).append("<br>");
+          msgs.append(esc(m.asText())).append("<br/>");
         }
         b.append("<tr><td>").append(esc(k.getKey())).append("</td>").append(td(k.getValue())).append("<td style=\"text-align:left\">")
             .append(msgs).append("</td></tr>");
@@ -133,7 +133,7 @@ final class HtmlReport {
       for (JsonNode out : t.path("outages")) {
         o.append(num(out.path("start_s").asDouble())).append(" s, ")
             .append(out.has("seconds_until_200") ? num(out.path("seconds_until_200").asDouble()) + " s" : "never").append(", ")
-            .append(out.path("failed_requests").asLong()).append("<br>");
+            .append(out.path("failed_requests").asLong()).append("<br/>");
       }
       b.append("<tr><td>").append(esc(t.path("url").asText())).append("</td>").append(td(t.path("sent"))).append(td(t.path("errors")))
           .append("<td>").append(o.length() == 0 ? "none" : o.toString()).append("</td></tr>");

@@ -155,6 +155,7 @@ final class LoadRun {
         vertx.deployVerticle(lane).await(10, TimeUnit.SECONDS);
         lanes.add(lane);
       }
+      warmup(targetUrls);
       startNanos = System.nanoTime() + 300_000_000L;
       targets = new Targets(targetUrls, startNanos);
       runThreads();
@@ -165,6 +166,32 @@ final class LoadRun {
         vertx.close().await(10, TimeUnit.SECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
         // closing took too long: the run is over anyway
+      }
+    }
+  }
+
+  /** Warms every lane up against every target (untimed, unrecorded); a failure here aborts the run. */
+  private void warmup(List<String> targetUrls) throws DiscoveryException {
+    if (config.warmup() <= 0) {
+      return;
+    }
+    Targets ts = new Targets(targetUrls, System.nanoTime());
+    Fleet.Key k = fleet.keys.get(0);
+    io.vertx.core.MultiMap h = io.vertx.core.http.HttpHeaders.headers();
+    if (config.replayFile() == null) {
+      h.add("accept", "multipart/mixed,application/expo+json,application/json").add("expo-platform", k.platform())
+          .add("expo-protocol-version", "1").add("expo-runtime-version", k.runtimeVersion()).add("expo-channel-name", k.channel())
+          .add("eas-client-id", Fleet.nameUuid(config.seed(), "warmup").toString())
+          .add("expo-current-update-id", k.embeddedUpdateId()).add("expo-embedded-update-id", k.embeddedUpdateId());
+    }
+    String uri = config.replayFile() == null ? config.path() : config.healthPath();
+    for (Targets.Target t : ts.all) {
+      for (Lane lane : lanes) {
+        try {
+          lane.warmup(t, uri, h, config.warmup()).await(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+          throw new DiscoveryException("warm-up against " + t.base + uri + " failed: " + e);
+        }
       }
     }
   }

@@ -56,7 +56,8 @@ record RunConfig(
     Duration kneeP99,
     Path replayFile,
     double replaySpeed,
-    boolean discovery) {
+    boolean discovery,
+    int warmup) {
 
   static final Set<String> RUN_FLAGS = Set.of(
       "name", "out-dir", "target", "path", "app", "profile", "scale", "time-scale", "rate", "duration",
@@ -65,11 +66,11 @@ record RunConfig(
       "asset-hash", "asset-url-rewrite", "event-loops", "connections", "max-in-flight", "max-lag", "timeout", "grace",
       "trigger-url", "trigger-method", "trigger-body", "trigger-token", "trigger-content-type", "trigger-at",
       "trigger-wait", "metrics", "metric-names", "pids", "health-path", "baseline", "baseline-profile",
-      "baseline-event-loops", "baseline-jvm-opts", "interval", "progress", "max-error-rate", "knee-p99");
+      "baseline-event-loops", "baseline-jvm-opts", "interval", "progress", "max-error-rate", "knee-p99", "warmup");
 
   static final Set<String> REPLAY_FLAGS = Set.of(
       "name", "out-dir", "target", "speed", "event-loops", "connections", "max-in-flight", "max-lag", "timeout",
-      "metrics", "metric-names", "pids", "health-path", "interval", "progress", "max-error-rate");
+      "metrics", "metric-names", "pids", "health-path", "interval", "progress", "max-error-rate", "warmup");
 
   static RunConfig forRun(Settings s) {
     s.rejectUnknown(RUN_FLAGS);
@@ -167,7 +168,8 @@ record RunConfig(
         s.duration("knee-p99", Duration.ofMillis(10)),
         replay,
         speed,
-        run);
+        run,
+        s.integer("warmup", run ? 200 : 0, 0, 100_000));
   }
 
   /** The configuration of the baseline run: its profile, no server metrics, no push trigger. */
@@ -176,7 +178,7 @@ record RunConfig(
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
         baselineProfile, baselineEventLoops, baselineJvmOpts, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery);
+        discovery, warmup);
   }
 
   static Profile profile(Settings s, String name) {

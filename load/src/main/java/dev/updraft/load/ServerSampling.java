@@ -236,6 +236,15 @@ final class ServerSampling implements Runnable {
   @Override
   public void run() {
     long next = startNanos;
+    long first = startNanos - System.nanoTime();
+    if (first > 0) {
+      try {
+        Thread.sleep(first / 1_000_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
     sampleOnce();
     while (!stop) {
       next += periodNanos;
