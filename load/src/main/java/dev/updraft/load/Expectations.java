@@ -126,9 +126,17 @@ final class Expectations {
 
   /** Judges an answer given to {@code device} and moves the device to the update it was served. */
   Verdict judge(int device, ResponseCheck.Answer a, long nowNanos) {
+    return judge(device, fleet.currentIdx(device), a, nowNanos);
+  }
+
+  /**
+   * Judges an answer to a request that {@code device} sent while running {@code sentIdx} (the simulated
+   * fleet may have two requests of one device in flight; each is judged by what it said).
+   */
+  Verdict judge(int device, int sentIdx, ResponseCheck.Answer a, long nowNanos) {
     Fleet.Key key = fleet.key(device);
     KeyState s = states[key.index()];
-    int cur = fleet.currentIdx(device);
+    int cur = sentIdx;
     switch (a.kind()) {
       case NO_UPDATE: {
         int e = s.expected;

@@ -51,6 +51,8 @@ final class Lane extends VerticleBase {
   private ResponseCheck check;
   private SplittableRandom rnd;
   private volatile int inFlight;
+  private volatile int assetsInFlight;
+  private final java.util.concurrent.atomic.AtomicInteger queued = new java.util.concurrent.atomic.AtomicInteger();
   private int cursor;
   private CharSequence expectSignature;
   private final Map<String, Integer> verifiedAssets = new HashMap<>();
@@ -128,11 +130,18 @@ final class Lane extends VerticleBase {
 
   /** Hands a batch to the lane's event loop (called by the scheduler thread). */
   void submit(Arrival[] batch, int n) {
+    queued.addAndGet(n);
     context.runOnContext(v -> {
       for (int i = 0; i < n; i++) {
         send(batch[i]);
       }
+      queued.addAndGet(-n);
     });
+  }
+
+  /** Arrivals handed over but not yet started, requests in flight, and asset downloads in flight. */
+  int outstanding() {
+    return queued.get() + inFlight + assetsInFlight;
   }
 
   private void send(Arrival a) {
@@ -152,6 +161,7 @@ final class Lane extends VerticleBase {
     MultiMap h = HttpHeaders.headers();
     String uri;
     int device = -1;
+    int sentIdx = -1;
     String runtime;
     boolean sigRequested;
     if (a.replay() != null) {
@@ -173,7 +183,8 @@ final class Lane extends VerticleBase {
       h.add(RUNTIME, key.runtimeVersion());
       h.add(CHANNEL, key.channel());
       h.add(CLIENT_ID, fleet.clientIdHeader(device));
-      h.add(CURRENT, fleet.currentUpdateId(device));
+      sentIdx = fleet.currentIdx(device);
+      h.add(CURRENT, run.catalog.id(sentIdx));
       h.add(EMBEDDED, key.embeddedUpdateId());
       if (run.config.signature()) {
         h.add(EXPECT_SIGNATURE, expectSignature);
@@ -195,6 +206,7 @@ final class Lane extends VerticleBase {
     target.sent.incrementAndGet();
     long sentNanos = System.nanoTime();
     int dev = device;
+    int sent = sentIdx;
     client.request(ro).onComplete(ar -> {
       if (ar.failed()) {
         fail(a, target, ar.cause());
@@ -212,7 +224,7 @@ final class Lane extends VerticleBase {
             fail(a, target, br.cause());
             return;
           }
-          complete(a, target, dev, runtime, sigRequested, resp, br.result(), intendedAbs, sentNanos);
+          complete(a, target, dev, sent, runtime, sigRequested, resp, br.result(), intendedAbs, sentNanos);
         });
       });
     });
@@ -253,17 +265,17 @@ final class Lane extends VerticleBase {
     run.targets.failed(target, System.nanoTime());
   }
 
-  private void complete(Arrival a, Targets.Target target, int device, String runtime, boolean sigRequested,
+  private void complete(Arrival a, Targets.Target target, int device, int sentIdx, String runtime, boolean sigRequested,
       HttpClientResponse resp, Buffer body, long intendedAbs, long sentNanos) {
     try {
-      judge(a, target, device, runtime, sigRequested, resp, body, intendedAbs, sentNanos);
+      judge(a, target, device, sentIdx, runtime, sigRequested, resp, body, intendedAbs, sentNanos);
     } finally {
       // only now: the end of the run waits for in-flight == 0 before reading the recorders
       inFlight--;
     }
   }
 
-  private void judge(Arrival a, Targets.Target target, int device, String runtime, boolean sigRequested,
+  private void judge(Arrival a, Targets.Target target, int device, int sentIdx, String runtime, boolean sigRequested,
       HttpClientResponse resp, Buffer body, long intendedAbs, long sentNanos) {
     long now = System.nanoTime();
     Stats stats = run.stats;
@@ -296,7 +308,7 @@ final class Lane extends VerticleBase {
       stats.add(w, Stats.OK);
       return;
     }
-    Expectations.Verdict v = run.expectations.judge(device, ans, now);
+    Expectations.Verdict v = run.expectations.judge(device, sentIdx, ans, now);
     if (v.error() != null) {
       stats.error(w, v.error());
       run.samples.note(v.error(), target.base + ": device=" + run.fleet.clientId(device) + " " + (v.detail() == null ? "" : v.detail()));
@@ -341,12 +353,16 @@ final class Lane extends VerticleBase {
     }
     long t0 = System.nanoTime();
     String assetUrl = url;
+    assetsInFlight++;
     client.request(ro).compose(HttpClientRequest::send).compose(resp -> resp.body().map(b -> {
       assetDone(a, assetUrl, ans.launchHash(), resp.statusCode(), b, t0);
       return b;
-    })).onFailure(e -> {
-      run.stats.error(a.window(), ErrorKind.ASSET_IO);
-      run.samples.note(ErrorKind.ASSET_IO, assetUrl + ": " + e);
+    })).onComplete(ar -> {
+      assetsInFlight--;
+      if (ar.failed()) {
+        run.stats.error(a.window(), ErrorKind.ASSET_IO);
+        run.samples.note(ErrorKind.ASSET_IO, assetUrl + ": " + ar.cause());
+      }
     });
   }
 
