@@ -71,6 +71,8 @@ final class LoadRun {
   final long maxLagNanos;
   final PrintStream out;
   long startNanos;
+  /** Wall-clock time of t = 0 (to line the result files up with server logs). */
+  long startEpochMillis;
   Targets targets;
   private final List<Lane> lanes = new ArrayList<>();
   private final Histogram[] windowCum;
@@ -157,6 +159,7 @@ final class LoadRun {
       }
       warmup(targetUrls);
       startNanos = System.nanoTime() + 300_000_000L;
+      startEpochMillis = System.currentTimeMillis() + 300;
       targets = new Targets(targetUrls, startNanos);
       runThreads();
     } catch (java.util.concurrent.TimeoutException e) {

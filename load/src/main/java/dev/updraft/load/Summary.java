@@ -36,6 +36,7 @@ final class Summary {
     ObjectNode r = root.putObject("run");
     r.put("name", c.name());
     r.put("date", Instant.now().toString());
+    r.put("start_epoch_ms", run.startEpochMillis);
     r.put("tool", "updraft load " + command);
     r.put("command", String.join(" ", args));
     r.put("profile", c.profile().name());

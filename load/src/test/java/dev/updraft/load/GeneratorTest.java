@@ -33,6 +33,12 @@ class GeneratorTest {
       // the first request (intended at 0.05 s) is answered only after the 20th was sent (not before 1.00 s):
       // its latency from the intended time is at least 950 ms although the server itself took no time
       assertThat(t.path("latency_ms").path("max").asDouble()).isGreaterThanOrEqualTo(949.9);
+      // and no request left before its intended time (k+1)*50 ms (2 ms allowed for clock granularity)
+      long start = o.summary().path("run").path("start_epoch_ms").asLong();
+      java.util.List<TestEdge.Seen> seen = edge.fleetSeen();
+      for (int k = 0; k < seen.size(); k++) {
+        assertThat(seen.get(k).epochMillis() - start).as("arrival %d", k).isGreaterThanOrEqualTo((k + 1) * 50L - 2);
+      }
     }
   }
 

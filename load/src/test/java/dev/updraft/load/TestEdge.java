@@ -26,7 +26,7 @@ final class TestEdge implements AutoCloseable {
   static final String WARMUP_ID = Fleet.nameUuid(42, "warmup").toString();
   static final byte[] ASSET = "console.log('bundle');".getBytes(StandardCharsets.UTF_8);
 
-  record Seen(long nanos, String path, String query, Map<String, String> headers) {}
+  record Seen(long nanos, long epochMillis, String path, String query, Map<String, String> headers) {}
 
   final Vertx vertx = Vertx.vertx();
   final Map<String, String[]> latest = new ConcurrentHashMap<>();
@@ -68,7 +68,7 @@ final class TestEdge implements AutoCloseable {
     long now = System.nanoTime();
     Map<String, String> h = new TreeMap<>();
     req.headers().forEach(e -> h.put(e.getKey().toLowerCase(java.util.Locale.ROOT), e.getValue()));
-    seen.add(new Seen(now, req.path(), req.query(), h));
+    seen.add(new Seen(now, System.currentTimeMillis(), req.path(), req.query(), h));
     String path = req.path();
     if (path.equals("/readyz")) {
       req.response().setStatusCode(ready ? 200 : 503).end();
