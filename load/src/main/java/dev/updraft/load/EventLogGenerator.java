@@ -189,6 +189,36 @@ final class EventLogGenerator {
     return new Written(counts[0], counts[1], spec.apps());
   }
 
+  /**
+   * Creates the events topic as the control plane would (3 partitions, kept forever, never compacted)
+   * when it does not exist: brokers here do not auto-create topics.
+   */
+  static void ensureTopic(String bootstrap, String topic) throws ExecutionException {
+    Properties p = new Properties();
+    p.put(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(org.apache.kafka.clients.admin.AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+    p.put(org.apache.kafka.clients.admin.AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+      if (admin.listTopics().names().get(15, java.util.concurrent.TimeUnit.SECONDS).contains(topic)) {
+        return;
+      }
+      org.apache.kafka.clients.admin.NewTopic t = new org.apache.kafka.clients.admin.NewTopic(topic, 3, (short) 1)
+          .configs(java.util.Map.of("retention.ms", "-1", "cleanup.policy", "delete"));
+      try {
+        admin.createTopics(List.of(t)).all().get(15, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+          throw e;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ExecutionException("interrupted while checking topic=" + topic, e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new ExecutionException("Kafka not reachable at bootstrap=" + bootstrap + " (topic=" + topic + ")", e);
+    }
+  }
+
   /** Appends the log to {@code <prefix>updraft.events} (key = app id); waits for every acknowledgement. */
   static Written toKafka(Spec spec, String bootstrap, String topicPrefix) throws ExecutionException {
     Properties p = new Properties();
@@ -198,7 +228,9 @@ final class EventLogGenerator {
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(4 * 1024 * 1024));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
     String topic = Topics.events(topicPrefix);
+    ensureTopic(bootstrap, topic);
     long[] counts = new long[2];
     java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
     java.util.concurrent.atomic.AtomicReference<Exception> firstFailure = new java.util.concurrent.atomic.AtomicReference<>();

@@ -416,7 +416,7 @@ final class LoadRun {
 
   /** Probes down targets' health path every 100 ms; a 200 ends the outage. */
   private void probeLoop() {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofMillis(500)).build();
     while (!finished) {
       try {
         Thread.sleep(100);
@@ -474,7 +474,7 @@ final class LoadRun {
       return;
     }
     long deadline = firedAt + config.triggerWait().toNanos();
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(1)).build();
     ResponseCheck check = new ResponseCheck(null);
     while (System.nanoTime() < deadline && !finished && visibleAfterS.size() < fleet.keys.size()) {
       for (Fleet.Key k : fleet.keys) {
@@ -538,7 +538,7 @@ final class LoadRun {
 
   /** Learns the expected update of every key and captures the responses for the baseline server. */
   private void discover(String base) throws DiscoveryException {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     ResponseCheck check = new ResponseCheck(null);
     for (Fleet.Key k : fleet.keys) {
       try {

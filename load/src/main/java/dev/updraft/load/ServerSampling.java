@@ -37,7 +37,7 @@ final class ServerSampling implements Runnable {
   private final long startNanos;
   private final long periodNanos;
   private final Profile profile;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(1)).build();
   private final Map<String, double[]> lastCpu = new LinkedHashMap<>();
   private volatile boolean stop;
   final Map<String, String> scrapeErrors = new LinkedHashMap<>();

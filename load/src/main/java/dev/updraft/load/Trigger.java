@@ -44,7 +44,7 @@ final class Trigger {
   private Trigger() {}
 
   static Result fire(Spec spec) {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(spec.url())).timeout(Duration.ofSeconds(30));
     HttpRequest.BodyPublisher pub =
         spec.body() == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(spec.body());
