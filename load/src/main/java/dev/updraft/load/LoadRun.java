@@ -274,6 +274,14 @@ final class LoadRun {
     return n;
   }
 
+  /**
+   * How far ahead of its intended time an arrival may be handed to a lane. Handing over arrivals one by
+   * one costs an event-loop wake-up (a system call) each; batching everything due in the next 0.5 ms
+   * cuts that by an order of magnitude at high rates. A request that leaves early has its latency counted
+   * from its actual send, so nothing is under-measured.
+   */
+  static final long DISPATCH_AHEAD_NANOS = 500_000;
+
   /** The scheduler: hands each arrival to a lane at its intended time (batched, round-robin). */
   private void schedule(ArrivalSource source) {
     int nl = lanes.size();
@@ -283,9 +291,9 @@ final class LoadRun {
     Arrival a = source.next();
     while (a != null) {
       long wait = startNanos + a.intendedNanos() - System.nanoTime();
-      if (wait > 50_000) {
+      if (wait > DISPATCH_AHEAD_NANOS) {
         flush(batch, fill);
-        LockSupport.parkNanos(wait);
+        LockSupport.parkNanos(wait - DISPATCH_AHEAD_NANOS);
         continue;
       }
       int l = next;

@@ -104,7 +104,7 @@ final class ResponseCheck {
       }
       return manifest != null
           ? manifest(p.source(), p.from(), p.to() - p.from(), runtimeVersion)
-          : directive(p.source(), p.from(), p.to() - p.from());
+          : cachedDirective(p.source(), p.from(), p.to() - p.from());
     }
     if (ct != null && (ct.startsWith("application/json") || ct.startsWith("application/expo+json"))) {
       Answer cc = cacheControl(h);
@@ -218,6 +218,27 @@ final class ResponseCheck {
       }
     }
     return new Answer(Kind.MANIFEST, id.toLowerCase(Locale.ROOT), createdAt, rv, text(la, "url"), hash, null, null);
+  }
+
+  private final Map<ByteBuffer, Answer> directiveCache =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, Answer> e) {
+          return size() > 16;
+        }
+      };
+
+  /** Directive bodies repeat even more than manifests (every up-to-date device gets the same bytes). */
+  private Answer cachedDirective(byte[] src, int off, int len) {
+    ByteBuffer key = ByteBuffer.wrap(src, off, len).slice();
+    Answer a = directiveCache.get(key);
+    if (a == null) {
+      byte[] copy = new byte[len];
+      System.arraycopy(src, off, copy, 0, len);
+      a = directive(copy, 0, len);
+      directiveCache.put(ByteBuffer.wrap(copy), a);
+    }
+    return a;
   }
 
   private static Answer directive(byte[] src, int off, int len) {

@@ -520,7 +520,7 @@ final class Summary {
     l.add("One run, not repeated: no average over several executions.");
     l.add("The generator runs on the same machine as the server and shares its cores; its own CPU is reported under results.generator.");
     l.add("Loopback network: no NIC, no TLS, no load balancer in front of the server.");
-    l.add("Latency is measured from the intended send time (no coordinated omission); the scheduler may start a request up to 50 us early (timer granularity).");
+    l.add("Latency is measured from the intended send time (no coordinated omission); requests are handed to the event loop in batches up to 0.5 ms ahead of time, and one that leaves early is timed from its actual send.");
     l.add("Percentiles come from HdrHistogram with 3 significant digits; per-interval percentiles in the CSV cover the requests completed in that interval.");
     if (c.replayFile() == null) {
       boolean assets = false;

@@ -32,7 +32,7 @@ class GeneratorTest {
       assertThat(t.path("dropped").asLong()).isZero();
       // the first request (intended at 0.05 s) is answered only after the 20th was sent (not before 1.00 s):
       // its latency from the intended time is at least 950 ms although the server itself took no time
-      assertThat(t.path("latency_ms").path("max").asDouble()).isGreaterThanOrEqualTo(949.9);
+      assertThat(t.path("latency_ms").path("max").asDouble()).isGreaterThanOrEqualTo(949); // 950 less the 0.5 ms a batch may leave early
       // and no request left before its intended time (k+1)*50 ms (2 ms allowed for clock granularity)
       long start = o.summary().path("run").path("start_epoch_ms").asLong();
       java.util.List<TestEdge.Seen> seen = edge.fleetSeen();
@@ -54,8 +54,8 @@ class GeneratorTest {
       assertThat(o.exit()).as(o.err()).isEqualTo(0);
       JsonNode l = o.summary().path("results").path("totals").path("latency_ms");
       assertThat(l.path("count").asLong()).isEqualTo(10);
-      assertThat(l.path("p50").asDouble()).isGreaterThanOrEqualTo(210); // 5th smallest >= 10 + 40*5
-      assertThat(l.path("max").asDouble()).isGreaterThanOrEqualTo(410);
+      assertThat(l.path("p50").asDouble()).isGreaterThanOrEqualTo(209); // 5th smallest >= 10 + 40*5, less 0.5 ms of early dispatch
+      assertThat(l.path("max").asDouble()).isGreaterThanOrEqualTo(409);
       assertThat(l.path("p50").asDouble()).isGreaterThan(50); // more than the server's own 50 ms: queueing counts
     }
   }
