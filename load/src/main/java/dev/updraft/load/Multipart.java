@@ -67,10 +67,23 @@ final class Multipart {
   }
 
   /** The boundary from a {@code multipart/mixed; boundary=...} content type, or null. */
+  private static volatile String[] lastBoundary = {"", null};
+
+  /** The boundary, remembered for the last content type seen (a server sends the same one every time). */
   static String boundary(String contentType) {
     if (contentType == null) {
       return null;
     }
+    String[] last = lastBoundary;
+    if (contentType.equals(last[0])) {
+      return last[1];
+    }
+    String b = parseBoundary(contentType);
+    lastBoundary = new String[] {contentType, b};
+    return b;
+  }
+
+  private static String parseBoundary(String contentType) {
     String[] parts = contentType.split(";");
     if (!parts[0].trim().toLowerCase(Locale.ROOT).equals("multipart/mixed")) {
       return null;
@@ -130,12 +143,19 @@ final class Multipart {
         return Result.fail("part " + parts.size() + " has no CRLFCRLF after its headers");
       } else {
         String block = new String(body, pos, headersEnd - pos, StandardCharsets.UTF_8);
-        for (String line : block.split("\r\n", -1)) {
+        int start = 0;
+        while (start <= block.length()) {
+          int eol = block.indexOf("\r\n", start);
+          String line = eol < 0 ? block.substring(start) : block.substring(start, eol);
           int colon = line.indexOf(':');
           if (colon <= 0) {
             return Result.fail("part " + parts.size() + " has a malformed header line: " + line);
           }
           headers.put(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+          if (eol < 0) {
+            break;
+          }
+          start = eol + 2;
         }
         bodyFrom = headersEnd + 4;
       }

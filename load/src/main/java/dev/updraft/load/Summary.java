@@ -27,7 +27,8 @@ final class Summary {
   private Summary() {}
 
   /** The capacity found on the hold windows of a run. */
-  record Capacity(boolean kneeFound, double sustainedRps, double kneeAtRps, String kneeReason, List<ObjectNode> holds) {}
+  record Capacity(boolean kneeFound, double sustainedRps, double kneeAtRps, String kneeReason, List<ObjectNode> holds,
+      int failedHoldsBelow) {}
 
   static ObjectNode build(LoadRun run, LoadRun baseline, List<String> args, String command) {
     ObjectNode root = JSON.createObjectNode();
@@ -366,17 +367,21 @@ final class Summary {
     return h.getTotalCount() == 0 ? 0 : round(h.getValueAtPercentile(pct) / 1000.0);
   }
 
+  /**
+   * Judges every hold (constant-rate stage) and finds the capacity: the highest passing hold is the
+   * sustained rate; the knee is the first failing hold above it. Failing holds below it (a transient
+   * stall, for example another process taking the cores) are counted and listed, not hidden.
+   */
   static Capacity capacity(LoadRun run) {
     Stats st = run.stats;
     double p99Limit = run.config.kneeP99().toNanos() / 1e6;
     List<ObjectNode> holds = new ArrayList<>();
-    double sustained = 0;
-    double kneeAt = Double.NaN;
-    String reason = null;
-    boolean passedOne = false;
     List<Stats.Window> ws = new ArrayList<>(st.windows);
     ws.removeIf(w -> !w.hold() || w.rateTo() <= 0);
     ws.sort((a, b) -> Double.compare(a.rateTo(), b.rateTo()));
+    double sustained = 0;
+    List<double[]> failures = new ArrayList<>();
+    List<String> reasons = new ArrayList<>();
     for (Stats.Window w : ws) {
       double dur = w.endS() - w.startS();
       long sent = st.get(w.index(), Stats.SENT);
@@ -396,27 +401,36 @@ final class Summary {
       }
       ObjectNode n = JSON.createObjectNode();
       n.put("phase", w.phaseName());
+      n.putArray("window_s").add(round(w.startS())).add(round(w.endS()));
       n.put("target_rps", round(w.rateTo()));
       n.put("achieved_rps", round(achieved));
+      n.put("p50_ms", ms(run.windowHistogram(w.index()), 50));
       n.put("p99_ms", p99);
       n.put("errors", errs);
       n.put("dropped", drops);
       n.put("pass", fail == null);
       if (fail != null) {
         n.put("why", fail);
+        failures.add(new double[] {w.rateTo()});
+        reasons.add(fail);
+      } else {
+        sustained = Math.max(sustained, w.rateTo());
       }
       holds.add(n);
-      if (fail == null) {
-        if (Double.isNaN(kneeAt)) {
-          sustained = Math.max(sustained, w.rateTo());
-          passedOne = true;
-        }
-      } else if (Double.isNaN(kneeAt) && passedOne) {
-        kneeAt = w.rateTo();
-        reason = fail;
+    }
+    double kneeAt = Double.NaN;
+    String reason = null;
+    int below = 0;
+    for (int i = 0; i < failures.size(); i++) {
+      double r = failures.get(i)[0];
+      if (r > sustained && Double.isNaN(kneeAt)) {
+        kneeAt = r;
+        reason = reasons.get(i);
+      } else if (r < sustained) {
+        below++;
       }
     }
-    return new Capacity(!Double.isNaN(kneeAt), sustained, kneeAt, reason, holds);
+    return new Capacity(sustained > 0 && !Double.isNaN(kneeAt), sustained, kneeAt, reason, holds, below);
   }
 
   private static void capacityNode(ObjectNode o, Capacity cap, LoadRun run) {
@@ -428,6 +442,7 @@ final class Summary {
     } else {
       o.put("note", "no knee within the profile: the sustained rate is a floor, not the ceiling");
     }
+    o.put("failed_holds_below_sustained", cap.failedHoldsBelow());
     o.put("measured_burst_rps", round(peakByScenario(run.ts, "generator", "completed_rps").values().stream()
         .mapToDouble(Double::doubleValue).max().orElse(0)));
     ObjectNode crit = o.putObject("criteria");
