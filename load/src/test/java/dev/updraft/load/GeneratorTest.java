@@ -119,6 +119,25 @@ class GeneratorTest {
   }
 
   @Test
+  void malformedResponsesAreCountedByKindInTheSummary() throws Exception {
+    try (TestEdge edge = new TestEdge()) {
+      // of 20 requests: the 4th, 8th, 12th, 16th, 20th lack the closing delimiter's CRLF (iOS rejects them),
+      // the 6th and 18th carry an unknown directive type: 5 multipart_malformed, 2 unknown_directive
+      String part = "--" + TestEdge.BOUNDARY + "\r\ncontent-disposition: inline; name=\"directive\"\r\n\r\n";
+      edge.brokenBody = n -> n % 4 == 0 ? part + "{\"type\":\"noUpdateAvailable\"}\r\n--" + TestEdge.BOUNDARY + "--"
+          : n == 6 || n == 18 ? part + "{\"type\":\"restartApp\"}\r\n--" + TestEdge.BOUNDARY + "--\r\n" : null;
+      Runs.Outcome o = Runs.run(dir, "broken", "--target", edge.url(), "--profile", "constant", "--rate", "20",
+          "--duration", "1s", "--warmup", "0", "--max-lag", "10s", "--devices", "1000");
+      assertThat(o.exit()).isEqualTo(LoadCommand.EXIT_THRESHOLDS);
+      JsonNode r = o.summary().path("results");
+      assertThat(r.path("errors_by_kind").path("multipart_malformed").asLong()).isEqualTo(5);
+      assertThat(r.path("errors_by_kind").path("unknown_directive").asLong()).isEqualTo(2);
+      assertThat(r.path("totals").path("ok").asLong()).isEqualTo(13);
+      assertThat(r.path("error_samples").path("multipart_malformed").get(0).asText()).contains("not followed by CRLF");
+    }
+  }
+
+  @Test
   void sendsTheHeadersOfARealClient() throws Exception {
     try (TestEdge edge = new TestEdge()) {
       Runs.Outcome o = Runs.run(dir, "headers", "--target", edge.url(), "--profile", "constant", "--rate", "50",

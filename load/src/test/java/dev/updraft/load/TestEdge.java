@@ -40,6 +40,8 @@ final class TestEdge implements AutoCloseable {
   /** Hold every fleet response until this many fleet requests arrived (0 = off). */
   volatile int barrier;
   volatile boolean ready = true;
+  /** Replaces the multipart body of the n-th fleet request when it returns non-null. */
+  volatile java.util.function.IntFunction<String> brokenBody = n -> null;
   volatile byte[] assetBytes = ASSET;
   private final List<Runnable> held = new ArrayList<>();
   private int version = 1;
@@ -88,7 +90,11 @@ final class TestEdge implements AutoCloseable {
     }
     boolean fleet = !DISCOVERY_ID.equals(h.get("eas-client-id")) && !WARMUP_ID.equals(h.get("eas-client-id"));
     int n = fleet ? fleetRequests.incrementAndGet() : 0;
-    Runnable answer = () -> answer(req, h, fleet ? status.applyAsInt(n) : 0);
+    String broken = fleet ? brokenBody.apply(n) : null;
+    Runnable answer = broken != null
+        ? () -> req.response().putHeader("expo-protocol-version", "1").putHeader("content-type", "multipart/mixed; boundary=" + BOUNDARY)
+            .end(broken)
+        : () -> answer(req, h, fleet ? status.applyAsInt(n) : 0);
     long delay = fleet ? delayMs.applyAsInt(n) : 0;
     Runnable delayed = delay > 0 ? () -> vertx.setTimer(delay, t -> answer.run()) : answer;
     if (fleet && barrier > 0) {
