@@ -213,6 +213,7 @@ final class LoadRun {
     if (config.profile().triggerAtS() >= 0 && config.discovery()) {
       trigger = daemon("load-trigger", this::triggerAt);
     }
+    this.sampler = sampler;
     samplerThread.start();
     reporter.start();
     prober.start();
@@ -251,6 +252,8 @@ final class LoadRun {
   }
 
   Map<String, Long> baselinePids;
+  /** The server sampler of this run (for its scrape errors); null before the run. */
+  volatile ServerSampling sampler;
 
   private static Thread daemon(String name, Runnable r) {
     Thread t = new Thread(r, name);

@@ -40,7 +40,12 @@ final class ServerSampling implements Runnable {
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(1)).build();
   private final Map<String, double[]> lastCpu = new LinkedHashMap<>();
   private volatile boolean stop;
-  final Map<String, String> scrapeErrors = new LinkedHashMap<>();
+  /** The first failure of each scraped source (by name); guarded by this. */
+  private final Map<String, String> scrapeErrors = new LinkedHashMap<>();
+
+  synchronized Map<String, String> scrapeErrors() {
+    return new LinkedHashMap<>(scrapeErrors);
+  }
 
   ServerSampling(Map<String, String> metricsUrls, Map<String, Long> pids, List<MetricSpec> specs, Timeseries ts,
       long startNanos, Duration period, Profile profile) {

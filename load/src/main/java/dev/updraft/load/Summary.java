@@ -84,8 +84,13 @@ final class Summary {
       ObjectNode ratio = b.putObject("ratio");
       if (bc.sustainedRps() > 0) {
         ratio.put("capacity_vs_baseline", round(cap.sustainedRps() / bc.sustainedRps()));
-        ratio.put("note", bc.kneeFound() ? "target capacity / baseline capacity"
-            : "the baseline reached no knee: its capacity is a floor, so this ratio is an upper bound");
+        String note = bc.kneeFound() ? "target capacity / baseline capacity"
+            : "the baseline reached no knee: its capacity is a floor, so this ratio is an upper bound";
+        if (!cap.kneeFound()) {
+          note += "; the target reached no knee in profile " + run.config.profile().name()
+              + ": its sustained rate is a floor, so this ratio is a lower bound (run both with --profile knee for a ratio of ceilings)";
+        }
+        ratio.put("note", note);
       }
       double tc = cpuPerThousand(run, "target");
       double bcpu = cpuPerThousand(baseline, "baseline");
@@ -260,6 +265,10 @@ final class Summary {
       n.put("max_ms", round(h.getMaxValue() / 1000.0));
     }
     serverSummary(o.putObject("server"), run.ts);
+    if (run.sampler != null && !run.sampler.scrapeErrors().isEmpty()) {
+      ObjectNode se = o.putObject("server_scrape_errors");
+      run.sampler.scrapeErrors().forEach(se::put);
+    }
     ObjectNode gen = o.putObject("generator");
     gen.put("cpu_seconds", round(run.generatorCpuSeconds));
     gen.put("cpu_cores_mean", run.wallSeconds > 0 ? round(run.generatorCpuSeconds / run.wallSeconds) : 0);

@@ -114,8 +114,16 @@ class ReportTest {
   void csvAndHtmlAreWrittenAndParseBack() throws Exception {
     try (TestEdge edge = new TestEdge()) {
       Runs.Outcome o = Runs.run(dir, "files", "--target", edge.url(), "--profile", "smoke", "--time-scale", "0.3",
-          "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--pids", "edge=" + ProcessHandle.current().pid());
+          "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--pids", "edge=" + ProcessHandle.current().pid(),
+          "--metrics", "edge=" + edge.url() + "/metrics,gone=http://127.0.0.1:1/metrics");
       assertThat(o.exit()).as(o.err()).isEqualTo(0);
+      // scraped server metrics: the heap is the sum of the heap series, in MB; a source that cannot be scraped is named
+      JsonNode server = o.summary().path("results").path("server").path("edge");
+      assertThat(server.path("cpu_usage").path("max").asDouble()).isEqualTo(0.25);
+      assertThat(server.path("heap_mb").path("max").asDouble()).isEqualTo(3.0);
+      assertThat(server.path("checkins_dropped").path("last").asDouble()).isEqualTo(3.0);
+      assertThat(server.path("cpu_cores").path("samples").asInt()).isGreaterThan(0);
+      assertThat(o.summary().path("results").path("server_scrape_errors").has("gone")).isTrue();
       // CSV: the header, five fields per line, numeric time and value, known metrics and sources
       List<String> lines = Files.readAllLines(o.file("-timeseries.csv"));
       assertThat(lines.get(0)).isEqualTo("t_seconds,source,metric,scenario,value");

@@ -76,6 +76,12 @@ final class TestEdge implements AutoCloseable {
       req.response().setStatusCode(ready ? 200 : 503).end();
       return;
     }
+    if (path.equals("/metrics")) {
+      req.response().putHeader("content-type", "text/plain; version=0.0.4")
+          .end("# TYPE process_cpu_usage gauge\nprocess_cpu_usage 0.25\njvm_memory_used_bytes{area=\"heap\",id=\"eden\"} 1048576.0\n"
+              + "jvm_memory_used_bytes{area=\"heap\",id=\"old\"} 2097152.0\nupdraft_edge_checkins_dropped_total 3.0\n");
+      return;
+    }
     if (path.equals("/trigger")) {
       req.body().onSuccess(b -> {
         triggerCalls.add(req.getHeader("authorization") + " " + b.toString());
