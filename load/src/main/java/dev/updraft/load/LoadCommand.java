@@ -63,7 +63,7 @@ public final class LoadCommand {
       "  --trigger-url URL --trigger-method POST --trigger-body JSON|@file --trigger-token T --trigger-at 625s --trigger-wait 30s",
       "  --metrics name=URL,... --metric-names alias=metric{label=\"v\"},... --pids name=PID,... --health-path /readyz",
       "  --baseline --baseline-profile knee --baseline-event-loops 2 --baseline-jvm-opts '-Xmx512m'",
-      "  --name load --out-dir . --interval 1s --progress 5s --max-error-rate 0.001 --knee-p99 10ms",
+      "  --name load --out-dir . --interval 1s --progress 5s --max-error-rate 0.001 --knee-p99 10ms --warmup 200",
       "",
       "exit status: 0 ok, 1 bug, 2 usage, 3 INVALID run (drops), 4 error rate above --max-error-rate, 5 target unreachable");
 

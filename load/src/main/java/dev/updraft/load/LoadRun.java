@@ -89,6 +89,8 @@ final class LoadRun {
   double wallSeconds;
   double generatorCpuSeconds;
   volatile boolean finished;
+  /** Whether Vert.x runs on the epoll transport (false: NIO, slower). */
+  boolean nativeTransport;
 
   LoadRun(RunConfig config, String label, PrintStream out) {
     this.config = config;
@@ -151,6 +153,7 @@ final class LoadRun {
         .with(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(config.lanes())
             .setWorkerPoolSize(1).setInternalBlockingPoolSize(1))
         .build();
+    nativeTransport = vertx.isNativeTransportEnabled();
     try {
       for (int i = 0; i < config.lanes(); i++) {
         Lane lane = new Lane(i, this, verifyKey);

@@ -119,6 +119,7 @@ final class Summary {
     g.put("model", "open: arrival times fixed by the profile; latency from the intended send time");
     g.put("arrivals", c.poisson() ? "poisson" : "uniform");
     g.put("event_loops", c.lanes());
+    g.put("native_transport", run.nativeTransport);
     g.put("connections_per_event_loop", c.connections());
     g.put("max_in_flight_per_event_loop", c.maxInFlight());
     g.put("drop_when_late_ms", c.maxLag().toMillis());
