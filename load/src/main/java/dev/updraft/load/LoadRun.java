@@ -161,8 +161,9 @@ final class LoadRun {
         lanes.add(lane);
       }
       warmup(targetUrls);
-      startNanos = System.nanoTime() + 300_000_000L;
+      // the wall clock first: startEpochMillis is then never later than the true wall time of startNanos
       startEpochMillis = System.currentTimeMillis() + 300;
+      startNanos = System.nanoTime() + 300_000_000L;
       targets = new Targets(targetUrls, startNanos);
       runThreads();
     } catch (java.util.concurrent.TimeoutException e) {

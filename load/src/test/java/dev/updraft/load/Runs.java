@@ -25,6 +25,10 @@ final class Runs {
     if (all.isEmpty() || all.get(0).startsWith("--")) {
       all.add(0, "run");
     }
+    // a test never fails because the machine is busy: drops for lateness only where a test asks for them
+    if ((all.get(0).equals("run") || all.get(0).equals("replay")) && !all.contains("--max-lag")) {
+      all.addAll(List.of("--max-lag", "30s"));
+    }
     all.addAll(List.of("--out-dir", dir.toString(), "--name", name));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
