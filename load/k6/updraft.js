@@ -32,10 +32,12 @@ const EMBEDDED = {
 // fixed platform (60 % iOS).
 const DEVICES = new SharedArray('devices', function () {
   const out = [];
-  let x = 42;
+  let x = 42; // xorshift32: exact in 32-bit integer arithmetic, so every k6 instance builds the same fleet
   const hex = () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return (x % 65536).toString(16).padStart(4, '0');
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return (x & 0xffff).toString(16).padStart(4, '0');
   };
   for (let i = 0; i < 100000; i++) {
     const id = `${hex()}${hex()}-${hex()}-4${hex().slice(1)}-a${hex().slice(1)}-${hex()}${hex()}${hex()}`;
