@@ -190,6 +190,24 @@ class GeneratorTest {
   }
 
   @Test
+  void aFailedPushTriggerIsReportedAndNothingIsLearned(@TempDir Path bodyDir) throws Exception {
+    try (TestEdge edge = new TestEdge()) {
+      Path body = bodyDir.resolve("body.json");
+      java.nio.file.Files.writeString(body, "{\"from\":\"file\"}");
+      // the trigger URL answers 404 (no such route): the run goes on, the push is reported as not fired
+      Runs.Outcome o = Runs.run(dir, "nopush", "--target", edge.url(), "--profile", "constant", "--rate", "20",
+          "--duration", "2s", "--warmup", "0", "--trigger-url", edge.url() + "/no-such-route", "--trigger-at", "500ms",
+          "--trigger-body", "@" + body, "--devices", "100");
+      assertThat(o.exit()).as(o.err()).isEqualTo(0);
+      JsonNode push = o.summary().path("results").path("push");
+      assertThat(push.path("status").asInt()).isEqualTo(404);
+      assertThat(push.path("visible_after_s").size()).isZero();
+      assertThat(push.path("expected_update_switches_learned").asLong()).isZero();
+      assertThat(edge.seen.stream().filter(s -> s.path().equals("/no-such-route")).count()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void roundRobinFailsOverToTheSurvivorAndReportsTheOutage() throws Exception {
     int dead;
     try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

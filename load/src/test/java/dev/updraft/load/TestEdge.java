@@ -90,6 +90,10 @@ final class TestEdge implements AutoCloseable {
       });
       return;
     }
+    if (path.equals("/no-such-route")) {
+      req.response().setStatusCode(404).end("{\"error\":{\"code\":\"not_found\",\"message\":\"no route\"}}");
+      return;
+    }
     if (path.startsWith("/assets/")) {
       req.response().putHeader("content-type", "application/javascript").end(Buffer.buffer(assetBytes));
       return;
