@@ -1,0 +1,162 @@
+package dev.updraft.edge.checkin;
+
+import dev.updraft.events.CheckIn;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bounded, non-blocking path from a device request to {@code updraft.telemetry}. Event loops call
+ * {@link #offer}, which never waits: it enqueues, or drops and counts when {@code capacity} check-ins are
+ * already waiting. One sender thread takes them off the queue and hands them to the Kafka producer (where
+ * it, not an event loop, may block when the producer's buffer is full).
+ *
+ * <p>Why a lock-free queue with a counted bound rather than an {@code ArrayBlockingQueue}: the event loops
+ * offer at request rate and must never contend on a lock or pay for waking the sender; the sender parks
+ * for a millisecond when the queue is empty instead of being signalled.
+ *
+ * <p>Metrics: {@code updraft_edge_checkins_sent_total} (acknowledged by Kafka),
+ * {@code updraft_edge_checkins_dropped_total{reason=queue-full|delivery-failed|shutdown}},
+ * {@code updraft_edge_checkins_queued}. Thread-safe.
+ */
+public final class CheckInEmitter {
+  private static final Logger LOG = LoggerFactory.getLogger(CheckInEmitter.class);
+
+  private final Sink sink;
+  private final int capacity;
+  private final ConcurrentLinkedQueue<CheckIn> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger size = new AtomicInteger();
+  private final Thread sender;
+  private volatile boolean closed;
+
+  private final Counter sent;
+  private final Counter droppedFull;
+  private final Counter droppedFailed;
+  private final Counter droppedShutdown;
+  private long failuresLogged;
+
+  /** An emitter sending to Kafka topic {@code topic}. */
+  public static CheckInEmitter kafka(String bootstrap, String topic, String clientId, int capacity, MeterRegistry registry) {
+    return new CheckInEmitter(new KafkaSink(bootstrap, topic, clientId), capacity, registry);
+  }
+
+  CheckInEmitter(Sink sink, int capacity, MeterRegistry registry) {
+    if (capacity < 1) {
+      throw new IllegalArgumentException("check-in capacity must be >= 1: capacity=" + capacity);
+    }
+    this.sink = sink;
+    this.capacity = capacity;
+    sent = Counter.builder("updraft.edge.checkins.sent").description("Check-ins acknowledged by Kafka").register(registry);
+    droppedFull = dropped(registry, "queue-full");
+    droppedFailed = dropped(registry, "delivery-failed");
+    droppedShutdown = dropped(registry, "shutdown");
+    Gauge.builder("updraft.edge.checkins.queued", size, AtomicInteger::get)
+        .description("Check-ins waiting for the sender thread")
+        .register(registry);
+    sender = new Thread(this::run, "updraft-edge-checkins");
+    sender.setDaemon(true);
+  }
+
+  private static Counter dropped(MeterRegistry registry, String reason) {
+    return Counter.builder("updraft.edge.checkins.dropped")
+        .description("Check-ins lost, by reason")
+        .tag("reason", reason)
+        .register(registry);
+  }
+
+  public void start() {
+    sender.start();
+  }
+
+  /**
+   * Queues a check-in without waiting. Returns false (and counts it dropped) when the queue is full or
+   * the emitter is closed.
+   */
+  public boolean offer(CheckIn c) {
+    if (closed) {
+      droppedShutdown.increment();
+      return false;
+    }
+    if (size.incrementAndGet() > capacity) {
+      size.decrementAndGet();
+      droppedFull.increment();
+      return false;
+    }
+    queue.offer(c);
+    return true;
+  }
+
+  /** Check-ins waiting for the sender. */
+  public int queued() {
+    return size.get();
+  }
+
+  private void run() {
+    while (true) {
+      CheckIn c = queue.poll();
+      if (c == null) {
+        if (closed) {
+          return;
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        continue;
+      }
+      size.decrementAndGet();
+      try {
+        sink.send(c, this::delivered);
+      } catch (RuntimeException e) {
+        // interrupted at close, producer closed, or max.block.ms passed with the buffer still full
+        delivered(e);
+        if (Thread.currentThread().isInterrupted()) {
+          return;
+        }
+      }
+    }
+  }
+
+  private void delivered(Exception e) {
+    if (e == null) {
+      sent.increment();
+      return;
+    }
+    droppedFailed.increment();
+    synchronized (this) {
+      failuresLogged++;
+      if (failuresLogged <= 5 || failuresLogged % 10_000 == 0) {
+        LOG.warn("check-in not delivered (failures so far={}): {}", failuresLogged, e.toString());
+      }
+    }
+  }
+
+  /**
+   * Stops taking check-ins, lets the sender hand over what is queued and the producer deliver it,
+   * waiting at most about {@code timeout}; whatever is still queued then is counted as dropped.
+   */
+  public void close(Duration timeout) {
+    closed = true;
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      sender.join(Math.max(1, timeout.toMillis()));
+      if (sender.isAlive()) {
+        sender.interrupt();
+        sender.join(1000);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    int left = 0;
+    while (queue.poll() != null) {
+      left++;
+    }
+    size.addAndGet(-left);
+    droppedShutdown.increment(left);
+    sink.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+  }
+}
