@@ -21,9 +21,14 @@ final class Edges {
 
   /** An edge on a free loopback port; {@code flags} are extra {@code name, value} pairs. */
   static EdgeNode start(Vertx vertx, TestLog log, String edgeId, String... flags) {
+    return start(vertx, log.bootstrap, log.prefix, edgeId, flags);
+  }
+
+  /** An edge reading {@code prefix}'s topics, which need not exist yet. */
+  static EdgeNode start(Vertx vertx, String bootstrap, String prefix, String edgeId, String... flags) {
     Map<String, String> f = new HashMap<>();
-    f.put("kafka-bootstrap", log.bootstrap);
-    f.put("topic-prefix", log.prefix);
+    f.put("kafka-bootstrap", bootstrap);
+    f.put("topic-prefix", prefix);
     f.put("edge-port", "0");
     f.put("bind", "127.0.0.1");
     f.put("edge-id", edgeId);
