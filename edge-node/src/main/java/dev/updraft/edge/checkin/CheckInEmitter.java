@@ -35,6 +35,8 @@ public final class CheckInEmitter {
   private final AtomicInteger size = new AtomicInteger();
   private final Thread sender;
   private volatile boolean closed;
+  /** Check-ins the sender has taken off the queue (written by the sender only). */
+  private volatile long taken;
 
   private final Counter sent;
   private final Counter droppedFull;
@@ -109,6 +111,7 @@ public final class CheckInEmitter {
         continue;
       }
       size.decrementAndGet();
+      taken++;
       try {
         sink.send(c, this::delivered);
       } catch (RuntimeException e) {
@@ -136,20 +139,23 @@ public final class CheckInEmitter {
   }
 
   /**
-   * Stops taking check-ins, lets the sender hand over what is queued and the producer deliver it,
-   * waiting at most about {@code timeout}; whatever is still queued then is counted as dropped.
+   * Stops taking check-ins, lets the sender hand over what is queued and the producer deliver what it
+   * accepted, waiting at most about {@code timeout} (less when the sender makes no progress for two
+   * seconds: Kafka is unreachable). Whatever is still queued then is counted as dropped.
    */
   public void close(Duration timeout) {
     closed = true;
     long deadline = System.nanoTime() + timeout.toNanos();
-    try {
-      sender.join(Math.max(1, timeout.toMillis()));
-      if (sender.isAlive()) {
-        sender.interrupt();
-        sender.join(1000);
+    long lastTaken = taken;
+    long lastProgress = System.nanoTime();
+    while (sender.isAlive() && size.get() > 0 && System.nanoTime() - deadline < 0) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+      if (taken != lastTaken) {
+        lastTaken = taken;
+        lastProgress = System.nanoTime();
+      } else if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(2)) {
+        break;
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
     int left = 0;
     while (queue.poll() != null) {
@@ -157,6 +163,16 @@ public final class CheckInEmitter {
     }
     size.addAndGet(-left);
     droppedShutdown.increment(left);
+    // delivers what the producer accepted (bounded) and fails a send still blocked, which frees the sender
     sink.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    try {
+      sender.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (sender.isAlive()) {
+      LOG.warn("check-in sender did not stop; interrupting it");
+      sender.interrupt();
+    }
   }
 }
