@@ -22,6 +22,8 @@ import io.vertx.core.http.HttpServerOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +40,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class EdgeNode {
   private static final Logger LOG = LoggerFactory.getLogger(EdgeNode.class);
+  private static final AtomicInteger RANDOM_PORT_KEYS = new AtomicInteger();
 
   private final Vertx vertx;
   private final Parts parts;
@@ -128,28 +131,24 @@ public final class EdgeNode {
       return parts;
     }, false);
 
-    ManifestHandler[] handler = new ManifestHandler[1];
     List<String> deployments = new ArrayList<>();
-    HttpVerticle[] first = new HttpVerticle[1];
+    List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
+    // port 0 on several instances: Vert.x shares one random port between the servers given the same negative
+    // port, so each node takes a negative number of its own (two nodes on one Vertx must not share a port)
+    int port = config.port() == 0 ? RANDOM_PORT_KEYS.decrementAndGet() : config.port();
     return opened
         .compose(p -> {
-          handler[0] = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
+          ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
               config.accessLogSample());
-          first[0] = new HttpVerticle(serverOptions(config, config.port()), handler[0], loopDelay);
-          return vertx.deployVerticle(first[0]);
+          return vertx.deployVerticle(() -> {
+            HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler, loopDelay);
+            servers.add(v);
+            return v;
+          }, new DeploymentOptions().setInstances(config.eventLoops()));
         })
-        .compose(id -> {
+        .map(id -> {
           deployments.add(id);
-          int bound = first[0].actualPort();
-          if (config.eventLoops() == 1) {
-            return Future.succeededFuture(bound);
-          }
-          return vertx.deployVerticle(() -> new HttpVerticle(serverOptions(config, bound), handler[0], loopDelay),
-                  new DeploymentOptions().setInstances(config.eventLoops() - 1))
-              .map(more -> {
-                deployments.add(more);
-                return bound;
-              });
+          return servers.get(0).actualPort();
         })
         .map(bound -> {
           LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}",

@@ -145,7 +145,7 @@ class ManifestConformanceIT {
         new EventPayload.Rollout("canary-rollout", 50, canaryControl.groupId(), null)));
 
     vertx = Edges.vertx();
-    edge = Edges.startReady(vertx, log, "conformance");
+    edge = Edges.startReady(vertx, log, "conformance", "event-loops", "2");
     http = new EdgeHttp(edge.port());
   }
 

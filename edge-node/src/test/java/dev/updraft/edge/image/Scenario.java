@@ -22,6 +22,11 @@ final class Scenario {
   final List<EventEnvelope> events = new ArrayList<>();
   private long seq;
 
+  /** An envelope for any app (benchmarks build many). */
+  static EventEnvelope envelope(String app, long seq, EventPayload p) {
+    return EventEnvelope.of(app, seq, T0.plusSeconds(seq), "test", p);
+  }
+
   Scenario add(EventPayload p) {
     events.add(EventEnvelope.of(APP, ++seq, T0.plusSeconds(seq), "test", p));
     return this;
