@@ -69,7 +69,7 @@ public final class ThroughputBench {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new LinkedHashMap<>(Map.of("seconds", "15", "connections", "64", "rounds", "3",
-        "checkins", "true", "loops", "2"));
+        "checkins", "true", "loops", "2", "scenarios", "manifest,noUpdate", "servers", "trivial,edge"));
     for (String arg : args) {
       String[] kv = arg.split("=", 2);
       a.put(kv[0], kv[1]);
@@ -115,7 +115,7 @@ public final class ThroughputBench {
           new DeploymentOptions().setInstances(Integer.parseInt(a.get("loops")))));
 
       List<String> rows = new ArrayList<>();
-      for (String scenario : scenarios.keySet()) {
+      for (String scenario : a.get("scenarios").split(",")) {
         String[] headers = scenarios.get(scenario);
         List<Double> edgeRps = new ArrayList<>();
         List<Double> trivialRps = new ArrayList<>();
@@ -125,6 +125,9 @@ public final class ThroughputBench {
           boolean edgeFirst = round % 2 == 0;
           for (int k = 0; k < 2; k++) {
             boolean isEdge = (k == 0) == edgeFirst;
+            if (!a.get("servers").contains(isEdge ? "edge" : "trivial")) {
+              continue;
+            }
             String[] result = wrk(isEdge ? edgeUrl : trivialUrl, headers, a);
             double rps = Double.parseDouble(result[0]);
             (isEdge ? edgeRps : trivialRps).add(rps);
@@ -136,7 +139,8 @@ public final class ThroughputBench {
         }
         double e = edgeRps.stream().mapToDouble(Double::doubleValue).average().orElse(0);
         double tr = trivialRps.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-        String summary = String.format("| %s | mean | edge/trivial | %.0f / %.0f | %.1f %% | |", scenario, e, tr, 100 * e / tr);
+        String summary = String.format("| %s | mean | edge / trivial | %.0f / %.0f | %.1f %% | |", scenario, e, tr,
+            tr == 0 ? 0 : 100 * e / tr);
         rows.add(summary);
         System.out.println(summary);
       }
