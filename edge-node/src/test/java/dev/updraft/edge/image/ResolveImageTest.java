@@ -72,6 +72,25 @@ class ResolveImageTest {
   }
 
   @Test
+  void onlyEntriesADeviceCanBeServedKeepPreparedResponses() {
+    Scenario s = new Scenario()
+        .add(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null)))
+        .add(new EventPayload.UpdatePublished(Scenario.group("g2", "main", null)));
+    AppImage two = Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP);
+    assertThat(two.prepared.keySet()).containsExactlyInAnyOrder("g2-ios", "g2-android");
+
+    s.add(new EventPayload.UpdatePublished(Scenario.group("g3", "main", new EventPayload.Rollout("r3", 10, "g2", null))));
+    AppImage rolling = Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP);
+    assertThat(rolling.prepared.keySet()).containsExactlyInAnyOrder("g3-ios", "g3-android", "g2-ios", "g2-android");
+
+    s.add(new EventPayload.RolloutFinished("g3", "r3"));
+    AppImage finished = Scenario.replay(Scenario.replay(ResolveImage.EMPTY, s.events.subList(0, 3)),
+        s.events.subList(3, 4)).app(Scenario.APP);
+    assertThat(finished.prepared.keySet()).containsExactlyInAnyOrder("g3-ios", "g3-android");
+    assertThat(finished.bytes()).isLessThan(rolling.bytes());
+  }
+
+  @Test
   void publishedUpdateIsServedAfterAppCreatedAndMapping() {
     ResolveImage img = Scenario.replay(ResolveImage.EMPTY, LOG.subList(0, 4));
     Decision d = decide(img, "ios", "production", "client-a", null);
