@@ -30,12 +30,15 @@ import java.util.regex.Pattern;
  * on loopback, measured with {@code wrk}. Not a test (a {@code main}); how to run it and the results:
  * {@code docs/benchmarks/edge-throughput.md}.
  *
- * <p>Arguments (all optional): {@code seconds=15 connections=64 rounds=3 checkins=true loops=2}.
+ * <p>Arguments (all optional): {@code seconds=15 connections=64 rounds=3 checkins=true loops=2 warmup=10
+ * scenarios=manifest,noUpdate servers=trivial,edge}. Each scenario runs {@code rounds} times per server,
+ * alternating which server goes first, after an unrecorded warm-up of {@code warmup} seconds each.
  */
 public final class ThroughputBench {
   private static final Pattern RPS = Pattern.compile("Requests/sec:\\s+([0-9.]+)");
   private static final Pattern P50 = Pattern.compile("\\s50%\\s+([0-9.]+\\w+)");
   private static final Pattern P99 = Pattern.compile("\\s99%\\s+([0-9.]+\\w+)");
+  private static final Pattern REQUESTS = Pattern.compile("([0-9]+) requests in");
 
   private ThroughputBench() {}
 
@@ -69,7 +72,7 @@ public final class ThroughputBench {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new LinkedHashMap<>(Map.of("seconds", "15", "connections", "64", "rounds", "3",
-        "checkins", "true", "loops", "2", "scenarios", "manifest,noUpdate", "servers", "trivial,edge"));
+        "checkins", "true", "loops", "2", "scenarios", "manifest,noUpdate", "servers", "trivial,edge", "warmup", "10"));
     for (String arg : args) {
       String[] kv = arg.split("=", 2);
       a.put(kv[0], kv[1]);
@@ -114,11 +117,21 @@ public final class ThroughputBench {
       Edges.await(trivialVertx.deployVerticle(() -> new Trivial(trivialPort, trivialPaths),
           new DeploymentOptions().setInstances(Integer.parseInt(a.get("loops")))));
 
+      // warm-up, not recorded: JIT, Kafka producer and broker for the edge; JIT for the trivial server
+      Map<String, String> warm = new LinkedHashMap<>(a);
+      warm.put("seconds", a.get("warmup"));
+      for (String scenario : a.get("scenarios").split(",")) {
+        wrk("http://127.0.0.1:" + trivialPort + "/apps/bench/manifest-" + scenario, scenarios.get(scenario), warm);
+        wrk("http://127.0.0.1:" + edge.port() + "/apps/bench/manifest", scenarios.get(scenario), warm);
+      }
+
       List<String> rows = new ArrayList<>();
       for (String scenario : a.get("scenarios").split(",")) {
         String[] headers = scenarios.get(scenario);
         List<Double> edgeRps = new ArrayList<>();
         List<Double> trivialRps = new ArrayList<>();
+        List<Double> edgeCpu = new ArrayList<>();
+        List<Double> trivialCpu = new ArrayList<>();
         for (int round = 1; round <= Integer.parseInt(a.get("rounds")); round++) {
           String edgeUrl = "http://127.0.0.1:" + edge.port() + "/apps/bench/manifest";
           String trivialUrl = "http://127.0.0.1:" + trivialPort + "/apps/bench/manifest-" + scenario;
@@ -128,26 +141,33 @@ public final class ThroughputBench {
             if (!a.get("servers").contains(isEdge ? "edge" : "trivial")) {
               continue;
             }
+            Map<Long, Object[]> before = cpu();
             String[] result = wrk(isEdge ? edgeUrl : trivialUrl, headers, a);
+            long[] used = cpuDelta(before, cpu());
             double rps = Double.parseDouble(result[0]);
+            double requests = Double.parseDouble(result[3]);
             (isEdge ? edgeRps : trivialRps).add(rps);
-            String row = String.format("| %s | %d | %s | %.0f | %s | %s |", scenario, round,
-                isEdge ? "edge" : "trivial", rps, result[1], result[2]);
+            (isEdge ? edgeCpu : trivialCpu).add(used[0] / requests / 1000.0);
+            String row = String.format("| %s | %d | %s | %.0f | %s | %s | %.1f | %.1f |", scenario, round,
+                isEdge ? "edge" : "trivial", rps, result[1], result[2], used[0] / requests / 1000.0,
+                used[1] / requests / 1000.0);
             rows.add(row);
             System.out.println(row);
           }
         }
         double e = edgeRps.stream().mapToDouble(Double::doubleValue).average().orElse(0);
         double tr = trivialRps.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-        String summary = String.format("| %s | mean | edge / trivial | %.0f / %.0f | %.1f %% | |", scenario, e, tr,
-            tr == 0 ? 0 : 100 * e / tr);
+        double ec = edgeCpu.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+        double tc = trivialCpu.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+        String summary = String.format("| %s | mean | edge / trivial | %.0f / %.0f = %.1f %% | | | %.1f / %.1f = %.1f %% | |",
+            scenario, e, tr, tr == 0 ? 0 : 100 * e / tr, ec, tc, ec == 0 ? 0 : 100 * tc / ec);
         rows.add(summary);
         System.out.println(summary);
       }
       String metrics = http.get("/metrics").text();
       System.out.println();
-      System.out.println("| scenario | round | server | req/s | p50 | p99 |");
-      System.out.println("|---|---|---|---|---|---|");
+      System.out.println("| scenario | round | server | req/s | p50 | p99 | server CPU µs/req | other CPU µs/req |");
+      System.out.println("|---|---|---|---|---|---|---|---|");
       rows.forEach(System.out::println);
       System.out.println();
       for (String line : metrics.split("\n")) {
@@ -163,7 +183,44 @@ public final class ThroughputBench {
     }
   }
 
-  /** Runs wrk; returns requests/s, p50, p99. */
+  /** CPU nanoseconds per live thread, by id, with the thread's name. */
+  private static Map<Long, Object[]> cpu() {
+    java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    Map<Long, Object[]> out = new java.util.HashMap<>();
+    for (java.lang.management.ThreadInfo i : mx.getThreadInfo(mx.getAllThreadIds())) {
+      if (i != null) {
+        out.put(i.getThreadId(), new Object[] {i.getThreadName(), mx.getThreadCpuTime(i.getThreadId())});
+      }
+    }
+    return out;
+  }
+
+  /**
+   * CPU used between two snapshots, split into the server's own threads (event loops, the check-in sender
+   * and its producer's network thread, the log reader) and everything else (the in-process Kafka broker).
+   */
+  private static long[] cpuDelta(Map<Long, Object[]> before, Map<Long, Object[]> after) {
+    long server = 0;
+    long other = 0;
+    for (Map.Entry<Long, Object[]> e : after.entrySet()) {
+      String name = (String) e.getValue()[0];
+      long now = (Long) e.getValue()[1];
+      Object[] was = before.get(e.getKey());
+      long d = now - (was == null ? 0 : (Long) was[1]);
+      if (Boolean.getBoolean("bench.threads") && d > 50_000_000L) {
+        System.out.printf("  thread %-60s %6d ms%n", name, d / 1_000_000);
+      }
+      if (name.startsWith("vert.x-eventloop") || name.startsWith("updraft-edge")
+          || name.startsWith("kafka-producer-network-thread | updraft-edge")) {
+        server += d;
+      } else if (!name.equals("main")) {
+        other += d;
+      }
+    }
+    return new long[] {server, other};
+  }
+
+  /** Runs wrk; returns requests/s, p50, p99, requests. */
   private static String[] wrk(String url, String[] headers, Map<String, String> a) throws Exception {
     List<String> cmd = new ArrayList<>(List.of("wrk", "-t1", "-c" + a.get("connections"), "-d" + a.get("seconds") + "s",
         "--latency"));
@@ -185,7 +242,7 @@ public final class ThroughputBench {
     if (text.contains("Non-2xx")) {
       throw new IllegalStateException("wrk saw errors:\n" + text);
     }
-    return new String[] {find(RPS, text), find(P50, text), find(P99, text)};
+    return new String[] {find(RPS, text), find(P50, text), find(P99, text), find(REQUESTS, text)};
   }
 
   private static String find(Pattern p, String text) {

@@ -4,6 +4,7 @@ import dev.updraft.events.CheckIn;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -45,9 +46,17 @@ final class KafkaSink implements Sink {
     this.producer = new KafkaProducer<>(p);
   }
 
+  /** The producer callback for the sender's (single, long-lived) delivery consumer, made once. */
+  private Consumer<Exception> callbackFor;
+  private Callback callback;
+
   @Override
   public void send(CheckIn c, Consumer<Exception> done) {
-    producer.send(new ProducerRecord<>(topic, c.clientId(), json.encode(c)), (md, e) -> done.accept(e));
+    if (done != callbackFor) {
+      callbackFor = done;
+      callback = (md, e) -> done.accept(e);
+    }
+    producer.send(new ProducerRecord<>(topic, c.clientId(), json.encode(c)), callback);
   }
 
   @Override
