@@ -101,16 +101,6 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           "only GET is served on the manifest route: got " + req.method().name(), null, null);
       return;
     }
-    int protocol = pv == null ? 0 : pv.equals("1") ? 1 : pv.equals("0") ? 0 : -1;
-    if (protocol < 0) {
-      refuse(req, t0, 406, pvOut, "unsupported-protocol-version",
-          "expo-protocol-version " + ErrorBody.shown(pv) + " is not supported: this server speaks 0 and 1", null, null);
-      return;
-    }
-    if (pv != null && h.getAll(Names.PROTOCOL_VERSION).size() > 1) {
-      refuse(req, t0, 400, pvOut, "duplicate-header", "expo-protocol-version was sent more than once", null, null);
-      return;
-    }
     String appId = pathAppId != null ? pathAppId : DeviceRequest.appIdOf(req);
     if (appId == null) {
       refuse(req, t0, 400, pvOut, "missing-app-id",
@@ -128,6 +118,16 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     if (app == null) {
       refuse(req, t0, 404, pvOut, "unknown-app", "no app " + ErrorBody.shown(appId)
           + " on this server: check updates.url in the app config (…/apps/{appId}/manifest)", null, null);
+      return;
+    }
+    int protocol = pv == null ? 0 : pv.equals("1") ? 1 : pv.equals("0") ? 0 : -1;
+    if (protocol < 0) {
+      refuse(req, t0, 406, pvOut, "unsupported-protocol-version",
+          "expo-protocol-version " + ErrorBody.shown(pv) + " is not supported: this server speaks 0 and 1", r, null);
+      return;
+    }
+    if (pv != null && h.getAll(Names.PROTOCOL_VERSION).size() > 1) {
+      refuse(req, t0, 400, pvOut, "duplicate-header", "expo-protocol-version was sent more than once", r, null);
       return;
     }
     String platform = Platforms.of(r.platformRaw);
