@@ -157,18 +157,21 @@ public final class EdgeNode {
               Topics.events(config.topicPrefix()));
           return new EdgeNode(vertx, parts, deployments, bound);
         })
-        .recover(failure -> {
-          List<Future<Void>> undeploys = new ArrayList<>();
-          for (String id : deployments) {
-            undeploys.add(vertx.undeploy(id));
-          }
-          return Future.join(undeploys)
-              .eventually(() -> vertx.executeBlocking(() -> {
-                parts.close();
-                return null;
-              }, false))
-              .transform(ignored -> Future.failedFuture(failure));
-        });
+        .recover(failure -> stop(vertx, deployments, parts).transform(ignored -> Future.failedFuture(failure)));
+  }
+
+  /** Undeploys the servers, then closes the node's threads and clients off the event loop. */
+  private static Future<Void> stop(Vertx vertx, List<String> deployments, Parts parts) {
+    List<Future<Void>> undeploys = new ArrayList<>();
+    for (String id : deployments) {
+      undeploys.add(vertx.undeploy(id));
+    }
+    return Future.join(undeploys)
+        .eventually(() -> vertx.executeBlocking(() -> {
+          parts.close();
+          return null;
+        }, false))
+        .mapEmpty();
   }
 
   private static HttpServerOptions serverOptions(EdgeConfig config, int port) {
@@ -194,15 +197,6 @@ public final class EdgeNode {
 
   /** Stops the servers, the reader, the recorder and the emitter (which first delivers what it holds, up to 10 s). */
   public Future<Void> close() {
-    List<Future<Void>> undeploys = new ArrayList<>();
-    for (String id : deployments) {
-      undeploys.add(vertx.undeploy(id));
-    }
-    return Future.join(undeploys)
-        .eventually(() -> vertx.executeBlocking(() -> {
-          parts.close();
-          return null;
-        }, false))
-        .mapEmpty();
+    return stop(vertx, deployments, parts);
   }
 }

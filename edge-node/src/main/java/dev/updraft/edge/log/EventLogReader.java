@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -75,7 +74,7 @@ public final class EventLogReader implements AutoCloseable {
   private final Counter inconsistent;
   private final Counter failed;
   private final Counter gaps;
-  private final Set<String> unknownTypesLogged = ConcurrentHashMap.newKeySet();
+  private final Set<String> unknownTypesLogged = new HashSet<>(); // reader thread only
   private long malformedSeen;
 
   /**
