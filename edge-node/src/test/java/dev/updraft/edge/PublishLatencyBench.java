@@ -91,6 +91,7 @@ public final class PublishLatencyBench {
       Edges.await(va.close());
       Edges.await(vb.close());
       kafka.close();
+      ThroughputBench.deleteTree(dir);
     }
   }
 

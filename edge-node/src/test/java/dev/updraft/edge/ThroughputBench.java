@@ -180,6 +180,14 @@ public final class ThroughputBench {
       Edges.await(trivialVertx.close());
       Edges.await(edgeVertx.close());
       kafka.close();
+      deleteTree(dir);
+    }
+  }
+
+  /** Removes the broker's temp dir. */
+  static void deleteTree(Path dir) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+      s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 
