@@ -15,7 +15,7 @@ import java.util.List;
  * @param embeddedUpdateId nullable
  * @param failedUpdateIds from {@code expo-recent-failed-update-ids}
  * @param outcome one of the {@code OUTCOME_*} constants
- * @param reason one of the {@code REASON_*} constants: why this outcome
+ * @param reason one of the {@code REASON_*} constants: why this outcome (for {@link #OUTCOME_ERROR}, the error code)
  * @param branch nullable: the branch the channel resolved to
  * @param inBranchRollout the device fell in the channel's second-branch share
  * @param rolloutBucket nullable: the device's bucket (0..9999) for the per-update rollout consulted
@@ -51,6 +51,11 @@ public record CheckIn(
   public static final String OUTCOME_UPDATE = "update";
   public static final String OUTCOME_NO_UPDATE = "noUpdate";
   public static final String OUTCOME_ROLLBACK = "rollBackToEmbedded";
+  /**
+   * The request was refused (4xx, or 503 while the edge was not ready); {@code reason} then holds the
+   * error code of the response body (for example {@code missing-runtime-version}).
+   */
+  public static final String OUTCOME_ERROR = "error";
 
   /** A newer update than the one running was served. */
   public static final String REASON_NEW_UPDATE = "new-update";

@@ -1,0 +1,137 @@
+package dev.updraft.edge;
+
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one device request says, read from its headers (names case-insensitive) with the query
+ * fallbacks {@code platform}, {@code runtime-version}, {@code channel-name} and {@code app} (a header
+ * wins). Confined to the event loop handling the request.
+ */
+final class DeviceRequest {
+  /** Clients send at most 5 failed ids; more are ignored. */
+  static final int MAX_FAILED_IDS = 10;
+  static final int MAX_FATAL_ERROR = 1024;
+
+  final String appId;
+  /** As sent (null when absent); {@link #platform} is the checked constant or null. */
+  final String platformRaw;
+  final String runtimeVersion;
+  final String channel;
+  final String clientId;
+  final String currentId;
+  final String embeddedId;
+  final List<String> failedIds;
+  final String fatalError;
+  final boolean expectSignature;
+  final String accept;
+
+  DeviceRequest(HttpServerRequest req, String appId) {
+    MultiMap h = req.headers();
+    String query = req.query();
+    this.appId = appId;
+    this.platformRaw = headerOrQuery(req, h, query, Names.PLATFORM, "platform");
+    this.runtimeVersion = headerOrQuery(req, h, query, Names.RUNTIME_VERSION, "runtime-version");
+    this.channel = headerOrQuery(req, h, query, Names.CHANNEL_NAME, "channel-name");
+    this.clientId = lowerOrNull(h.get(Names.CLIENT_ID));
+    this.currentId = lowerOrNull(h.get(Names.CURRENT_UPDATE_ID));
+    this.embeddedId = lowerOrNull(h.get(Names.EMBEDDED_UPDATE_ID));
+    this.failedIds = failedIds(h.get(Names.RECENT_FAILED_UPDATE_IDS));
+    this.fatalError = truncate(h.get(Names.FATAL_ERROR));
+    this.expectSignature = h.contains(Names.EXPECT_SIGNATURE);
+    this.accept = h.get(Names.ACCEPT);
+  }
+
+  /** The app id of {@code GET /manifest}: {@code expo-app-id}, else {@code ?app=}; null when neither. */
+  static String appIdOf(HttpServerRequest req) {
+    return headerOrQuery(req, req.headers(), req.query(), Names.APP_ID, "app");
+  }
+
+  private static String headerOrQuery(HttpServerRequest req, MultiMap h, String query, CharSequence header, String param) {
+    String v = emptyToNull(h.get(header));
+    if (v == null && query != null) {
+      v = emptyToNull(req.getParam(param));
+    }
+    return v;
+  }
+
+  private static String emptyToNull(String s) {
+    if (s == null) {
+      return null;
+    }
+    String t = s.trim();
+    return t.isEmpty() ? null : t;
+  }
+
+  /** Lower-cases without allocating when already lower case (Android); iOS sends upper case. */
+  static String lowerOrNull(String s) {
+    s = emptyToNull(s);
+    if (s == null) {
+      return null;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isUpperCase(s.charAt(i))) {
+        return s.toLowerCase(Locale.ROOT);
+      }
+    }
+    return s;
+  }
+
+  /**
+   * The ids of {@code expo-recent-failed-update-ids}: an SF list of quoted strings
+   * ({@code "a…", "b…"}); bare tokens are accepted too, parameters ignored, ids lower-cased.
+   */
+  static List<String> failedIds(String v) {
+    if (v == null || v.isBlank()) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>(4);
+    int i = 0;
+    int n = v.length();
+    while (i < n && out.size() < MAX_FAILED_IDS) {
+      char c = v.charAt(i);
+      if (c == ' ' || c == '\t' || c == ',') {
+        i++;
+      } else if (c == '"') {
+        int end = v.indexOf('"', i + 1);
+        if (end < 0) {
+          break;
+        }
+        add(out, v.substring(i + 1, end));
+        i = skipToComma(v, end + 1);
+      } else {
+        int end = i;
+        while (end < n && v.charAt(end) != ',' && v.charAt(end) != ';' && v.charAt(end) != ' ') {
+          end++;
+        }
+        add(out, v.substring(i, end));
+        i = skipToComma(v, end);
+      }
+    }
+    return out;
+  }
+
+  private static void add(List<String> out, String id) {
+    String l = lowerOrNull(id);
+    if (l != null) {
+      out.add(l);
+    }
+  }
+
+  private static int skipToComma(String v, int from) {
+    int c = v.indexOf(',', from);
+    return c < 0 ? v.length() : c + 1;
+  }
+
+  /** {@code expo-fatal-error} cut to 1024 characters, never splitting a surrogate pair. */
+  static String truncate(String s) {
+    if (s == null || s.length() <= MAX_FATAL_ERROR) {
+      return s;
+    }
+    int end = Character.isHighSurrogate(s.charAt(MAX_FATAL_ERROR - 1)) ? MAX_FATAL_ERROR - 1 : MAX_FATAL_ERROR;
+    return s.substring(0, end);
+  }
+}

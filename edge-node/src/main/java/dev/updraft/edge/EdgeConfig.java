@@ -1,0 +1,165 @@
+package dev.updraft.edge;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The edge node's configuration, read once from {@link Settings} (flags and {@code UPDRAFT_*}
+ * environment variables) and validated at start. Immutable.
+ *
+ * @param kafkaBootstrap {@code --kafka-bootstrap}, default {@code 127.0.0.1:9092}
+ * @param topicPrefix {@code --topic-prefix}, default empty
+ * @param port {@code --edge-port}, default 3000 (0: any free port)
+ * @param bind {@code --bind}, default {@code 0.0.0.0}
+ * @param edgeId {@code --edge-id}, default the host name: recorded in every check-in
+ * @param checkins {@code --checkins}, default true: emit one check-in per device request
+ * @param checkinBuffer {@code --checkin-buffer}, default 100000: check-ins that may wait for Kafka before
+ *     new ones are dropped (and counted)
+ * @param eventLoops {@code --event-loops}, default the number of cores: HTTP server instances
+ * @param accessLogSample {@code --access-log}: 0 (off, the default), or the share of requests logged
+ *     ({@code on} = 1)
+ * @param recordRequests {@code --record-requests FILE}: append a sample of device requests as JSON lines;
+ *     null when off
+ * @param recordSampleRate {@code --record-sample-rate}, default 0.01: the share recorded
+ * @param idleTimeout {@code --idle-timeout}, default 60s: a connection idle that long is closed
+ * @param maxHeaderSize {@code --max-header-size}, default 16384 bytes: larger request headers get 431
+ */
+public record EdgeConfig(
+    String kafkaBootstrap,
+    String topicPrefix,
+    int port,
+    String bind,
+    String edgeId,
+    boolean checkins,
+    int checkinBuffer,
+    int eventLoops,
+    double accessLogSample,
+    Path recordRequests,
+    double recordSampleRate,
+    Duration idleTimeout,
+    int maxHeaderSize) {
+
+  /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
+  public static final Set<String> FLAGS =
+      Set.of(
+          "kafka-bootstrap",
+          "topic-prefix",
+          "edge-port",
+          "bind",
+          "edge-id",
+          "checkins",
+          "checkin-buffer",
+          "event-loops",
+          "access-log",
+          "record-requests",
+          "record-sample-rate",
+          "idle-timeout",
+          "max-header-size");
+
+  public EdgeConfig {
+    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
+      throw new ConfigException("--kafka-bootstrap must not be empty");
+    }
+    if (topicPrefix == null) {
+      topicPrefix = "";
+    }
+    if (port < 0 || port > 65535) {
+      throw new ConfigException("--edge-port must be between 0 and 65535: got " + port);
+    }
+    if (edgeId == null || edgeId.isBlank()) {
+      throw new ConfigException("--edge-id must not be empty");
+    }
+    if (checkinBuffer < 1) {
+      throw new ConfigException("--checkin-buffer must be at least 1: got " + checkinBuffer);
+    }
+    if (eventLoops < 1) {
+      throw new ConfigException("--event-loops must be at least 1: got " + eventLoops);
+    }
+    if (!(accessLogSample >= 0 && accessLogSample <= 1)) {
+      throw new ConfigException("--access-log must be off, on or a share in (0, 1]: got " + accessLogSample);
+    }
+    if (!(recordSampleRate > 0 && recordSampleRate <= 1)) {
+      throw new ConfigException("--record-sample-rate must be in (0, 1]: got " + recordSampleRate);
+    }
+    if (idleTimeout == null || idleTimeout.isNegative()) {
+      throw new ConfigException("--idle-timeout must not be negative: got " + idleTimeout);
+    }
+    if (maxHeaderSize < 1024) {
+      throw new ConfigException("--max-header-size must be at least 1024: got " + maxHeaderSize);
+    }
+  }
+
+  /**
+   * Reads and validates the configuration.
+   *
+   * @throws ConfigException naming the flag, for an unknown flag or a bad value
+   */
+  public static EdgeConfig from(Settings s) {
+    s.rejectUnknown(FLAGS);
+    if (s.has("record-sample-rate") && !s.has("record-requests")) {
+      throw new ConfigException("--record-sample-rate needs --record-requests FILE");
+    }
+    return new EdgeConfig(
+        s.string("kafka-bootstrap", "127.0.0.1:9092"),
+        s.string("topic-prefix", ""),
+        s.port("edge-port", 3000, true),
+        s.string("bind", "0.0.0.0"),
+        s.string("edge-id", defaultEdgeId()),
+        s.bool("checkins", true),
+        s.integer("checkin-buffer", 100_000, 1, 10_000_000),
+        s.integer("event-loops", Runtime.getRuntime().availableProcessors(), 1, 256),
+        accessLog(s.raw("access-log")),
+        s.path("record-requests", null),
+        share("record-sample-rate", s.raw("record-sample-rate"), 0.01),
+        s.duration("idle-timeout", Duration.ofSeconds(60)),
+        s.integer("max-header-size", 16384, 1024, 1 << 20));
+  }
+
+  private static double accessLog(String v) {
+    if (v == null) {
+      return 0;
+    }
+    switch (v.toLowerCase(Locale.ROOT)) {
+      case "off": case "false": case "no": case "0":
+        return 0;
+      case "on": case "true": case "yes":
+        return 1;
+      default:
+        return share("access-log", v, 0);
+    }
+  }
+
+  private static double share(String flag, String v, double def) {
+    if (v == null) {
+      return def;
+    }
+    double d;
+    try {
+      d = Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      throw new ConfigException("--" + flag + " (" + Settings.envName(flag) + ") must be a number in (0, 1]: got '" + v + "'");
+    }
+    if (!(d > 0 && d <= 1)) {
+      throw new ConfigException("--" + flag + " (" + Settings.envName(flag) + ") must be in (0, 1]: got " + v);
+    }
+    return d;
+  }
+
+  private static String defaultEdgeId() {
+    String h = System.getenv("HOSTNAME");
+    if (h != null && !h.isBlank()) {
+      return h.trim();
+    }
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "edge";
+    }
+  }
+}

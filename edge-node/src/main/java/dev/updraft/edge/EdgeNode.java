@@ -1,0 +1,202 @@
+package dev.updraft.edge;
+
+import dev.updraft.edge.checkin.CheckInEmitter;
+import dev.updraft.edge.image.LiveImage;
+import dev.updraft.edge.log.EventLogReader;
+import dev.updraft.edge.replay.RequestRecorder;
+import dev.updraft.events.Topics;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An edge node: reads {@code updraft.events} into an in-memory image and answers the manifest route
+ * from it, emitting one check-in per device request to {@code updraft.telemetry}.
+ *
+ * <p>{@link #start} completes once the HTTP server listens; the node reports {@link #ready()} (and
+ * {@code /readyz} 200) only after the image has caught up with the log end seen at start, and answers
+ * device requests with 503 until then. The HTTP servers run on the given {@link Vertx}, which uses the
+ * epoll transport when it was created with {@code setPreferNativeTransport(true)} on Linux (the
+ * dependency is on the classpath). Thread-safe.
+ */
+public final class EdgeNode {
+  private static final Logger LOG = LoggerFactory.getLogger(EdgeNode.class);
+  private static final AtomicInteger RANDOM_PORT_KEYS = new AtomicInteger();
+
+  private final Vertx vertx;
+  private final Parts parts;
+  private final List<String> deployments;
+  private final int port;
+
+  /** What a node owns besides its HTTP servers; closed in reverse order. */
+  private static final class Parts {
+    final PrometheusMeterRegistry registry;
+    final LiveImage live;
+    final JvmGcMetrics gc;
+    EventLogReader reader;
+    CheckInEmitter emitter;
+    RequestRecorder recorder;
+
+    Parts(PrometheusMeterRegistry registry, LiveImage live, JvmGcMetrics gc) {
+      this.registry = registry;
+      this.live = live;
+      this.gc = gc;
+    }
+
+    void close() {
+      if (recorder != null) {
+        recorder.close();
+      }
+      if (reader != null) {
+        reader.close();
+      }
+      if (emitter != null) {
+        emitter.close(Duration.ofSeconds(10));
+      }
+      gc.close();
+      registry.close();
+    }
+  }
+
+  private EdgeNode(Vertx vertx, Parts parts, List<String> deployments, int port) {
+    this.vertx = vertx;
+    this.parts = parts;
+    this.deployments = deployments;
+    this.port = port;
+  }
+
+  /**
+   * Starts a node: the log reader, the check-in emitter, the request recorder (when configured) and one
+   * HTTP server per event loop. Completes when the servers listen; fails (having released everything)
+   * when a server cannot bind.
+   */
+  public static Future<EdgeNode> start(Vertx vertx, EdgeConfig config) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    LiveImage live = new LiveImage();
+    Gauge.builder("updraft.edge.image.apps", live, l -> l.image().appCount()).description("Apps in the image").register(registry);
+    Gauge.builder("updraft.edge.image.groups", live, l -> l.image().groupCount()).description("Update groups in the image").register(registry);
+    Gauge.builder("updraft.edge.image.bytes", live, l -> l.image().bytes())
+        .description("Bytes of bodies and prepared responses held by the image")
+        .register(registry);
+    Gauge.builder("updraft.edge.ready", live, l -> l.ready() ? 1 : 0).description("1 once the image caught up with the log").register(registry);
+    Timer loopDelay = Timer.builder("updraft.edge.event.loop.delay")
+        .description("How late an event loop ran a 500 ms periodic timer")
+        .register(registry);
+    Parts parts = new Parts(registry, live, gc);
+
+    // Kafka clients and the file are opened off the caller's thread (it may be an event loop)
+    Future<Parts> opened = vertx.executeBlocking(() -> {
+      parts.reader = new EventLogReader(config.kafkaBootstrap(), Topics.events(config.topicPrefix()),
+          "updraft-edge-" + config.edgeId(), live, registry);
+      if (config.checkins()) {
+        parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
+            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), registry);
+      }
+      if (config.recordRequests() != null) {
+        parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
+      }
+      parts.reader.start();
+      if (parts.emitter != null) {
+        parts.emitter.start();
+      }
+      if (parts.recorder != null) {
+        parts.recorder.start();
+      }
+      return parts;
+    }, false);
+
+    List<String> deployments = new ArrayList<>();
+    List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
+    // port 0 on several instances: Vert.x shares one random port between the servers given the same negative
+    // port, so each node takes a negative number of its own (two nodes on one Vertx must not share a port)
+    int port = config.port() == 0 ? RANDOM_PORT_KEYS.decrementAndGet() : config.port();
+    return opened
+        .compose(p -> {
+          ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
+              config.accessLogSample());
+          return vertx.deployVerticle(() -> {
+            HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler, loopDelay);
+            servers.add(v);
+            return v;
+          }, new DeploymentOptions().setInstances(config.eventLoops()));
+        })
+        .map(id -> {
+          deployments.add(id);
+          return servers.get(0).actualPort();
+        })
+        .map(bound -> {
+          LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}",
+              config.edgeId(), config.bind(), bound, config.eventLoops(),
+              vertx.isNativeTransportEnabled() ? "native" : "NIO", config.checkins() ? "on" : "off",
+              Topics.events(config.topicPrefix()));
+          return new EdgeNode(vertx, parts, deployments, bound);
+        })
+        .recover(failure -> stop(vertx, deployments, parts).transform(ignored -> Future.failedFuture(failure)));
+  }
+
+  /** Undeploys the servers, then closes the node's threads and clients off the event loop. */
+  private static Future<Void> stop(Vertx vertx, List<String> deployments, Parts parts) {
+    List<Future<Void>> undeploys = new ArrayList<>();
+    for (String id : deployments) {
+      undeploys.add(vertx.undeploy(id));
+    }
+    return Future.join(undeploys)
+        .eventually(() -> vertx.executeBlocking(() -> {
+          parts.close();
+          return null;
+        }, false))
+        .mapEmpty();
+  }
+
+  private static HttpServerOptions serverOptions(EdgeConfig config, int port) {
+    return new HttpServerOptions()
+        .setHost(config.bind())
+        .setPort(port)
+        .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toSeconds()))
+        .setIdleTimeoutUnit(TimeUnit.SECONDS)
+        .setMaxHeaderSize(config.maxHeaderSize())
+        .setTcpNoDelay(true)
+        .setCompressionSupported(false);
+  }
+
+  /** The port the HTTP servers listen on. */
+  public int port() {
+    return port;
+  }
+
+  /** Whether the image has caught up with the log end seen at start. */
+  public boolean ready() {
+    return parts.live.ready();
+  }
+
+  /** Stops the servers, the reader, the recorder and the emitter (which first delivers what it holds, up to 10 s). */
+  public Future<Void> close() {
+    return stop(vertx, deployments, parts);
+  }
+}

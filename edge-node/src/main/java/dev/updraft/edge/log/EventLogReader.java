@@ -1,0 +1,329 @@
+package dev.updraft.edge.log;
+
+import dev.updraft.edge.image.ImageDelta;
+import dev.updraft.edge.image.LiveImage;
+import dev.updraft.events.Decoded;
+import dev.updraft.events.EventCodec;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Folds {@code updraft.events} into a {@link LiveImage} on a thread of its own: every partition from
+ * offset 0 by {@code assign} (no consumer group, so any number of edges read independently),
+ * {@code read_committed} (the control plane writes in transactions). Each poll's records go into one
+ * {@link ImageDelta} whose new image is published with one reference swap. The image is marked ready
+ * once the reader has passed the end offsets it saw at start.
+ *
+ * <p>Policy for records this build cannot use, each counted in
+ * {@code updraft_edge_events_skipped_total{reason}} and skipped:
+ *
+ * <ul>
+ *   <li>{@code unknown-type}: a well-formed event of a type or schema version this build does not know
+ *       (a newer control plane); logged once per type with its partition and offset; the app's sequence
+ *       advances past it;
+ *   <li>{@code malformed}: bytes that are not an event; logged (the first ten, then every thousandth);
+ *   <li>{@code duplicate}: a sequence the app already has;
+ *   <li>{@code inconsistent}: an event contradicting the app's state (logged by the fold);
+ *   <li>{@code error}: a fold that threw (a bug); logged with the stack trace.
+ * </ul>
+ *
+ * A per-app sequence above the next expected one is a gap: logged, counted in
+ * {@code updraft_edge_sequence_gaps_total}, and the event is still applied.
+ *
+ * <p>Thread-safety: the reader thread owns the consumer; {@link #close()} may be called from any thread.
+ */
+public final class EventLogReader implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EventLogReader.class);
+  private static final Duration POLL = Duration.ofMillis(200);
+  private static final long PARTITION_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  private final String topic;
+  private final LiveImage live;
+  private final Properties props;
+  private final Thread thread;
+  private volatile boolean closed;
+  private volatile KafkaConsumer<byte[], byte[]> consumer;
+  private volatile long lag = -1;
+
+  private final Counter applied;
+  private final Counter unknown;
+  private final Counter malformed;
+  private final Counter duplicate;
+  private final Counter inconsistent;
+  private final Counter failed;
+  private final Counter gaps;
+  private final Set<String> unknownTypesLogged = new HashSet<>(); // reader thread only
+  private long malformedSeen;
+
+  /**
+   * @param bootstrap Kafka bootstrap servers
+   * @param topic the events topic ({@code Topics.events(prefix)})
+   * @param clientId Kafka client id (names the edge in broker logs)
+   */
+  public EventLogReader(String bootstrap, String topic, String clientId, LiveImage live, MeterRegistry registry) {
+    this.topic = topic;
+    this.live = live;
+    props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+
+    applied = Counter.builder("updraft.edge.events.applied").description("Events folded into the image").register(registry);
+    unknown = skipped(registry, "unknown-type");
+    malformed = skipped(registry, "malformed");
+    duplicate = skipped(registry, "duplicate");
+    inconsistent = skipped(registry, "inconsistent");
+    failed = skipped(registry, "error");
+    gaps = Counter.builder("updraft.edge.sequence.gaps").description("Per-app sequence gaps seen in the log").register(registry);
+    Gauge.builder("updraft.edge.log.lag.records", this, r -> r.lag)
+        .description("Records between the image and the log end (-1 before the first poll)")
+        .register(registry);
+    thread = new Thread(this::run, "updraft-edge-log");
+    thread.setDaemon(true);
+  }
+
+  private static Counter skipped(MeterRegistry registry, String reason) {
+    return Counter.builder("updraft.edge.events.skipped")
+        .description("Records left out of the image, by reason")
+        .tag("reason", reason)
+        .register(registry);
+  }
+
+  /** Starts the reader thread. */
+  public void start() {
+    thread.start();
+  }
+
+  /** Records behind the log end at the last poll, or -1 before the first. */
+  public long lag() {
+    return lag;
+  }
+
+  private void run() {
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
+      consumer = c;
+      if (closed) {
+        return;
+      }
+      List<TopicPartition> partitions = awaitPartitions(c);
+      if (partitions == null) {
+        return;
+      }
+      c.assign(partitions);
+      c.seekToBeginning(partitions);
+      Map<TopicPartition, Long> target = new HashMap<>(c.endOffsets(partitions));
+      LOG.info("reading {} from offset 0 of {} partitions; ready after end offsets {}", topic, partitions.size(), target);
+      long nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
+      while (!closed) {
+        try {
+          pollOnce(c);
+          if (!live.ready() && reached(c, target)) {
+            live.markReady();
+            LOG.info("image ready: apps={} groups={} bytes={}", live.image().appCount(), live.image().groupCount(),
+                live.image().bytes());
+          }
+          if (System.nanoTime() - nextRecheck > 0) {
+            nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
+            addNewPartitions(c);
+          }
+        } catch (WakeupException | InterruptException e) {
+          if (!closed) {
+            LOG.warn("log reader woken up while open; continuing");
+          }
+        } catch (RuntimeException e) {
+          // a broker or network failure: keep serving the last image and try again
+          LOG.warn("reading {} failed, retrying in 1 s: {}", topic, e.toString());
+          pause(1000);
+        }
+      }
+    } catch (WakeupException | InterruptException e) {
+      // closing
+    } catch (RuntimeException e) {
+      LOG.error("log reader stopped: {}; the image stays at its last state", e.toString(), e);
+    } finally {
+      consumer = null;
+    }
+  }
+
+  private void pollOnce(KafkaConsumer<byte[], byte[]> c) {
+    ConsumerRecords<byte[], byte[]> records = c.poll(POLL);
+    if (!records.isEmpty()) {
+      ImageDelta delta = new ImageDelta(live.image());
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        fold(delta, r);
+      }
+      if (!delta.isEmpty()) {
+        live.publish(delta.apply());
+      }
+    }
+    long sum = 0;
+    for (TopicPartition tp : c.assignment()) {
+      OptionalLong l = c.currentLag(tp);
+      if (l.isEmpty()) {
+        return; // not known yet: keep the previous figure
+      }
+      sum += l.getAsLong();
+    }
+    lag = sum;
+  }
+
+  private void fold(ImageDelta delta, ConsumerRecord<byte[], byte[]> r) {
+    Decoded d = EventCodec.decode(r.value());
+    if (d instanceof Decoded.Unknown) {
+      Decoded.Unknown u = (Decoded.Unknown) d;
+      unknown.increment();
+      if (unknownTypesLogged.add(u.type() + "@" + u.schemaVersion())) {
+        LOG.warn("skipping events of unknown type={} schemaVersion={} (first at partition={} offset={} appId={}): "
+            + "this edge is older than the control plane; later ones are counted, not logged",
+            u.type(), u.schemaVersion(), r.partition(), r.offset(), u.appId());
+      }
+      delta.skip(u.appId(), u.sequence());
+      return;
+    }
+    if (d instanceof Decoded.Malformed) {
+      malformed.increment();
+      malformedSeen++;
+      if (malformedSeen <= 10 || malformedSeen % 1000 == 0) {
+        LOG.warn("skipping malformed record topic={} partition={} offset={}: {} (malformed so far={})",
+            topic, r.partition(), r.offset(), ((Decoded.Malformed) d).reason(), malformedSeen);
+      }
+      return;
+    }
+    Decoded.Known k = (Decoded.Known) d;
+    String appId = k.envelope().appId();
+    long expected = delta.nextSequence(appId);
+    long sequence = k.envelope().sequence();
+    if (sequence > expected) {
+      gaps.increment();
+      LOG.warn("sequence gap appId={} expected={} got={} partition={} offset={}: events {}..{} are missing from the log",
+          appId, expected, sequence, r.partition(), r.offset(), expected, sequence - 1);
+    }
+    try {
+      switch (delta.replay(k.envelope())) {
+        case APPLIED:
+          applied.increment();
+          break;
+        case DUPLICATE:
+          duplicate.increment();
+          break;
+        default:
+          inconsistent.increment();
+      }
+    } catch (RuntimeException e) {
+      failed.increment();
+      LOG.error("event fold failed, skipped: appId={} sequence={} type={} partition={} offset={}",
+          appId, sequence, k.envelope().type().wireName(), r.partition(), r.offset(), e);
+    }
+  }
+
+  private boolean reached(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> target) {
+    for (Map.Entry<TopicPartition, Long> t : target.entrySet()) {
+      if (c.position(t.getKey()) < t.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Waits until the topic exists (the control plane creates it); null when closed meanwhile. */
+  private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
+    boolean logged = false;
+    while (!closed) {
+      List<TopicPartition> found = partitions(c);
+      if (!found.isEmpty()) {
+        return found;
+      }
+      if (!logged) {
+        LOG.info("waiting for topic {} to exist", topic);
+        logged = true;
+      }
+      pause(500);
+    }
+    return null;
+  }
+
+  private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c) {
+    List<TopicPartition> out = new ArrayList<>();
+    try {
+      List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(5));
+      if (infos != null) {
+        for (PartitionInfo p : infos) {
+          out.add(new TopicPartition(topic, p.partition()));
+        }
+      }
+    } catch (org.apache.kafka.common.errors.TimeoutException
+        | org.apache.kafka.common.errors.UnknownTopicOrPartitionException e) {
+      // not there yet
+    }
+    return out;
+  }
+
+  private void addNewPartitions(KafkaConsumer<byte[], byte[]> c) {
+    Set<TopicPartition> now = new HashSet<>(c.assignment());
+    List<TopicPartition> added = new ArrayList<>();
+    for (TopicPartition tp : partitions(c)) {
+      if (now.add(tp)) {
+        added.add(tp);
+      }
+    }
+    if (!added.isEmpty()) {
+      c.assign(now);
+      c.seekToBeginning(added);
+      LOG.info("topic {} gained partitions {}; reading them from offset 0", topic, added);
+    }
+  }
+
+  private void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      closed = true;
+    }
+  }
+
+  /** Stops the reader and waits (bounded) for its thread to end. */
+  @Override
+  public void close() {
+    closed = true;
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      c.wakeup();
+    }
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (thread.isAlive()) {
+      LOG.warn("log reader thread did not stop within 10 s");
+    }
+  }
+}

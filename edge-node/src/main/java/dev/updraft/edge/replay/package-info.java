@@ -1,0 +1,4 @@
+/**
+ * Recording a sample of device requests as JSON lines for the load module's traffic replay.
+ */
+package dev.updraft.edge.replay;

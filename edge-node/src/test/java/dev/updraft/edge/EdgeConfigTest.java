@@ -1,0 +1,75 @@
+package dev.updraft.edge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EdgeConfigTest {
+
+  private static EdgeConfig from(String... args) {
+    return EdgeConfig.from(Settings.parse(args, Map.of()));
+  }
+
+  @Test
+  void defaultsMatchTheArchitecture() {
+    EdgeConfig c = EdgeConfig.from(Settings.of(Map.of("edge-id", "e1"), Map.of()));
+    assertThat(c.kafkaBootstrap()).isEqualTo("127.0.0.1:9092");
+    assertThat(c.topicPrefix()).isEmpty();
+    assertThat(c.port()).isEqualTo(3000);
+    assertThat(c.bind()).isEqualTo("0.0.0.0");
+    assertThat(c.checkins()).isTrue();
+    assertThat(c.accessLogSample()).isZero();
+    assertThat(c.recordRequests()).isNull();
+    assertThat(c.recordSampleRate()).isEqualTo(0.01);
+    assertThat(c.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void readsEveryFlag() {
+    EdgeConfig c = from("--kafka-bootstrap", "k:1", "--topic-prefix", "p.", "--edge-port", "3001", "--bind", "127.0.0.1",
+        "--edge-id", "e2", "--checkins", "false", "--checkin-buffer", "10", "--event-loops", "3", "--access-log", "0.5",
+        "--record-requests", "/tmp/r.jsonl", "--record-sample-rate", "1", "--idle-timeout", "5s", "--max-header-size", "4096");
+    assertThat(c).isEqualTo(new EdgeConfig("k:1", "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
+        Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096));
+    assertThat(from("--access-log", "on", "--edge-id", "x").accessLogSample()).isEqualTo(1.0);
+  }
+
+  @Test
+  void environmentVariablesWorkAndFlagsWin() {
+    EdgeConfig c = EdgeConfig.from(Settings.parse(new String[] {"--edge-port", "3005"},
+        Map.of("UPDRAFT_EDGE_PORT", "3006", "UPDRAFT_EDGE_ID", "env-edge")));
+    assertThat(c.port()).isEqualTo(3005);
+    assertThat(c.edgeId()).isEqualTo("env-edge");
+  }
+
+  @Test
+  void rejectsUnknownFlagsByName() {
+    assertThatThrownBy(() -> from("--edge-prot", "3000"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--edge-prot");
+  }
+
+  @Test
+  void rejectsBadValuesNamingTheFlag() {
+    assertThatThrownBy(() -> from("--access-log", "2")).hasMessageContaining("--access-log");
+    assertThatThrownBy(() -> from("--record-requests", "f", "--record-sample-rate", "0")).hasMessageContaining("--record-sample-rate");
+    assertThatThrownBy(() -> from("--record-sample-rate", "0.5")).hasMessageContaining("needs --record-requests");
+    assertThatThrownBy(() -> from("--checkin-buffer", "0")).hasMessageContaining("--checkin-buffer");
+    assertThatThrownBy(() -> from("--edge-port", "70000")).hasMessageContaining("--edge-port");
+  }
+
+  @Test
+  void flagsListIsWhatFromAccepts() {
+    for (String flag : EdgeConfig.FLAGS) {
+      assertThat(flag).doesNotStartWith("-");
+    }
+    assertThat(EdgeConfig.FLAGS).contains("kafka-bootstrap", "topic-prefix", "edge-port", "bind", "edge-id", "checkins",
+        "checkin-buffer", "event-loops", "access-log", "record-requests", "record-sample-rate");
+  }
+}

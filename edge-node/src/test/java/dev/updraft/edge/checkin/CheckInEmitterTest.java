@@ -1,0 +1,99 @@
+package dev.updraft.edge.checkin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.events.CheckIn;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/** The bounded hand-off, with an in-memory sink (pure logic; the Kafka side is covered by ITs). */
+class CheckInEmitterTest {
+
+  private static CheckIn checkIn(String id) {
+    return new CheckIn(1, id, "app", "ios", "1.0.0", "production", "c", null, null, List.of(), CheckIn.OUTCOME_UPDATE,
+        CheckIn.REASON_NEW_UPDATE, "main", false, null, "u", "g", null, 0L, "edge");
+  }
+
+  /** A sink whose send blocks until released, like a producer with a full buffer. */
+  private static final class BlockingSink implements Sink {
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+    final List<String> sent = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void send(CheckIn c, Consumer<Exception> done) {
+      entered.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+      sent.add(c.checkInId());
+      done.accept(null);
+    }
+
+    @Override
+    public void close(Duration timeout) {}
+  }
+
+  @Test
+  void fullQueueDropsAndCountsWithoutWaiting() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    BlockingSink sink = new BlockingSink();
+    CheckInEmitter e = new CheckInEmitter(sink, 4, registry);
+    e.start();
+    assertThat(e.offer(checkIn("first"))).isTrue();
+    assertThat(sink.entered.await(10, TimeUnit.SECONDS)).isTrue(); // the sender now blocks on "first"
+
+    int accepted = 0;
+    for (int i = 0; i < 20; i++) {
+      accepted += e.offer(checkIn("c" + i)) ? 1 : 0; // returns at once even though the sender is stuck
+    }
+    assertThat(accepted).isEqualTo(4);
+    assertThat(e.queued()).isEqualTo(4);
+    assertThat(registry.get("updraft.edge.checkins.dropped").tag("reason", "queue-full").counter().count()).isEqualTo(16);
+
+    sink.release.countDown();
+    e.close(Duration.ofSeconds(10));
+    assertThat(sink.sent).containsExactly("first", "c0", "c1", "c2", "c3");
+    assertThat(registry.get("updraft.edge.checkins.sent").counter().count()).isEqualTo(5);
+    assertThat(e.queued()).isZero();
+  }
+
+  @Test
+  void failedDeliveriesAreCountedAsDropped() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Sink failing = new Sink() {
+      @Override
+      public void send(CheckIn c, Consumer<Exception> done) {
+        done.accept(new IllegalStateException("broker gone"));
+      }
+
+      @Override
+      public void close(Duration timeout) {}
+    };
+    CheckInEmitter e = new CheckInEmitter(failing, 10, registry);
+    e.start();
+    e.offer(checkIn("a"));
+    e.offer(checkIn("b"));
+    e.close(Duration.ofSeconds(10));
+    assertThat(registry.get("updraft.edge.checkins.dropped").tag("reason", "delivery-failed").counter().count()).isEqualTo(2);
+    assertThat(registry.get("updraft.edge.checkins.sent").counter().count()).isZero();
+  }
+
+  @Test
+  void offersAfterCloseAreDroppedAsShutdown() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CheckInEmitter e = new CheckInEmitter(new BlockingSink(), 10, registry);
+    e.close(Duration.ofMillis(10));
+    assertThat(e.offer(checkIn("late"))).isFalse();
+    assertThat(registry.get("updraft.edge.checkins.dropped").tag("reason", "shutdown").counter().count()).isEqualTo(1);
+  }
+}
