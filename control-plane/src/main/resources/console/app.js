@@ -145,7 +145,7 @@ async function render({ focus }) {
   if (seq !== renderSeq) {
     return; // a newer navigation started while this page loaded
   }
-  main.replaceChildren(...chrome, ...[body].flat());
+  main.replaceChildren(...chrome, ...[body].flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
   main.removeAttribute('aria-busy');
   document.title = title + ' · Updraft console';
   showStatus(message);

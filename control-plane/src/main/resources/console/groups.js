@@ -34,7 +34,7 @@ function platformList(g, full) {
  *     of its branch and runtime version (no "roll back to this update" then)
  */
 export function groupCard(ctx, app, g, opts) {
-  const { latest, heading = 'h3', full = false } = opts;
+  const { latest, heading = 'h3', full = false, titleText } = opts;
   const titleId = 'group-' + g.groupId + '-title';
   const badges = [];
   if (latest) {
@@ -49,7 +49,7 @@ export function groupCard(ctx, app, g, opts) {
   if (g.rollout) {
     badges.push(h('span', { class: 'badge ' + (g.rollout.status === 'active' ? 'rollout' : 'finished') }, `rollout ${g.rollout.status} · ${g.rollout.percentage}%`));
   }
-  const title = opts.link === false ? groupTitle(g) : link(updateHash(app, g.groupId), groupTitle(g));
+  const title = opts.link === false ? titleText || groupTitle(g) : link(updateHash(app, g.groupId), groupTitle(g));
   const card = h(
     'article',
     { class: 'card' + (g.status === 'reverted' ? ' reverted' : ''), 'aria-labelledby': titleId, id: 'group-' + g.groupId, 'data-group-id': g.groupId },

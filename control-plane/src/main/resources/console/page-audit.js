@@ -29,7 +29,7 @@ export async function auditPage(ctx) {
               'tr',
               { 'data-sequence': e.sequence },
               h('td', { class: 'num' }, String(e.sequence)),
-              h('td', {}, time(e.occurredAt)),
+              h('td', { class: 'when' }, time(e.occurredAt)),
               h('td', { class: 'event-type' }, code(e.type)),
               h('td', { class: 'actor' }, e.actor || '—'),
               h('td', { class: 'summary' }, e.summary || ''),

@@ -16,7 +16,7 @@ export async function updatePage(ctx) {
   const latest = !!rt && rt.latestGroupId === g.groupId;
   const body = [
     h('h1', {}, groupTitle(g)),
-    groupCard(ctx, app, g, { latest, heading: 'h2', full: true, link: false }),
+    groupCard(ctx, app, g, { latest, heading: 'h2', full: true, link: false, titleText: 'Details' }),
     h('h2', { id: 'insights-heading' }, 'Adoption and failures'),
     g.kind === 'update' ? await insights(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no adoption numbers of its own: see the channel adoption for embedded devices.'),
     h('h2', {}, 'What devices receive'),
