@@ -47,6 +47,7 @@ import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -291,20 +292,80 @@ class ConsoleBrowserIT {
     id.sendKeys("unknown-device", Keys.ENTER);
     waitForText(By.id("device-error"), "no device unknown-device has checked in for app " + APP);
 
-    // the audit log shows the rollout change with its actor
+    // roll back to the first release: republish it from its card on the branch page
+    driver.get(base + "/console/#/apps/" + APP + "/branches/production");
+    waitForHeading("Branch production");
+    driver.findElement(By.xpath("//article[@data-group-id='" + g1 + "']//summary[contains(., 'Roll back to this update')]")).click();
+    driver.findElement(By.id("republish-" + g1 + "-submit")).click();
+    waitForHeading("Roll back to “First release”");
+    JsonNode g3 = newest("production");
+    assertThat(g3.path("republishedFrom").asText()).isEqualTo(g1);
+    assertThat(g3.path("message").asText()).isEqualTo("Roll back to “First release”");
+    assertThat(driver.getCurrentUrl()).endsWith("/updates/" + g3.path("groupId").asText());
+
+    // a new rollout over it, reverted in the page: the republished group comes back as a new one
+    JsonNode g4 =
+        api.publish(APP, Fixtures.update2(), "production", "1.0.0", Map.of("message", "Second try", "rolloutPercentage", 25));
+    String g4id = g4.get("groupId").asText();
+    driver.get(base + "/console/#/apps/" + APP + "/updates/" + g4id);
+    waitForHeading("Second try");
+    driver.findElement(By.xpath("//summary[contains(., 'Revert rollout')]")).click();
+    driver.findElement(By.id("revert-reason-" + g4id)).sendKeys("crash on start");
+    driver.findElement(By.id("revert-" + g4id + "-submit")).click();
+    waitForText(By.id("status"), "reverted");
+    JsonNode reverted = api.ok(api.get("/v1/apps/" + APP + "/updates/" + g4id), "group");
+    assertThat(reverted.path("status").asText()).isEqualTo("reverted");
+    assertThat(reverted.path("rollout").path("status").asText()).isEqualTo("reverted");
+    String replacement = reverted.path("revertedBy").asText();
+    assertThat(newest("production").path("groupId").asText()).isEqualTo(replacement);
+    assertThat(driver.getCurrentUrl()).endsWith("/updates/" + replacement);
+
+    // roll back to the embedded update, for every platform of the branch
+    driver.get(base + "/console/#/apps/" + APP + "/branches/production");
+    waitForHeading("Branch production");
+    driver.findElement(By.xpath("//summary[contains(., 'Roll back to the embedded update')]")).click();
+    driver.findElement(By.id("embedded-message")).sendKeys("Back to the store build");
+    driver.findElement(By.id("embedded-rollback-submit")).click();
+    waitForText(By.id("status"), "rolled back to the embedded update");
+    JsonNode embedded = newest("production");
+    assertThat(embedded.path("kind").asText()).isEqualTo("rollBackToEmbedded");
+    assertThat(embedded.path("platforms")).extracting(p -> p.path("platform").asText()).containsExactlyInAnyOrder("android", "ios");
+    assertThat(driver.findElements(By.cssSelector("#groups article.card")).get(0).getText()).contains("roll back to embedded", "Back to the store build");
+
+    // the audit log: everything this test did to the app, newest first, each with its actor
     driver.findElement(By.linkText("Audit log")).click();
     waitForHeading("Audit log of " + APP);
     List<Map<String, String>> rows = auditRows();
-    // newest first: everything this test did to the app, in reverse
     assertThat(rows)
         .extracting(r -> r.get("type"))
         .containsExactly(
-            "rollout.finished", "rollout.changed", "rollout.changed", "channel.mapped", "channel.mapped", "update.published",
-            "update.published", "app.created");
+            "update.rolled-back-to-embedded", "rollout.reverted", "update.published", "update.published", "rollout.finished",
+            "rollout.changed", "rollout.changed", "channel.mapped", "channel.mapped", "update.published", "update.published",
+            "app.created");
     assertThat(rows).allSatisfy(r -> assertThat(r).containsEntry("actor", "admin"));
-    assertThat(rows.get(2).get("summary")).as("the percentage change made in the page").contains(g2, "50%");
-    assertThat(rows.get(4).get("summary")).contains("production", "20%", "beta");
+    assertThat(rows.get(6).get("summary")).as("the percentage change made in the page").contains(g2, "50%");
+    assertThat(rows.get(1).get("summary")).contains(g4id, "crash on start", replacement);
+    assertThat(rows.get(3).get("summary")).contains("republished group " + g1);
     page("09-audit");
+
+    // paged: the page size chosen in the page, then 5 entries a page and the next 5 older ones
+    new Select(driver.findElement(By.id("audit-limit"))).selectByValue("20");
+    driver.findElement(By.cssSelector("#audit-limit-form button")).click();
+    wait.until(ExpectedConditions.urlContains("/audit?limit=20"));
+    waitForHeading("Audit log of " + APP);
+    assertThat(auditRows()).hasSize(12);
+    driver.get(base + "/console/#/apps/" + APP + "/audit?limit=5");
+    waitForText(By.cssSelector("#audit-table caption"), "Newest entries");
+    assertThat(auditRows()).extracting(r -> r.get("type")).containsExactlyElementsOf(types(rows.subList(0, 5)));
+    driver.findElement(By.id("older-entries")).click();
+    waitForText(By.cssSelector("#audit-table caption"), "Entries before #8");
+    assertThat(auditRows()).extracting(r -> r.get("type")).containsExactlyElementsOf(types(rows.subList(5, 10)));
+    driver.findElement(By.id("older-entries")).click();
+    waitForText(By.cssSelector("#audit-table caption"), "Entries before #3");
+    assertThat(auditRows()).extracting(r -> r.get("type")).containsExactly("update.published", "app.created");
+    assertThat(driver.findElements(By.id("older-entries"))).isEmpty();
+    driver.findElement(By.id("newest-entries")).click();
+    waitForText(By.cssSelector("#audit-table caption"), "Newest entries");
 
     // the apps list, as the admin token sees it
     driver.findElement(By.linkText("Apps")).click();
@@ -347,6 +408,17 @@ class ConsoleBrowserIT {
       }
     }
     throw new AssertionError("no channel " + name);
+  }
+
+  /** The newest group on a branch (runtime 1.0.0), as the API lists it. */
+  private static JsonNode newest(String branch) {
+    return api.ok(api.get("/v1/apps/" + APP + "/updates?branch=" + branch + "&runtimeVersion=1.0.0&limit=1"), "updates").get("items").get(0);
+  }
+
+  private static List<String> types(List<Map<String, String>> rows) {
+    List<String> out = new ArrayList<>();
+    rows.forEach(r -> out.add(r.get("type")));
+    return out;
   }
 
   private static String sessionToken() {
