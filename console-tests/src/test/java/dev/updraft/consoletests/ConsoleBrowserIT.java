@@ -472,6 +472,7 @@ class ConsoleBrowserIT {
     JavascriptExecutor js = (JavascriptExecutor) driver;
     long height = ((Number) js.executeScript("return document.documentElement.scrollHeight;")).longValue();
     driver.manage().window().setSize(new Dimension(1280, (int) Math.max(900, Math.min(height + 40, 6000))));
+    js.executeScript("window.scrollTo(0, 0);");
     try {
       byte[] png = ((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
       Files.write(SCREENSHOTS.resolve(name + ".png"), png);
