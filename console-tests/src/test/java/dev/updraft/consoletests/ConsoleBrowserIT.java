@@ -470,8 +470,14 @@ class ConsoleBrowserIT {
   private static void page(String name) throws IOException {
     check(name);
     JavascriptExecutor js = (JavascriptExecutor) driver;
-    long height = ((Number) js.executeScript("return document.documentElement.scrollHeight;")).longValue();
-    driver.manage().window().setSize(new Dimension(1280, (int) Math.max(900, Math.min(height + 40, 6000))));
+    // grow the window to the whole page (the outer window is taller than its viewport, so measure twice)
+    for (int i = 0; i < 2; i++) {
+      long content = ((Number) js.executeScript("return document.documentElement.scrollHeight;")).longValue();
+      long viewport = ((Number) js.executeScript("return window.innerHeight;")).longValue();
+      Dimension now = driver.manage().window().getSize();
+      long wanted = Math.max(900, Math.min(now.getHeight() + content - viewport, 6000));
+      driver.manage().window().setSize(new Dimension(1280, (int) wanted));
+    }
     js.executeScript("window.scrollTo(0, 0);");
     try {
       byte[] png = ((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
