@@ -9,6 +9,7 @@ import com.google.cloud.storage.StorageOptions;
 import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
+import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
@@ -40,10 +41,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The control plane service: publisher API, command validation, the single-writer event log, signing and
- * storage. {@link #start} creates the topics when missing, fences any earlier writer, replays
- * {@code updraft.events} to its end and only then listens, so the returned future completes once the
- * instance serves and has caught up.
+ * The control plane service: publisher API, command validation, the single-writer event log, signing,
+ * storage, and the web console at {@code /console/}. {@link #start} creates the topics when missing,
+ * fences any earlier writer, replays {@code updraft.events} to its end and only then listens, so the
+ * returned future completes once the instance serves and has caught up.
  *
  * <p>Thread-safety: the instance is safe to use from any thread; commands run on one internal thread.
  */
@@ -111,12 +112,13 @@ public final class ControlPlane {
               }
               KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey());
               AssetStorage storage = storage(config, hooks, () -> url[0]);
-              return new Object[] {keys, storage};
+              return new Object[] {keys, storage, ConsoleRoutes.load()};
             })
         .compose(
             parts -> {
               KeyStore keys = (KeyStore) parts[0];
               AssetStorage storage = (AssetStorage) parts[1];
+              ConsoleRoutes console = (ConsoleRoutes) parts[2];
               PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
               EventLog log = new EventLog(config.kafkaBootstrap(), Topics.events(config.topicPrefix()), config.transactionalId());
               CommandProcessor processor = new CommandProcessor(log, hooks.clock(), metrics, hooks.afterCommit());
@@ -130,7 +132,7 @@ public final class ControlPlane {
                       },
                       Duration.ofMinutes(10));
               return started
-                  .compose(v -> listen(vertx, config, hooks, extensions, keys, storage, metrics, processor, tmp, url))
+                  .compose(v -> listen(vertx, config, hooks, extensions, keys, storage, console, metrics, processor, tmp, url))
                   .recover(
                       t -> vertx
                           .executeBlocking(
@@ -150,6 +152,7 @@ public final class ControlPlane {
       List<ControlPlaneExtension> extensions,
       KeyStore keys,
       AssetStorage storage,
+      ConsoleRoutes console,
       PrometheusMeterRegistry metrics,
       CommandProcessor processor,
       Path tmp,
@@ -161,6 +164,7 @@ public final class ControlPlane {
     if (storage instanceof LocalAssetStorage) {
       LocalAssetRoute.mount(vertx, api.router(), (LocalAssetStorage) storage);
     }
+    console.mount(api.router()); // always: /console/ and the redirect from /
     Future<Void> mounted = Future.succeededFuture();
     for (ControlPlaneExtension e : extensions) {
       mounted = mounted.compose(v -> e.mount(api.extensionContext()));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.storage.LocalAssetRoute;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -32,6 +33,7 @@ class OpenApiRoutesTest {
           new PublisherApi(vertx, new PublisherApi.Deps(config, null, null, null, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), dir, null));
       Router router = api.router();
       LocalAssetRoute.mount(vertx, router, new LocalAssetStorage(dir, () -> "http://x"));
+      ConsoleRoutes.load().mount(router); // ControlPlane mounts the console on every instance
       Set<String> routes = PublisherApi.describe(router);
 
       Set<String> spec = new LinkedHashSet<>();
@@ -49,7 +51,8 @@ class OpenApiRoutesTest {
       }
       assertThat(routes).as("routes missing from the spec").isSubsetOf(spec);
       assertThat(spec).as("spec paths without a route").isSubsetOf(routes);
-      assertThat(routes).contains("POST /v1/apps/{app}/updates", "PUT /v1/apps/{app}/assets/{sha256}", "GET /v1/openapi.yaml");
+      assertThat(routes)
+          .contains("POST /v1/apps/{app}/updates", "PUT /v1/apps/{app}/assets/{sha256}", "GET /v1/openapi.yaml", "GET /", "GET /console", "GET /console/", "GET /console/{file}");
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get();
     }

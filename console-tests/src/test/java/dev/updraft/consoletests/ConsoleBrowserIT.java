@@ -1,0 +1,538 @@
+package dev.updraft.consoletests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.common.Settings;
+import dev.updraft.controlplane.ControlPlane;
+import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The web console end to end: a real control plane on real Kafka serves {@code /console/}, Debian's
+ * headless Chromium (driven by Selenium through Debian's chromedriver; Selenium Manager never runs)
+ * signs in, creates an app, sees updates published through the API, steers a rollout, maps a channel,
+ * reads adoption charts and a device lookup, and finds its changes in the audit log. Each main page is
+ * checked for labelled controls and one heading, and saved to {@code target/screenshots/}.
+ *
+ * <p>Skipped, with the reason, where {@code /usr/bin/chromium} or {@code /usr/bin/chromedriver} is
+ * missing (a condition rather than an assumption in {@code @BeforeAll}, so Kafka is not started for
+ * nothing); {@code .ci/install-browser.sh} installs both.
+ */
+@EnabledIf(value = "browserInstalled", disabledReason = "needs Debian's chromium and chromium-driver (/usr/bin/chromium, /usr/bin/chromedriver): run .ci/install-browser.sh")
+@ExtendWith(RealInfrastructure.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ConsoleBrowserIT {
+  private static final String CHROMIUM = "/usr/bin/chromium";
+  private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+  private static final String ADMIN = "console-admin-token-0123456789";
+  private static final String APP = ContractInsights.APP;
+  private static final String BARE_APP = "bare-app";
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Path SCREENSHOTS = Path.of("target", "screenshots");
+
+  static Vertx vertx;
+  static ControlPlane cp;
+  static ApiClient api;
+  static String base;
+  static ChromeDriverService service;
+  static WebDriver driver;
+  static WebDriverWait wait;
+
+  static boolean browserInstalled() {
+    return new File(CHROMIUM).canExecute() && new File(CHROMEDRIVER).canExecute();
+  }
+
+  @BeforeAll
+  static void start(Infra infra, @TempDir Path dir) throws Exception {
+    vertx = Vertx.vertx();
+    Map<String, String> flags = new HashMap<>();
+    flags.put("kafka-bootstrap", infra.kafkaBootstrap());
+    flags.put("topic-prefix", infra.topicPrefix());
+    flags.put("control-port", "0");
+    flags.put("bind", "127.0.0.1");
+    flags.put("admin-token", ADMIN);
+    flags.put("data-dir", dir.resolve("data").toString());
+    ControlPlaneConfig config = ControlPlaneConfig.from(Settings.of(flags, Map.of()));
+    cp = await(ControlPlane.start(vertx, config, List.of(new ContractInsights())));
+    base = "http://127.0.0.1:" + cp.port();
+    api = new ApiClient(base, ADMIN);
+    api.ok(api.post("/v1/apps", Map.of("appId", BARE_APP)), "create " + BARE_APP);
+
+    Files.createDirectories(SCREENSHOTS);
+    // Debian's driver and browser only: with both paths given, Selenium Manager is never asked to find or fetch one
+    System.setProperty("webdriver.chrome.driver", CHROMEDRIVER);
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM);
+    options.addArguments(
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1280,900",
+        "--lang=en-US", "--user-data-dir=" + dir.resolve("chromium-profile"));
+    LoggingPreferences logs = new LoggingPreferences();
+    logs.enable(LogType.BROWSER, Level.ALL);
+    options.setCapability("goog:loggingPrefs", logs);
+    service = new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
+    driver = new ChromeDriver(service, options);
+    wait = new WebDriverWait(driver, WAIT);
+    wait.ignoring(StaleElementReferenceException.class); // a page re-rendered between finding and reading
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    try {
+      if (driver != null) {
+        driver.quit();
+      }
+      if (service != null) {
+        service.stop();
+      }
+    } finally {
+      if (cp != null) {
+        await(cp.close());
+      }
+      if (vertx != null) {
+        await(vertx.close());
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
+  void wrongTokenShowsTheServersMessageAndIsNotKept() throws Exception {
+    driver.get(base + "/");
+    wait.until(ExpectedConditions.urlToBe(base + "/console/#/signin"));
+    WebElement token = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+    assertThat(driver.switchTo().activeElement()).as("the page puts focus on its heading").isEqualTo(driver.findElement(By.tagName("h1")));
+
+    token.sendKeys("not-the-token-at-all", Keys.ENTER);
+    String expected = api.withToken("not-the-token-at-all").get("/v1/apps").errorMessage();
+    assertThat(expected).isNotBlank();
+    WebElement error = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#signin-error [role=alert]")));
+    assertThat(error.getText()).contains(expected).contains("unauthorized");
+    assertThat(sessionToken()).as("a refused token is not kept").isNull();
+    assertThat(driver.getCurrentUrl()).endsWith("#/signin");
+    page("01-sign-in");
+  }
+
+  @Test
+  @Order(2)
+  void signInPublishSteerTheRolloutAndSeeItAudited() throws Exception {
+    // sign in with the keyboard: type the token, Enter
+    driver.get(base + "/console/");
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(ADMIN, Keys.ENTER);
+    waitForHeading("Apps");
+    assertThat(sessionToken()).isEqualTo(ADMIN);
+    assertThat(driver.findElement(By.id("status")).getText()).contains("Signed in");
+
+    // create the app in the page
+    driver.findElement(By.id("new-app-id")).sendKeys(APP);
+    driver.findElement(By.id("new-app-name")).sendKeys("Console demo");
+    driver.findElement(By.id("create-app-submit")).click();
+    waitForHeading("Channels of " + APP);
+    assertThat(driver.findElement(By.id("status")).getText()).contains("Created app " + APP);
+    assertThat(api.ok(api.get("/v1/apps/" + APP), "app").path("displayName").asText()).isEqualTo("Console demo");
+
+    // publish two updates through the API: the second as a 10% rollout over the first
+    JsonNode first = api.publish(APP, Fixtures.update1(), "production", "1.0.0", Map.of("message", "First release", "gitCommitHash", "a1b2c3d"));
+    JsonNode second =
+        api.publish(APP, Fixtures.update2(), "production", "1.0.0", Map.of("message", "Faster start-up", "gitCommitHash", "e4f5a6b", "rolloutPercentage", 10));
+    String g1 = first.get("groupId").asText();
+    String g2 = second.get("groupId").asText();
+
+    // channel: map production to branch production with 20% on beta, then raise the share on its page
+    driver.findElement(By.id("map-channel")).sendKeys("production");
+    driver.findElement(By.id("map-branch")).sendKeys("production");
+    driver.findElement(By.id("map-rollout-branch")).sendKeys("beta");
+    driver.findElement(By.id("map-percentage")).sendKeys("20");
+    driver.findElement(By.id("map-channel-form-submit")).click();
+    waitForHeading("Channel production");
+    JsonNode mapped = channel("production");
+    assertThat(mapped.path("branch").asText()).isEqualTo("production");
+    assertThat(mapped.path("rollout").path("branch").asText()).isEqualTo("beta");
+    assertThat(mapped.path("rollout").path("percentage").asInt()).isEqualTo(20);
+    String bucketing = mapped.path("rollout").path("rolloutId").asText();
+    WebElement share = driver.findElement(By.id("map-percentage"));
+    assertThat(share.getAttribute("value")).isEqualTo("20");
+    share.clear();
+    share.sendKeys("35");
+    driver.findElement(By.id("map-channel-form-submit")).click();
+    waitForText(By.id("channel-mapping"), "35% of devices");
+    assertThat(channel("production").path("rollout").path("percentage").asInt()).isEqualTo(35);
+    assertThat(channel("production").path("rollout").path("rolloutId").asText()).as("same second branch keeps the bucketing").isEqualTo(bucketing);
+    // adoption on the channel (insights contract): 30 of 40 devices over the air = 75%
+    assertThat(chartSummary("chart-channel-source")).contains("over-the-air update: 30 (75%)", "embedded bundle: 8 (20%)", "unknown: 2 (5%)");
+    assertThat(chartSummary("chart-channel-updates")).contains("ios 0b6c2f0e: 45% (18 devices)");
+    page("04-channel");
+
+    driver.findElement(By.linkText("Channels")).click();
+    waitForHeading("Channels of " + APP);
+    assertThat(driver.findElement(By.id("channels-table")).getText()).contains("production", "beta", "35%");
+    page("03-channels");
+
+    // branches: one row for production / 1.0.0 with two groups
+    driver.findElement(By.linkText("Branches and updates")).click();
+    waitForHeading("Branches of " + APP);
+    assertThat(driver.findElement(By.id("branches-table")).getText()).contains("production", "1.0.0", "2", "in progress");
+    page("05-branches");
+
+    // the branch page shows both groups, newest first, with what the publisher gave
+    driver.findElement(By.linkText("production")).click();
+    waitForHeading("Branch production");
+    List<WebElement> cards = driver.findElements(By.cssSelector("#groups article.card"));
+    assertThat(cards).hasSize(2);
+    assertThat(cards.get(0).getAttribute("data-group-id")).isEqualTo(g2);
+    assertThat(cards.get(1).getAttribute("data-group-id")).isEqualTo(g1);
+    assertThat(cards.get(0).getText()).contains("Faster start-up", "e4f5a6b", "1.0.0", "android", "ios", "admin", "newest", "rollout active · 10%");
+    assertThat(cards.get(1).getText()).contains("First release", "a1b2c3d", "1.0.0", "android", "ios", "admin");
+    assertThat(driver.findElement(By.id("rollout-" + g2 + "-percentage")).getText()).isEqualTo("10%");
+
+    // change the rollout percentage in the page
+    WebElement pct = driver.findElement(By.id("pct-" + g2));
+    pct.clear();
+    pct.sendKeys("50");
+    driver.findElement(By.id("set-pct-" + g2 + "-submit")).click();
+    waitForText(By.id("status"), "set to 50%");
+    waitForText(By.id("rollout-" + g2 + "-percentage"), "50%");
+    assertThat(api.ok(api.get("/v1/apps/" + APP + "/updates/" + g2), "group").path("rollout").path("percentage").asInt()).isEqualTo(50);
+
+    // the automatic-revert guard: 2.5% of at least 50 devices within 30 minutes
+    driver.findElement(By.xpath("//section[@id='rollout-" + g2 + "']//summary[contains(., 'automatic-revert guard')]")).click();
+    fill(By.id("guard-rate-" + g2), "2.5");
+    fill(By.id("guard-min-" + g2), "50");
+    fill(By.id("guard-window-" + g2), "30");
+    driver.findElement(By.id("guard-" + g2 + "-submit")).click();
+    waitForText(By.id("rollout-" + g2 + "-guard"), "more than 2.5% of at least 50 devices report it failed within 30 minutes");
+    JsonNode guard = api.ok(api.get("/v1/apps/" + APP + "/updates/" + g2), "group").path("rollout").path("guard");
+    assertThat(guard.path("maxFailureRatePercent").asDouble()).isEqualTo(2.5);
+    assertThat(guard.path("minDevices").asInt()).isEqualTo(50);
+    assertThat(guard.path("windowSeconds").asInt()).isEqualTo(1800);
+
+    // a refused action shows the server's message: republishing during a rollout is 409 rollout-in-progress
+    ApiClient.Resp refused = api.post("/v1/apps/" + APP + "/rollbacks", Map.of("branch", "production", "runtimeVersion", "1.0.0", "toGroupId", g1));
+    assertThat(refused.status()).isEqualTo(409);
+    driver.findElement(By.xpath("//article[@data-group-id='" + g1 + "']//summary[contains(., 'Roll back to this update')]")).click();
+    driver.findElement(By.id("republish-" + g1 + "-submit")).click();
+    waitForText(By.id("republish-" + g1 + "-error"), refused.errorMessage());
+    assertThat(driver.findElement(By.id("republish-" + g1 + "-error")).getText()).contains("rollout-in-progress");
+    page("06-branch");
+
+    // the update page: everything about the group and its adoption charts (insights contract numbers)
+    driver.findElement(By.linkText("Faster start-up")).click();
+    waitForHeading("Faster start-up");
+    assertThat(chartSummary("chart-devices")).contains("ios: 40 of 118 received", "android: 25 of 60 received", "all platforms: 65 of 178 received");
+    assertThat(chartSummary("chart-failures")).contains("ios: 4.2% (5 failed)", "android: 1.7% (1 failed)", "guard 2.5%");
+    assertThat(chartSummary("chart-launches")).contains("ios: last 24 h 120, last 7 days 610");
+    assertThat(driver.findElement(By.id("insights-table")).getText()).contains("118", "610", "4.2%");
+    // the exact bodies devices get, one per platform
+    List<WebElement> bodies = driver.findElements(By.cssSelector("main details pre"));
+    assertThat(bodies).hasSize(2);
+    for (WebElement pre : bodies) {
+      assertThat(pre.getAttribute("textContent")).contains("\"launchAsset\"", "\"runtimeVersion\": \"1.0.0\"");
+    }
+    page("07-update");
+
+    // finish the rollout from the update page
+    driver.findElement(By.xpath("//summary[contains(., 'Finish rollout')]")).click();
+    driver.findElement(By.id("finish-" + g2 + "-submit")).click();
+    waitForText(By.id("status"), "finished");
+    assertThat(api.ok(api.get("/v1/apps/" + APP + "/updates/" + g2), "group").path("rollout").path("status").asText()).isEqualTo("finished");
+
+    // device lookup: the explanation of what the device was served, and the server's message for an unknown one
+    driver.findElement(By.linkText("Device lookup")).click();
+    waitForHeading("Device lookup");
+    driver.findElement(By.id("device-id")).sendKeys(ContractInsights.DEVICE, Keys.ENTER);
+    waitForText(By.id("device-explanation"), ContractInsights.DEVICE_EXPLANATION_PREFIX);
+    assertThat(driver.findElement(By.id("device-explanation")).getText()).contains("(group " + g2 + ")");
+    assertThat(driver.findElement(By.id("device-served")).getText()).contains("newUpdate", "417");
+    page("08-device");
+    WebElement id = driver.findElement(By.id("device-id"));
+    id.clear();
+    id.sendKeys("unknown-device", Keys.ENTER);
+    waitForText(By.id("device-error"), "no device unknown-device has checked in for app " + APP);
+
+    // roll back to the first release: republish it from its card on the branch page
+    driver.get(base + "/console/#/apps/" + APP + "/branches/production");
+    waitForHeading("Branch production");
+    driver.findElement(By.xpath("//article[@data-group-id='" + g1 + "']//summary[contains(., 'Roll back to this update')]")).click();
+    driver.findElement(By.id("republish-" + g1 + "-submit")).click();
+    waitForHeading("Roll back to “First release”");
+    JsonNode g3 = newest("production");
+    assertThat(g3.path("republishedFrom").asText()).isEqualTo(g1);
+    assertThat(g3.path("message").asText()).isEqualTo("Roll back to “First release”");
+    assertThat(driver.getCurrentUrl()).endsWith("/updates/" + g3.path("groupId").asText());
+
+    // a new rollout over it, reverted in the page: the republished group comes back as a new one
+    JsonNode g4 =
+        api.publish(APP, Fixtures.update2(), "production", "1.0.0", Map.of("message", "Second try", "rolloutPercentage", 25));
+    String g4id = g4.get("groupId").asText();
+    driver.get(base + "/console/#/apps/" + APP + "/updates/" + g4id);
+    waitForHeading("Second try");
+    driver.findElement(By.xpath("//summary[contains(., 'Revert rollout')]")).click();
+    driver.findElement(By.id("revert-reason-" + g4id)).sendKeys("crash on start");
+    driver.findElement(By.id("revert-" + g4id + "-submit")).click();
+    waitForText(By.id("status"), "reverted");
+    JsonNode reverted = api.ok(api.get("/v1/apps/" + APP + "/updates/" + g4id), "group");
+    assertThat(reverted.path("status").asText()).isEqualTo("reverted");
+    assertThat(reverted.path("rollout").path("status").asText()).isEqualTo("reverted");
+    String replacement = reverted.path("revertedBy").asText();
+    assertThat(newest("production").path("groupId").asText()).isEqualTo(replacement);
+    assertThat(driver.getCurrentUrl()).endsWith("/updates/" + replacement);
+
+    // roll back to the embedded update, for every platform of the branch
+    driver.get(base + "/console/#/apps/" + APP + "/branches/production");
+    waitForHeading("Branch production");
+    driver.findElement(By.xpath("//summary[contains(., 'Roll back to the embedded update')]")).click();
+    driver.findElement(By.id("embedded-message")).sendKeys("Back to the store build");
+    driver.findElement(By.id("embedded-rollback-submit")).click();
+    waitForText(By.id("status"), "rolled back to the embedded update");
+    JsonNode embedded = newest("production");
+    assertThat(embedded.path("kind").asText()).isEqualTo("rollBackToEmbedded");
+    assertThat(embedded.path("platforms")).extracting(p -> p.path("platform").asText()).containsExactlyInAnyOrder("android", "ios");
+    assertThat(driver.findElements(By.cssSelector("#groups article.card")).get(0).getText()).contains("roll back to embedded", "Back to the store build");
+
+    // the audit log: everything this test did to the app, newest first, each with its actor
+    driver.findElement(By.linkText("Audit log")).click();
+    waitForHeading("Audit log of " + APP);
+    List<Map<String, String>> rows = auditRows();
+    assertThat(rows)
+        .extracting(r -> r.get("type"))
+        .containsExactly(
+            "update.rolled-back-to-embedded", "rollout.reverted", "update.published", "update.published", "rollout.finished",
+            "rollout.changed", "rollout.changed", "channel.mapped", "channel.mapped", "update.published", "update.published",
+            "app.created");
+    assertThat(rows).allSatisfy(r -> assertThat(r).containsEntry("actor", "admin"));
+    assertThat(rows.get(6).get("summary")).as("the percentage change made in the page").contains(g2, "50%");
+    assertThat(rows.get(1).get("summary")).contains(g4id, "crash on start", replacement);
+    assertThat(rows.get(3).get("summary")).contains("republished group " + g1);
+    page("09-audit");
+
+    // paged: the page size chosen in the page, then 5 entries a page and the next 5 older ones
+    new Select(driver.findElement(By.id("audit-limit"))).selectByValue("20");
+    driver.findElement(By.cssSelector("#audit-limit-form button")).click();
+    wait.until(ExpectedConditions.urlContains("/audit?limit=20"));
+    waitForHeading("Audit log of " + APP);
+    assertThat(auditRows()).hasSize(12);
+    driver.get(base + "/console/#/apps/" + APP + "/audit?limit=5");
+    waitForText(By.cssSelector("#audit-table caption"), "Newest entries");
+    assertThat(auditRows()).extracting(r -> r.get("type")).containsExactlyElementsOf(types(rows.subList(0, 5)));
+    driver.findElement(By.id("older-entries")).click();
+    waitForText(By.cssSelector("#audit-table caption"), "Entries before #8");
+    assertThat(auditRows()).extracting(r -> r.get("type")).containsExactlyElementsOf(types(rows.subList(5, 10)));
+    driver.findElement(By.id("older-entries")).click();
+    waitForText(By.cssSelector("#audit-table caption"), "Entries before #3");
+    assertThat(auditRows()).extracting(r -> r.get("type")).containsExactly("update.published", "app.created");
+    assertThat(driver.findElements(By.id("older-entries"))).isEmpty();
+    driver.findElement(By.id("newest-entries")).click();
+    waitForText(By.cssSelector("#audit-table caption"), "Newest entries");
+
+    // the apps list, as the admin token sees it
+    driver.findElement(By.linkText("Apps")).click();
+    waitForHeading("Apps");
+    assertThat(driver.findElement(By.id("apps-table")).getText()).contains(APP, "Console demo", BARE_APP);
+    page("02-apps");
+  }
+
+  @Test
+  @Order(3)
+  void insightsPagesSayWhenTheRoutesAreMissing() throws Exception {
+    // ContractInsights steps aside for this app: the router answers its own 404, as without insights
+    driver.get(base + "/console/#/apps/" + BARE_APP + "/devices/some-device");
+    waitForText(By.id("device-unavailable"), "not available on this control plane");
+    driver.get(base + "/console/#/apps/" + BARE_APP + "/channels/production");
+    waitForText(By.id("adoption-unavailable"), "not available on this control plane");
+    assertThat(driver.findElement(By.id("channel-mapping")).getText()).contains("is not mapped");
+    check("bare-app channel");
+  }
+
+  @Test
+  @Order(4)
+  void signOutForgetsTheToken() {
+    driver.get(base + "/console/#/apps");
+    waitForHeading("Apps");
+    driver.findElement(By.id("sign-out")).click();
+    waitForHeading("Sign in");
+    assertThat(sessionToken()).isNull();
+    driver.get(base + "/console/#/apps/" + APP + "/audit");
+    waitForHeading("Sign in");
+    assertThat(browserErrors()).as("no script error or blocked resource in the browser console").isEmpty();
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private static JsonNode channel(String name) {
+    for (JsonNode c : api.ok(api.get("/v1/apps/" + APP + "/channels"), "channels").get("items")) {
+      if (c.path("channel").asText().equals(name)) {
+        return c;
+      }
+    }
+    throw new AssertionError("no channel " + name);
+  }
+
+  /** The newest group on a branch (runtime 1.0.0), as the API lists it. */
+  private static JsonNode newest(String branch) {
+    return api.ok(api.get("/v1/apps/" + APP + "/updates?branch=" + branch + "&runtimeVersion=1.0.0&limit=1"), "updates").get("items").get(0);
+  }
+
+  private static List<String> types(List<Map<String, String>> rows) {
+    List<String> out = new ArrayList<>();
+    rows.forEach(r -> out.add(r.get("type")));
+    return out;
+  }
+
+  private static String sessionToken() {
+    return (String) ((JavascriptExecutor) driver).executeScript("return sessionStorage.getItem('updraft.console.token');");
+  }
+
+  private static void fill(By by, String value) {
+    WebElement e = driver.findElement(by);
+    e.clear();
+    e.sendKeys(value);
+  }
+
+  private static void waitForHeading(String text) {
+    wait.until(d -> {
+      List<WebElement> h1 = d.findElements(By.cssSelector("main h1"));
+      return !h1.isEmpty() && h1.get(0).getText().equals(text) && d.findElement(By.id("main")).getAttribute("aria-busy") == null;
+    });
+  }
+
+  private static void waitForText(By by, String text) {
+    try {
+      wait.until(ExpectedConditions.textToBePresentInElementLocated(by, text));
+    } catch (org.openqa.selenium.TimeoutException e) {
+      List<WebElement> found = driver.findElements(by);
+      throw new AssertionError("no text '" + text + "' in " + by + " within " + WAIT + "; it shows: "
+          + (found.isEmpty() ? "(no such element)" : found.get(0).getText()) + "\npage: " + driver.findElement(By.tagName("main")).getText(), e);
+    }
+  }
+
+  /** The text summary a chart gives screen readers: its numbers, as drawn. */
+  private static String chartSummary(String chartId) {
+    WebElement desc = wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#" + chartId + " desc")));
+    return desc.getAttribute("textContent");
+  }
+
+  private static List<Map<String, String>> auditRows() {
+    List<Map<String, String>> out = new ArrayList<>();
+    for (WebElement tr : driver.findElements(By.cssSelector("#audit-table tbody tr"))) {
+      Map<String, String> r = new LinkedHashMap<>();
+      r.put("type", tr.findElement(By.cssSelector("td.event-type")).getText());
+      r.put("actor", tr.findElement(By.cssSelector("td.actor")).getText());
+      r.put("summary", tr.findElement(By.cssSelector("td.summary")).getText());
+      out.add(r);
+    }
+    return out;
+  }
+
+  /** Checks the page's accessibility basics, then saves a full-page screenshot. */
+  private static void page(String name) throws IOException {
+    check(name);
+    JavascriptExecutor js = (JavascriptExecutor) driver;
+    // grow the window to the whole page (the outer window is taller than its viewport, so measure twice)
+    for (int i = 0; i < 2; i++) {
+      long content = ((Number) js.executeScript("return document.documentElement.scrollHeight;")).longValue();
+      long viewport = ((Number) js.executeScript("return window.innerHeight;")).longValue();
+      Dimension now = driver.manage().window().getSize();
+      long wanted = Math.max(900, Math.min(now.getHeight() + content - viewport, 6000));
+      driver.manage().window().setSize(new Dimension(1280, (int) wanted));
+    }
+    js.executeScript("window.scrollTo(0, 0);");
+    try {
+      byte[] png = ((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
+      Files.write(SCREENSHOTS.resolve(name + ".png"), png);
+    } finally {
+      driver.manage().window().setSize(new Dimension(1280, 900));
+    }
+  }
+
+  /**
+   * What every page must have: a language, one h1, a main landmark, a label for every control, text on
+   * every button, a name on every chart and image, and unique ids.
+   */
+  @SuppressWarnings("unchecked")
+  private static void check(String name) {
+    List<String> problems =
+        (List<String>)
+            ((JavascriptExecutor) driver)
+                .executeScript(
+                    "const p = [];"
+                        + "if (!document.documentElement.lang) p.push('html has no lang');"
+                        + "if (document.querySelectorAll('h1').length !== 1) p.push('h1 count ' + document.querySelectorAll('h1').length);"
+                        + "if (!document.querySelector('main')) p.push('no main');"
+                        + "for (const e of document.querySelectorAll('input, select, textarea')) {"
+                        + "  if (e.type === 'hidden') continue;"
+                        + "  const named = (e.labels && e.labels.length) || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby');"
+                        + "  if (!named) p.push('unlabelled ' + e.tagName + '#' + e.id);"
+                        + "}"
+                        + "for (const b of document.querySelectorAll('button, a[href]')) {"
+                        + "  if (!b.textContent.trim() && !b.getAttribute('aria-label')) p.push('no text on ' + b.outerHTML.slice(0, 80));"
+                        + "}"
+                        + "for (const s of document.querySelectorAll('svg[role=img]')) {"
+                        + "  const id = s.getAttribute('aria-labelledby'); const l = id && document.getElementById(id);"
+                        + "  if (!l || !l.textContent.trim()) p.push('chart without a name');"
+                        + "}"
+                        + "for (const i of document.querySelectorAll('img')) { if (!i.hasAttribute('alt')) p.push('img without alt'); }"
+                        + "const ids = new Map(); for (const e of document.querySelectorAll('[id]')) ids.set(e.id, (ids.get(e.id) || 0) + 1);"
+                        + "for (const [k, v] of ids) { if (v > 1) p.push('duplicate id ' + k); }"
+                        + "return p;");
+    assertThat(problems).as("accessibility basics on page %s", name).isEmpty();
+  }
+
+  /** Script errors and refused loads in the browser console (expected 4xx answers of the API aside). */
+  private static List<String> browserErrors() {
+    List<String> out = new ArrayList<>();
+    for (LogEntry e : driver.manage().logs().get(LogType.BROWSER)) {
+      String m = e.getMessage();
+      if (e.getLevel().intValue() >= Level.SEVERE.intValue() && !m.contains("the server responded with a status of 4")) {
+        out.add(m);
+      }
+    }
+    return out;
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+  }
+}

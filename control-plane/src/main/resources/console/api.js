@@ -1,0 +1,135 @@
+// The publisher API client used by every page. The token the user signed in with lives in this tab's
+// sessionStorage (gone when the tab closes) and goes out as "Authorization: Bearer". Every failure
+// becomes an ApiError carrying the server's {"error":{"code","message"}} so pages can show the message.
+
+const TOKEN_KEY = 'updraft.console.token';
+
+// The API is served beside /console/ by the same control plane; resolving "../" from the page keeps the
+// console working behind a reverse proxy that mounts the control plane under a path prefix.
+const API_ROOT = new URL('../', document.baseURI);
+
+/** An error answer from the API (or no answer at all: status 0, code "network"). */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+
+  /**
+   * Whether the route itself does not exist on this server (the router's own 404 "not-found"), as
+   * opposed to a 404 about data such as "device-not-found": optional routes (insights) degrade on it.
+   */
+  get missingRoute() {
+    return this.status === 404 && this.code === 'not-found';
+  }
+}
+
+export function token() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null; // storage disabled: behave as signed out
+  }
+}
+
+export function signIn(t) {
+  sessionStorage.setItem(TOKEN_KEY, t);
+}
+
+export function signOut() {
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // nothing stored
+  }
+}
+
+/**
+ * Per-app tokens are "updraft_" followed by 256 random bits; the bootstrap admin token is whatever the
+ * operator configured. Used only to decide what to offer (creating apps); the server decides what is allowed.
+ */
+export function isAppToken(t = token()) {
+  return typeof t === 'string' && t.startsWith('updraft_');
+}
+
+/** A tagged template that percent-encodes every interpolated value: p`/v1/apps/${app}`. */
+export function p(strings, ...values) {
+  let out = strings[0];
+  values.forEach((v, i) => {
+    out += encodeURIComponent(String(v)) + strings[i + 1];
+  });
+  return out;
+}
+
+/** A query string from the entries whose value is neither null, undefined nor empty. */
+export function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== null && v !== undefined && v !== '') {
+      q.set(k, String(v));
+    }
+  }
+  const s = q.toString();
+  return s ? '?' + s : '';
+}
+
+/**
+ * Calls the API. Resolves with the parsed JSON body (null for an empty body); rejects with an ApiError.
+ *
+ * @param {string} method
+ * @param {string} path starting with /v1/
+ * @param {{body?: object, headers?: object, token?: string}} options token overrides the stored one
+ */
+export async function request(method, path, options = {}) {
+  const headers = { Accept: 'application/json', ...(options.headers || {}) };
+  const t = options.token !== undefined ? options.token : token();
+  if (t) {
+    headers.Authorization = 'Bearer ' + t;
+  }
+  const init = { method, headers, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' };
+  if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(options.body);
+  }
+  let res;
+  try {
+    res = await fetch(new URL(path.replace(/^\//, ''), API_ROOT), init);
+  } catch (e) {
+    throw new ApiError(0, 'network', 'Cannot reach the control plane (' + (e && e.message ? e.message : e) + '). Is it running?');
+  }
+  const text = await res.text();
+  let json = null;
+  if (text) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = null;
+    }
+  }
+  if (!res.ok) {
+    const err = json && json.error;
+    if (err && typeof err.message === 'string') {
+      throw new ApiError(res.status, err.code || 'http-' + res.status, err.message);
+    }
+    throw new ApiError(res.status, 'http-' + res.status, `The control plane answered HTTP ${res.status} ${res.statusText} to ${method} ${path}`);
+  }
+  return json;
+}
+
+export const get = (path) => request('GET', path);
+export const post = (path, body, headers) => request('POST', path, { body: body || {}, headers });
+export const put = (path, body) => request('PUT', path, { body });
+export const patch = (path, body) => request('PATCH', path, { body });
+
+/**
+ * A fresh idempotency key. Made when a form is drawn, so submitting the same form twice (a double
+ * click, a retry after a network error) cannot publish twice. crypto.getRandomValues works on plain
+ * http origins too, unlike crypto.randomUUID.
+ */
+export function idempotencyKey() {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return 'console-' + Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}

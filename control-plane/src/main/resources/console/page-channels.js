@@ -1,0 +1,202 @@
+// Channels: each channel's branch mapping (and an optional second branch for a share of devices),
+// editing them, and adoption on one channel from the insights API.
+
+import * as api from './api.js';
+import { h, link, code, num, percent, field, val, intVal, actionForm, facts, empty, notice, errorBox, shortId } from './dom.js';
+import { barChart } from './charts.js';
+
+function branchNames(branches) {
+  return (branches.items || []).map((b) => b.branch);
+}
+
+function mappingText(c) {
+  if (!c.rollout) {
+    return `serves branch ${c.branch}`;
+  }
+  return `serves branch ${c.branch}, and branch ${c.rollout.branch} to ${c.rollout.percentage}% of devices` + (c.rollout.runtimeVersion ? ` on runtime ${c.rollout.runtimeVersion}` : '');
+}
+
+export async function channelsPage(ctx) {
+  const app = ctx.app;
+  const [channels, branches] = await Promise.all([api.get(api.p`/v1/apps/${app}/channels`), api.get(api.p`/v1/apps/${app}/branches`)]);
+  const items = channels.items || [];
+  const body = [h('h1', {}, 'Channels of ', app)];
+  body.push(h('p', { class: 'muted' }, 'Devices send their channel (expo-channel-name); the channel picks the branch whose newest update they get. A channel with no mapping serves the branch of the same name.'));
+  if (!items.length) {
+    body.push(empty('No channel is mapped yet.'));
+  } else {
+    body.push(
+      h(
+        'table',
+        { id: 'channels-table' },
+        h('caption', {}, 'Channel mappings'),
+        h('thead', {}, h('tr', {}, ['Channel', 'Branch', 'Second branch', 'Share on second branch', 'Only runtime'].map((t) => h('th', { scope: 'col' }, t)))),
+        h(
+          'tbody',
+          {},
+          items.map((c) =>
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'row' }, link(`#/apps/${encodeURIComponent(app)}/channels/${encodeURIComponent(c.channel)}`, c.channel)),
+              h('td', {}, branchLink(app, c.branch)),
+              h('td', {}, c.rollout ? branchLink(app, c.rollout.branch) : '—'),
+              h('td', {}, c.rollout ? c.rollout.percentage + '%' : '—'),
+              h('td', {}, c.rollout && c.rollout.runtimeVersion ? code(c.rollout.runtimeVersion) : '—'),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  body.push(h('h2', {}, 'Map a channel'), channelForm(ctx, app, null, branchNames(branches)));
+  return { title: 'Channels · ' + app, body };
+}
+
+function branchLink(app, branch) {
+  return link(`#/apps/${encodeURIComponent(app)}/branches/${encodeURIComponent(branch)}`, branch);
+}
+
+export async function channelPage(ctx) {
+  const app = ctx.app;
+  const channel = ctx.params[1];
+  const [channels, branches] = await Promise.all([api.get(api.p`/v1/apps/${app}/channels`), api.get(api.p`/v1/apps/${app}/branches`)]);
+  const c = (channels.items || []).find((x) => x.channel === channel) || null;
+  const body = [h('h1', {}, 'Channel ', channel)];
+  if (c) {
+    body.push(
+      h('p', { id: 'channel-mapping' }, 'Channel ', h('strong', {}, channel), ' ', mappingText(c), '.'),
+      facts([
+        ['Branch', branchLink(app, c.branch)],
+        ['Second branch', c.rollout ? branchLink(app, c.rollout.branch) : null],
+        ['Share on second branch', c.rollout ? c.rollout.percentage + '%' : null],
+        ['Only devices on runtime', c.rollout && c.rollout.runtimeVersion ? code(c.rollout.runtimeVersion) : null],
+        ['Bucketing id', c.rollout ? code(c.rollout.rolloutId) : null],
+      ]),
+    );
+  } else {
+    body.push(h('p', { id: 'channel-mapping' }, 'Channel ', h('strong', {}, channel), ' is not mapped: it serves the branch of the same name.'));
+  }
+  body.push(h('h2', {}, c ? 'Change the mapping' : 'Map this channel'), channelForm(ctx, app, c || { channel }, branchNames(branches)));
+  body.push(h('h2', { id: 'adoption-heading' }, 'Adoption'), await channelAdoption(app, channel));
+  return { title: 'Channel ' + channel + ' · ' + app, body };
+}
+
+/** The mapping form: prefilled from {@code existing} (which may be just {channel}). */
+function channelForm(ctx, app, existing, branches) {
+  const fixed = existing && existing.channel;
+  const listId = 'branch-names';
+  const datalist = h('datalist', { id: listId }, branches.map((b) => h('option', { value: b })));
+  const channel = fixed ? null : field({ id: 'map-channel', label: 'Channel', hint: 'Letters, digits, dot, dash, underscore; as in the app’s expo-channel-name.', attrs: { required: true, pattern: '[A-Za-z0-9._\\-]{1,64}', autocomplete: 'off' } });
+  const branch = field({ id: 'map-branch', label: 'Branch', value: existing && existing.branch, attrs: { required: true, list: listId, autocomplete: 'off' } });
+  const r = existing && existing.rollout;
+  const second = field({ id: 'map-rollout-branch', label: 'Second branch (optional)', value: r && r.branch, hint: 'A share of the channel’s devices gets this branch instead. Leave empty to send every device to the branch above.', attrs: { list: listId, autocomplete: 'off' } });
+  const pct = field({ id: 'map-percentage', label: 'Share on the second branch (%)', type: 'number', value: r && r.percentage, hint: 'Devices are bucketed by client id; raising the share only adds devices.', attrs: { min: 0, max: 100, step: 1 } });
+  const rt = field({ id: 'map-rollout-runtime', label: 'Only devices on runtime version (optional)', value: r && r.runtimeVersion, attrs: { autocomplete: 'off' } });
+  return actionForm({
+    id: 'map-channel-form',
+    label: fixed ? 'Mapping of channel ' + fixed : 'Map a channel',
+    submit: 'Save mapping',
+    children: [datalist, channel ? channel.el : null, branch.el, second.el, pct.el, rt.el],
+    action: async () => {
+      const name = fixed || val(channel.input);
+      const body = { branch: val(branch.input) };
+      if (val(second.input)) {
+        body.rolloutBranch = val(second.input);
+      }
+      if (val(pct.input) !== null) {
+        body.percentage = intVal(pct.input);
+      }
+      if (val(rt.input)) {
+        body.rolloutRuntimeVersion = val(rt.input);
+      }
+      const saved = await api.put(api.p`/v1/apps/${app}/channels/${name}`, body);
+      const message = `Channel ${saved.channel} now ${mappingText(saved)}.`;
+      if (fixed) {
+        await ctx.reload(message);
+      } else {
+        ctx.go(`#/apps/${encodeURIComponent(app)}/channels/${encodeURIComponent(saved.channel)}`, message);
+      }
+    },
+  });
+}
+
+/** The channel's adoption from GET /v1/apps/{app}/insights/channels/{channel}, or why it is missing. */
+async function channelAdoption(app, channel) {
+  let a;
+  try {
+    a = await api.get(api.p`/v1/apps/${app}/insights/channels/${channel}`);
+  } catch (err) {
+    if (err instanceof api.ApiError && err.missingRoute) {
+      return notice({ id: 'adoption-unavailable' }, 'Adoption numbers are not available on this control plane: the insights routes answer 404. They need the telemetry ingester and PostgreSQL (--postgres-url); see docs/console.md.');
+    }
+    return errorBox(err, { id: 'adoption-error' });
+  }
+  const wrap = h('div', { id: 'adoption' });
+  wrap.append(
+    h('p', {}, num(a.devices), ' devices last checked in on this channel', a.asOf ? [' (as of ', new Date(a.asOf).toLocaleString(), ')'] : '', '.'),
+  );
+  if (!a.devices && !(a.updates || []).length) {
+    wrap.append(empty('No device has checked in on this channel yet.'));
+    return wrap;
+  }
+  const total = a.devices || 0;
+  const share = (n) => (total ? ` (${percent((100 * n) / total)})` : '');
+  wrap.append(
+    h(
+      'div',
+      { class: 'charts' },
+      barChart({
+        id: 'chart-channel-source',
+        title: 'What the devices run',
+        series: [{ name: 'devices', cls: 's0' }],
+        rows: [
+          { label: 'over-the-air update', values: [a.otaDevices], notes: [num(a.otaDevices) + share(a.otaDevices)] },
+          { label: 'embedded bundle', values: [a.embeddedDevices], notes: [num(a.embeddedDevices) + share(a.embeddedDevices)] },
+          { label: 'unknown', values: [a.unknownDevices], notes: [num(a.unknownDevices) + share(a.unknownDevices)] },
+        ],
+      }),
+      barChart({
+        id: 'chart-channel-launches',
+        title: 'Launches in the last 7 days',
+        series: [{ name: 'launches', cls: 's1' }],
+        rows: [
+          { label: 'over-the-air update', values: [a.otaLaunches7d] },
+          { label: 'embedded bundle', values: [a.embeddedLaunches7d] },
+          { label: 'all', values: [a.launches7d] },
+        ],
+      }),
+    ),
+  );
+  const updates = a.updates || [];
+  if (updates.length) {
+    wrap.append(
+      barChart({
+        id: 'chart-channel-updates',
+        title: 'Share of devices per update',
+        series: [{ name: 'share', cls: 's0' }],
+        unit: '%',
+        max: 100,
+        rows: updates.map((u) => ({
+          label: `${u.platform} ${u.updateId ? u.updateId.slice(0, 8) : '(none)'}`,
+          values: [u.sharePercent],
+          notes: [`${percent(u.sharePercent)} (${num(u.devices)} devices)`],
+        })),
+      }),
+      h(
+        'table',
+        { id: 'channel-updates-table' },
+        h('caption', {}, 'Devices per update on channel ', channel),
+        h('thead', {}, h('tr', {}, ['Platform', 'Update', 'Devices', 'Embedded', 'Over the air', 'Share'].map((t, i) => h('th', { scope: 'col', class: i > 1 ? 'num' : null }, t)))),
+        h(
+          'tbody',
+          {},
+          updates.map((u) =>
+            h('tr', {}, h('td', {}, u.platform), h('td', {}, u.updateId ? shortId(u.updateId) : 'none reported'), h('td', { class: 'num' }, num(u.devices)), h('td', { class: 'num' }, num(u.embeddedDevices)), h('td', { class: 'num' }, num(u.otaDevices)), h('td', { class: 'num' }, percent(u.sharePercent))),
+          ),
+        ),
+      ),
+    );
+  }
+  return wrap;
+}

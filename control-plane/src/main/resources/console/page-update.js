@@ -1,0 +1,123 @@
+// One update group: everything the API knows about it, its rollout controls, adoption and failure
+// charts from the insights API (degrading to a notice when the route is absent), and the exact
+// manifest or directive bodies devices receive.
+
+import * as api from './api.js';
+import { h, num, percent, time, empty, notice, errorBox, disclosure, shortId } from './dom.js';
+import { barChart } from './charts.js';
+import { groupCard, groupTitle } from './groups.js';
+
+export async function updatePage(ctx) {
+  const app = ctx.app;
+  const groupId = ctx.params[1];
+  const [g, branches] = await Promise.all([api.get(api.p`/v1/apps/${app}/updates/${groupId}`), api.get(api.p`/v1/apps/${app}/branches`)]);
+  const b = (branches.items || []).find((x) => x.branch === g.branch);
+  const rt = b && (b.runtimeVersions || []).find((r) => r.runtimeVersion === g.runtimeVersion);
+  const latest = !!rt && rt.latestGroupId === g.groupId;
+  const body = [
+    h('h1', {}, groupTitle(g)),
+    groupCard(ctx, app, g, { latest, heading: 'h2', full: true, link: false, titleText: 'Details' }),
+    h('h2', { id: 'insights-heading' }, 'Adoption and failures'),
+    g.kind === 'update' ? await insights(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no adoption numbers of its own: see the channel adoption for embedded devices.'),
+    h('h2', {}, 'What devices receive'),
+    h('p', { class: 'muted' }, 'The exact body and signature each platform’s devices get, as rendered and signed at publish time.'),
+    (g.platforms || []).map((p) =>
+      disclosure(
+        `${p.platform}: ${g.kind === 'update' ? 'manifest' : 'directive'} ${p.updateId}`,
+        h('pre', { tabindex: '0', 'aria-label': `${p.platform} body` }, pretty(p.body)),
+        p.signature ? h('p', {}, 'expo-signature: ', h('code', {}, p.signature)) : h('p', { class: 'muted' }, 'Not signed (the app has no code-signing key).'),
+      ),
+    ),
+  ];
+  return { title: groupTitle(g) + ' · ' + app, body };
+}
+
+function pretty(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text || '';
+  }
+}
+
+/** Charts and a table from GET /v1/apps/{app}/insights/updates/{groupId}. */
+async function insights(app, g) {
+  let s;
+  try {
+    s = await api.get(api.p`/v1/apps/${app}/insights/updates/${g.groupId}`);
+  } catch (err) {
+    if (err instanceof api.ApiError && err.missingRoute) {
+      return notice({ id: 'insights-unavailable' }, 'Adoption and failure numbers are not available on this control plane: the insights routes answer 404. They need the telemetry ingester and PostgreSQL (--postgres-url); see docs/console.md.');
+    }
+    return errorBox(err, { id: 'insights-error' });
+  }
+  const platforms = s.platforms || [];
+  const wrap = h('div', { id: 'insights' });
+  wrap.append(h('p', { class: 'muted' }, 'As of ', time(s.asOf), '. “24 h” counts from ', time(s.since24h), ', “7 days” from ', time(s.since7d), '.'));
+  if (!platforms.length) {
+    wrap.append(empty('No numbers for this update yet.'));
+    return wrap;
+  }
+  const guard = g.rollout && g.rollout.guard;
+  const rows = [...platforms, { ...(s.total || {}), platform: 'all platforms' }];
+  wrap.append(
+    h(
+      'div',
+      { class: 'charts' },
+      barChart({
+        id: 'chart-devices',
+        title: 'Devices running it now',
+        series: [{ name: 'devices', cls: 's0' }],
+        rows: rows.map((p) => ({ label: p.platform, values: [p.devicesNow], notes: [`${num(p.devicesNow)} of ${num(p.receivedDevices)} received`] })),
+      }),
+      barChart({
+        id: 'chart-launches',
+        title: 'Launches',
+        series: [
+          { name: 'last 24 h', cls: 's0' },
+          { name: 'last 7 days', cls: 's2' },
+        ],
+        rows: rows.map((p) => ({ label: p.platform, values: [p.launches24h, p.launches7d] })),
+      }),
+      barChart({
+        id: 'chart-failures',
+        title: 'Failure rate (devices that reported it failed)',
+        series: [{ name: 'failure rate', cls: 'fail' }],
+        unit: '%',
+        threshold: guard ? { value: guard.maxFailureRatePercent, label: `guard ${guard.maxFailureRatePercent}%` } : null,
+        rows: rows.map((p) => ({
+          label: p.platform,
+          values: [p.failureRatePercent],
+          notes: [p.failureRatePercent === null || p.failureRatePercent === undefined ? 'no devices yet' : `${percent(p.failureRatePercent)} (${num(p.failedDevices)} failed)`],
+        })),
+      }),
+    ),
+  );
+  wrap.append(
+    h(
+      'table',
+      { id: 'insights-table' },
+      h('caption', {}, 'Numbers per platform'),
+      h(
+        'thead',
+        {},
+        h('tr', {}, ['Platform', 'Update', 'Devices now', 'Launches 24 h', 'Launches 7 days', 'Failure reports 24 h', 'Failure reports 7 days', 'Received', 'Failed', 'Failure rate'].map((t, i) => h('th', { scope: 'col', class: i > 1 ? 'num' : null }, t))),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((p) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, p.platform),
+            h('td', {}, p.updateId ? shortId(p.updateId) : '—'),
+            ...[p.devicesNow, p.launches24h, p.launches7d, p.failureReports24h, p.failureReports7d, p.receivedDevices, p.failedDevices].map((v) => h('td', { class: 'num' }, num(v))),
+            h('td', { class: 'num' }, percent(p.failureRatePercent)),
+          ),
+        ),
+      ),
+    ),
+  );
+  return wrap;
+}
