@@ -1,12 +1,13 @@
 -- Telemetry written by the ingester (dev.updraft.controlplane.ingest) and read by insights.
 -- Conventions: times are the edge's answer time of the check-in (CheckIn.atEpochMillis), never ingest
--- time. In the aggregate tables an absent value (no channel, no current update) is '' so that it can be
+-- time. Key columns are COLLATE "C": ids compare byte-wise, which keeps B-tree work cheap at tens of
+-- thousands of upserts per second whatever the database's locale. In the aggregate tables an absent value (no channel, no current update) is '' so that it can be
 -- part of a primary key; in devices it is NULL.
 
 -- The consumed position per partition, written in the same transaction as the data it covers. This,
 -- not Kafka's committed offsets, is where an ingester resumes after a restart or a rebalance.
 CREATE TABLE ingest_offsets (
-  topic           text        NOT NULL,
+  topic           text COLLATE "C" NOT NULL,
   kafka_partition integer     NOT NULL,
   next_offset     bigint      NOT NULL,
   updated_at      timestamptz NOT NULL DEFAULT now(),
@@ -15,7 +16,7 @@ CREATE TABLE ingest_offsets (
 
 -- Records that could not be decoded as a check-in (dead letters), kept for an operator to look at.
 CREATE TABLE ingest_rejects (
-  topic           text        NOT NULL,
+  topic           text COLLATE "C" NOT NULL,
   kafka_partition integer     NOT NULL,
   record_offset   bigint      NOT NULL,
   error           text        NOT NULL,
@@ -27,8 +28,8 @@ CREATE TABLE ingest_rejects (
 -- The device registry: one row per (app, client id), holding the newest check-in of the device (the one
 -- with the highest offset: a device's check-ins share a partition, so offset order is arrival order).
 CREATE TABLE devices (
-  app_id             text        NOT NULL,
-  client_id          text        NOT NULL,
+  app_id             text COLLATE "C" NOT NULL,
+  client_id          text COLLATE "C" NOT NULL,
   platform           text        NOT NULL,
   runtime_version    text,
   channel            text,
@@ -59,11 +60,11 @@ CREATE TABLE devices (
 -- How many devices of the registry are on each update now, kept exact by the ingester in the same
 -- transaction as the device rows (each device leaves its old key and joins its new one).
 CREATE TABLE device_counts (
-  app_id    text   NOT NULL,
-  update_id text   NOT NULL,
-  platform  text   NOT NULL,
-  channel   text   NOT NULL,
-  source    text   NOT NULL,
+  app_id    text COLLATE "C" NOT NULL,
+  update_id text COLLATE "C" NOT NULL,
+  platform  text COLLATE "C" NOT NULL,
+  channel   text COLLATE "C" NOT NULL,
+  source    text COLLATE "C" NOT NULL,
   devices   bigint NOT NULL,
   PRIMARY KEY (app_id, update_id, platform, channel, source)
 );
@@ -72,11 +73,11 @@ CREATE TABLE device_counts (
 -- of which on the embedded bundle; check-ins that listed it in expo-recent-failed-update-ids; check-ins
 -- that were served it.
 CREATE TABLE update_hourly (
-  app_id            text        NOT NULL,
-  update_id         text        NOT NULL,
+  app_id            text COLLATE "C" NOT NULL,
+  update_id         text COLLATE "C" NOT NULL,
   hour              timestamptz NOT NULL,
-  platform          text        NOT NULL,
-  channel           text        NOT NULL,
+  platform          text COLLATE "C" NOT NULL,
+  channel           text COLLATE "C" NOT NULL,
   launches          bigint      NOT NULL,
   embedded_launches bigint      NOT NULL,
   failure_reports   bigint      NOT NULL,
@@ -87,10 +88,10 @@ CREATE INDEX update_hourly_channel ON update_hourly (app_id, channel, hour);
 
 -- Devices that reported an update failed (distinct devices: one row each).
 CREATE TABLE update_failures (
-  app_id         text        NOT NULL,
-  update_id      text        NOT NULL,
-  client_id      text        NOT NULL,
-  platform       text        NOT NULL,
+  app_id         text COLLATE "C" NOT NULL,
+  update_id      text COLLATE "C" NOT NULL,
+  client_id      text COLLATE "C" NOT NULL,
+  platform       text COLLATE "C" NOT NULL,
   first_reported timestamptz NOT NULL,
   last_reported  timestamptz NOT NULL,
   reports        bigint      NOT NULL,
@@ -99,10 +100,10 @@ CREATE TABLE update_failures (
 
 -- Devices that were served an update, with the first time: what the rollout guard counts.
 CREATE TABLE update_receipts (
-  app_id       text        NOT NULL,
-  update_id    text        NOT NULL,
-  client_id    text        NOT NULL,
-  platform     text        NOT NULL,
+  app_id       text COLLATE "C" NOT NULL,
+  update_id    text COLLATE "C" NOT NULL,
+  client_id    text COLLATE "C" NOT NULL,
+  platform     text COLLATE "C" NOT NULL,
   first_served timestamptz NOT NULL,
   PRIMARY KEY (app_id, update_id, client_id)
 );

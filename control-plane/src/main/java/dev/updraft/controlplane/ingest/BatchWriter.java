@@ -49,7 +49,8 @@ final class BatchWriter {
   /**
    * Upserts the device rows and, in the same statement, moves each device's count in
    * {@code device_counts} from its old (update, platform, channel, source) to its new one: {@code old}
-   * reads the rows as they were before the statement, {@code up} returns them as written, and their
+   * reads the rows as they were before the statement (data-modifying CTEs all see the statement's
+   * snapshot), {@code up} returns them as written, and their
    * difference is added up per key (unchanged devices cancel out). Rows are written in key order so that
    * two ingesters updating the same counters lock them in the same order.
    */
@@ -61,16 +62,18 @@ final class BatchWriter {
           + " AS t(app_id, client_id, platform, runtime_version, channel, current_update_id, embedded_update_id, source,"
           + "   first_ms, last_ms, check_ins, last_check_in_id, outcome, reason, branch, in_branch_rollout, rollout_bucket,"
           + "   served_update_id, served_group_id, failed_ids, fatal_error, fatal_ms, edge_id)),"
-          + " old AS (SELECT d.app_id, d.current_update_id, d.platform, d.channel, d.source"
-          + "   FROM devices d JOIN i ON d.app_id = i.app_id AND d.client_id = i.client_id),"
+          // one index probe per device of the batch, never a scan of the registry (OFFSET 0 keeps it a
+          // nested loop: a hash join would read every device for every batch)
+          + " old AS (SELECT o.* FROM i CROSS JOIN LATERAL (SELECT d.app_id, d.current_update_id, d.platform, d.channel,"
+          + "   d.source FROM devices d WHERE d.app_id = i.app_id AND d.client_id = i.client_id OFFSET 0) o),"
           + " up AS (INSERT INTO devices AS d (app_id, client_id, platform, runtime_version, channel, current_update_id,"
           + "     embedded_update_id, source, first_seen, last_seen, check_ins, last_check_in_id, outcome, reason, branch,"
           + "     in_branch_rollout, rollout_bucket, served_update_id, served_group_id, failed_update_ids, fatal_error,"
           + "     fatal_error_at, edge_id)"
           + "   SELECT app_id, client_id, platform, runtime_version, channel, current_update_id, embedded_update_id, source,"
-          + "     to_timestamp(first_ms / 1000.0), to_timestamp(last_ms / 1000.0), check_ins, last_check_in_id, outcome,"
+          + "     to_timestamp(first_ms::float8 / 1000), to_timestamp(last_ms::float8 / 1000), check_ins, last_check_in_id, outcome,"
           + "     reason, branch, in_branch_rollout, rollout_bucket, served_update_id, served_group_id,"
-          + "     coalesce(string_to_array(nullif(failed_ids, ''), ','), '{}'), fatal_error, to_timestamp(fatal_ms / 1000.0),"
+          + "     coalesce(string_to_array(nullif(failed_ids, ''), ','), '{}'), fatal_error, to_timestamp(fatal_ms::float8 / 1000),"
           + "     edge_id"
           + "   FROM i"
           + "   ON CONFLICT (app_id, client_id) DO UPDATE SET"
@@ -98,7 +101,7 @@ final class BatchWriter {
   static final String HOURS_SQL =
       "INSERT INTO update_hourly AS h (app_id, update_id, hour, platform, channel, launches, embedded_launches,"
           + "   failure_reports, served)"
-          + " SELECT app_id, update_id, to_timestamp(hour_ms / 1000.0), platform, channel, launches, embedded_launches,"
+          + " SELECT app_id, update_id, to_timestamp(hour_ms::float8 / 1000), platform, channel, launches, embedded_launches,"
           + "   failure_reports, served"
           + " FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],"
           + "   $8::bigint[], $9::bigint[])"
@@ -111,8 +114,8 @@ final class BatchWriter {
 
   static final String FAILURES_SQL =
       "INSERT INTO update_failures AS f (app_id, update_id, client_id, platform, first_reported, last_reported, reports)"
-          + " SELECT app_id, update_id, client_id, platform, to_timestamp(first_ms / 1000.0),"
-          + "   to_timestamp(last_ms / 1000.0), reports"
+          + " SELECT app_id, update_id, client_id, platform, to_timestamp(first_ms::float8 / 1000),"
+          + "   to_timestamp(last_ms::float8 / 1000), reports"
           + " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::bigint[])"
           + " AS t(app_id, update_id, client_id, platform, first_ms, last_ms, reports)"
           + " ON CONFLICT (app_id, update_id, client_id) DO UPDATE SET"
@@ -122,7 +125,7 @@ final class BatchWriter {
 
   static final String RECEIPTS_SQL =
       "INSERT INTO update_receipts AS r (app_id, update_id, client_id, platform, first_served)"
-          + " SELECT app_id, update_id, client_id, platform, to_timestamp(first_ms / 1000.0)"
+          + " SELECT app_id, update_id, client_id, platform, to_timestamp(first_ms::float8 / 1000)"
           + " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])"
           + " AS t(app_id, update_id, client_id, platform, first_ms)"
           + " ON CONFLICT (app_id, update_id, client_id) DO UPDATE SET first_served = EXCLUDED.first_served"
