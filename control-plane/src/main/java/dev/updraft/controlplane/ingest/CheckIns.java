@@ -18,6 +18,8 @@ final class CheckIns {
   static final int MAX_NAME = 256;
   /** {@code expo-fatal-error} is cut to this many characters by clients already. */
   static final int MAX_FATAL_ERROR = 1024;
+  /** 9999-12-31T23:59:59.999Z: a later time (a broken clock) would make PostgreSQL refuse the batch. */
+  static final long MAX_TIME = 253_402_300_799_999L;
   /** Clients send at most 5 failed ids; more than this is not a real client. */
   static final int MAX_FAILED_IDS = 16;
 
@@ -92,6 +94,9 @@ final class CheckIns {
       if (f != null && f.length() > MAX_ID) {
         return "failedUpdateIds entry longer than " + MAX_ID + " characters: length=" + f.length();
       }
+    }
+    if (c.atEpochMillis() > MAX_TIME) {
+      return "atEpochMillis after year 9999: atEpochMillis=" + c.atEpochMillis();
     }
     Integer bucket = c.rolloutBucket();
     if (bucket != null && (bucket < 0 || bucket > 9_999)) {

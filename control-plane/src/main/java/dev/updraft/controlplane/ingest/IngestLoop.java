@@ -158,6 +158,9 @@ final class IngestLoop implements Runnable {
     this.hook = hook;
     this.listener = listener;
     this.current = newBatch();
+    // nanoTime has an arbitrary origin (it may be negative): deadlines start from now, never from 0
+    this.retryAtNanos = System.nanoTime();
+    this.nextLagNanos = this.retryAtNanos;
   }
 
   /** Asks the loop to write what it holds and stop; returns at once. */

@@ -114,5 +114,8 @@ class BatchTest {
     CheckIn badBucket = new CheckIn(1, "c", "app", "ios", "1.0.0", null, "d", null, null, List.of(),
         null, null, null, false, 10_000, null, null, null, 1, null);
     assertThat(CheckIns.problem(badBucket)).contains("rolloutBucket");
+    CheckIn farFuture = new CheckIn(1, "c", "app", "ios", "1.0.0", null, "d", null, null, List.of(),
+        null, null, null, false, null, null, null, null, Long.MAX_VALUE, null);
+    assertThat(CheckIns.problem(farFuture)).startsWith("atEpochMillis after year 9999");
   }
 }

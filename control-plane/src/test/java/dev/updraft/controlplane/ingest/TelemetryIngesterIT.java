@@ -139,6 +139,35 @@ class TelemetryIngesterIT {
   }
 
   @Test
+  void startsFromTheOffsetsStoredInPostgresNotFromKafkasCommittedOffsets(Infra infra) throws Exception {
+    String prefix = infra.topicPrefix() + "truth.";
+    String topic = Topics.telemetry(prefix);
+    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    IngesterConfig config = config(infra, prefix, Map.of());
+    try (TestKafka kafka = new TestKafka(infra.kafkaBootstrap())) {
+      for (int i = 0; i < 5; i++) {
+        kafka.send(topic, 0, checkIn("app-truth", "t" + i, "dev-" + i));
+      }
+    }
+    // the group's committed offset in Kafka says "all 5 done"; PostgreSQL has nothing
+    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(
+        Map.of("bootstrap.servers", infra.kafkaBootstrap(), "group.id", config.consumerGroup(),
+            "key.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName(),
+            "value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName()))) {
+      var tp = new org.apache.kafka.common.TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.commitSync(Map.of(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(5)));
+    }
+    TelemetryIngester ingester = await(TelemetryIngester.start(vertx, config));
+    try {
+      db(infra).awaitConsumed(topic, 5, TIMEOUT);
+      assertThat(db(infra).scalar("SELECT count(*) FROM devices WHERE app_id = 'app-truth'")).isEqualTo(5);
+    } finally {
+      await(ingester.close());
+    }
+  }
+
+  @Test
   void servesPrometheusMetricsAndHealthOverHttp(Infra infra) throws Exception {
     String prefix = infra.topicPrefix() + "http.";
     String topic = Topics.telemetry(prefix);
