@@ -129,9 +129,10 @@ public final class TelemetryIngester {
   static Pool pool(Vertx vertx, PgConnectOptions options, int size, String applicationName) {
     PgConnectOptions o = new PgConnectOptions(options);
     o.setCachePreparedStatements(true);
-    // a stuck statement or an abandoned transaction must not hold offset locks for ever
-    o.addProperty("statement_timeout", "120000");
-    o.addProperty("idle_in_transaction_session_timeout", "120000");
+    // a stuck statement or an abandoned transaction must not hold offset locks for ever; the server gives
+    // up before the ingester does (IngestLoop.WRITE_TIMEOUT_MS), so a timed-out write is rolled back
+    o.addProperty("statement_timeout", "50000");
+    o.addProperty("idle_in_transaction_session_timeout", "60000");
     o.addProperty("application_name", applicationName);
     return PgBuilder.pool().with(new PoolOptions().setMaxSize(size)).connectingTo(o).using(vertx).build();
   }

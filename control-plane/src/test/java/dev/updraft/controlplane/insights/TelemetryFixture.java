@@ -47,6 +47,14 @@ final class TelemetryFixture implements AutoCloseable {
     String topic = Topics.telemetry(prefix);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", infra.kafkaBootstrap()))) {
       admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      // produce only once both partitions have a leader (an election in progress can stall a producer)
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (!leadersReady(admin, topic)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("no leader for the partitions of " + topic);
+        }
+        Thread.sleep(50);
+      }
     }
     Vertx vertx = Vertx.vertx();
     String url = "postgresql://" + infra.pgUser() + "@" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database();
@@ -67,11 +75,15 @@ final class TelemetryFixture implements AutoCloseable {
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
+      List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
       for (CheckIn c : checkIns) {
         byte[] key = c.clientId() == null ? null : c.clientId().getBytes(StandardCharsets.UTF_8);
-        producer.send(new ProducerRecord<>(topic, key, CheckInCodec.encode(c)));
+        sent.add(producer.send(new ProducerRecord<>(topic, key, CheckInCodec.encode(c))));
       }
       producer.flush();
+      for (java.util.concurrent.Future<?> f : sent) {
+        f.get(60, TimeUnit.SECONDS); // a lost send fails here, not as a wait for records that never come
+      }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (ingester.registry().get("updraft.ingest.records").counter().count() < checkIns.size()) {
         if (System.nanoTime() > deadline) {
@@ -90,6 +102,15 @@ final class TelemetryFixture implements AutoCloseable {
             .setUser(infra.pgUser())
             .setPassword(infra.pgPassword());
     return new TelemetryFixture(vertx, PgBuilder.pool().connectingTo(options).using(vertx).build());
+  }
+
+  private static boolean leadersReady(Admin admin, String topic) throws InterruptedException {
+    try {
+      return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
+          .stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      return false; // metadata not propagated yet
+    }
   }
 
   /** A check-in of app {@code app} at {@code at}. */
