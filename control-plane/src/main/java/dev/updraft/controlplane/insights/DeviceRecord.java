@@ -1,0 +1,115 @@
+package dev.updraft.controlplane.insights;
+
+import dev.updraft.events.CheckIn;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * One device as its newest check-in left it: what it reported, and what it was served and why. Answers
+ * "why didn't my device update?" without reading logs; {@link #explanation()} says it in one line.
+ *
+ * @param clientId the lower-cased {@code EAS-Client-ID}
+ * @param source {@code embedded} (runs its embedded bundle), {@code ota} (runs another update) or
+ *     {@code unknown} (reported no current update)
+ * @param failedUpdateIds what it last sent in {@code expo-recent-failed-update-ids}
+ * @param fatalError the last {@code expo-fatal-error} it sent (clients send one once, after the crash);
+ *     null when never
+ * @param fatalErrorAt when that was; null when never
+ * @param checkIns every check-in of the device
+ * @param served what its newest check-in was answered, and why
+ */
+public record DeviceRecord(
+    String appId,
+    String clientId,
+    String platform,
+    String runtimeVersion,
+    String channel,
+    String currentUpdateId,
+    String embeddedUpdateId,
+    String source,
+    List<String> failedUpdateIds,
+    String fatalError,
+    Instant fatalErrorAt,
+    Instant firstSeen,
+    Instant lastSeen,
+    long checkIns,
+    String lastCheckInId,
+    String edgeId,
+    Served served) {
+
+  public DeviceRecord {
+    failedUpdateIds = failedUpdateIds == null ? List.of() : List.copyOf(failedUpdateIds);
+  }
+
+  /**
+   * The edge's decision for the newest check-in.
+   *
+   * @param outcome a {@code CheckIn.OUTCOME_*} value: {@code update}, {@code noUpdate} or
+   *     {@code rollBackToEmbedded}
+   * @param reason a {@code CheckIn.REASON_*} value
+   * @param branch the branch the channel resolved to; null when unknown
+   * @param inBranchRollout whether the device fell in the channel's second-branch share
+   * @param rolloutBucket the device's bucket (0..9999) in the per-update rollout consulted; null when none
+   * @param updateId the update served; null when none
+   * @param groupId the group of the update or directive served; null when none
+   */
+  public record Served(
+      String outcome,
+      String reason,
+      String branch,
+      boolean inBranchRollout,
+      Integer rolloutBucket,
+      String updateId,
+      String groupId) {}
+
+  /**
+   * The decision in one line: channel → branch (and the branch rollout) → rollout bucket → the update
+   * chosen, or why there was none. For example {@code channel "production" → branch "main" → rollout
+   * bucket 417 → no update: this device reported the newest update failed (failed: 9f1c…)}.
+   */
+  public String explanation() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("channel ").append(channel == null ? "(none sent)" : quote(channel));
+    sb.append(" → branch ").append(served.branch() == null ? "(unknown)" : quote(served.branch()));
+    if (served.inBranchRollout()) {
+      sb.append(" (in the channel's branch rollout)");
+    }
+    if (served.rolloutBucket() != null) {
+      sb.append(" → rollout bucket ").append(served.rolloutBucket());
+    }
+    sb.append(" → ").append(decision());
+    return sb.toString();
+  }
+
+  private String decision() {
+    String reason = served.reason() == null ? "" : served.reason();
+    switch (reason) {
+      case CheckIn.REASON_NEW_UPDATE:
+        return "update " + served.updateId() + group() + ": newer than the running "
+            + (currentUpdateId == null ? "(unknown)" : currentUpdateId);
+      case CheckIn.REASON_ALREADY_LATEST:
+        return "no update: already runs the newest update " + (currentUpdateId == null ? "(unknown)" : currentUpdateId);
+      case CheckIn.REASON_NO_UPDATE_FOR_RUNTIME:
+        return "no update: the branch has no update for " + platform + " runtime version "
+            + (runtimeVersion == null ? "(none sent)" : quote(runtimeVersion));
+      case CheckIn.REASON_PREVIOUSLY_FAILED:
+        return "no update: this device reported the newest update failed (failed: " + String.join(", ", failedUpdateIds) + ")";
+      case CheckIn.REASON_ROLLBACK:
+        return "roll back to the embedded bundle " + (embeddedUpdateId == null ? "(unknown)" : embeddedUpdateId) + group();
+      case CheckIn.REASON_ALREADY_EMBEDDED:
+        return "no update: the branch rolled back to embedded and the device already runs its embedded bundle";
+      case CheckIn.REASON_PROTOCOL0_RESEND:
+        return "update " + served.updateId() + group() + " sent again (protocol 0 clients get the manifest they run)";
+      default:
+        return served.outcome() + " (" + (reason.isEmpty() ? "no reason recorded" : reason) + ")";
+    }
+  }
+
+  private String group() {
+    return served.groupId() == null ? "" : " (group " + served.groupId() + ")";
+  }
+
+  private static String quote(String s) {
+    return "\"" + s + "\"";
+  }
+}

@@ -1,0 +1,165 @@
+package dev.updraft.controlplane.insights;
+
+import static dev.updraft.controlplane.insights.TelemetryFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.updraft.events.CheckIn;
+import dev.updraft.events.EventPayload;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The automatic-revert guard against real rows: devices are served an update, some report it failed.
+ * Guard used throughout: more than 10 % failing among at least 20 devices served within the last hour.
+ */
+@ExtendWith(RealInfrastructure.class)
+class RolloutGuardEvaluatorIT {
+  static final String APP = "guarded";
+  static final Instant NOW = Instant.parse("2026-03-10T12:30:00Z");
+  static final EventPayload.RolloutGuard GUARD = new EventPayload.RolloutGuard(10.0, 20, 3600);
+
+  private static TelemetryFixture fixture;
+  private static RolloutGuardEvaluator evaluator;
+
+  /**
+   * {@code received} devices of {@code platform} are served {@code update} at {@code servedAt}; the first
+   * {@code failing} of them report it failed ten minutes later.
+   */
+  private static void fleet(List<CheckIn> out, String update, String platform, int received, int failing, Instant servedAt) {
+    for (int d = 0; d < received; d++) {
+      String client = update + "-dev-" + d;
+      out.add(TelemetryFixture.checkIn(APP, client, platform, "production", "emb", "emb", List.of(),
+          CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, update, servedAt));
+      if (d < failing) {
+        out.add(TelemetryFixture.checkIn(APP, client, platform, "production", "emb", "emb", List.of(update),
+            CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, servedAt.plus(Duration.ofMinutes(10))));
+      }
+    }
+  }
+
+  @BeforeAll
+  static void ingest(Infra infra) throws Exception {
+    Instant inWindow = NOW.minus(Duration.ofMinutes(40));
+    Instant beforeWindow = NOW.minus(Duration.ofHours(2));
+    List<CheckIn> list = new ArrayList<>();
+    fleet(list, "over", "ios", 30, 4, inWindow); //            4 / 30 = 13.3 % > 10 %
+    fleet(list, "at-limit", "ios", 30, 3, inWindow); //        3 / 30 = 10.0 %, not above
+    fleet(list, "too-few", "ios", 19, 10, inWindow); //       10 / 19 = 52.6 % but 19 < 20 devices
+    fleet(list, "old-failures", "ios", 25, 0, inWindow); //    0 / 25 in the window ...
+    fleet(list, "healthy-android", "android", 100, 0, inWindow);
+    // ... while 20 other devices served it two hours ago all failed: outside the window
+    for (int d = 0; d < 20; d++) {
+      String client = "early-" + d;
+      list.add(TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of(),
+          CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "old-failures", beforeWindow));
+      list.add(TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of("old-failures"),
+          CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, NOW.minus(Duration.ofMinutes(5))));
+    }
+    // a failure report without a client id never counts
+    list.add(TelemetryFixture.checkIn(APP, null, "ios", "production", "emb", "emb", List.of("at-limit"),
+        CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, NOW.minus(Duration.ofMinutes(5))));
+    fixture = TelemetryFixture.ingest(infra, "guard", list);
+    evaluator = new RolloutGuardEvaluator(fixture.pool);
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    if (fixture != null) {
+      fixture.close();
+    }
+  }
+
+  @Test
+  void firesWhenTheFailureRateIsAboveTheThresholdAmongEnoughDevices() throws Exception {
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("over"), GUARD, NOW));
+    assertThat(v.fire()).isTrue();
+    assertThat(v.total().receivedDevices()).isEqualTo(30);
+    assertThat(v.total().failedDevices()).isEqualTo(4);
+    assertThat(v.total().failureRatePercent()).isEqualTo(400.0 / 30);
+    assertThat(v.windowStart()).isEqualTo(Instant.parse("2026-03-10T11:30:00Z"));
+    assertThat(v.reason())
+        .isEqualTo("guard fired: 4 of 30 devices (13.3 %) that received the rollout's updates since 2026-03-10T11:30:00Z"
+            + " reported it failed; the guard allows at most 10.0 % among at least 20 devices within 3600 s");
+  }
+
+  @Test
+  void doesNotFireAtTheThreshold() throws Exception {
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("at-limit"), GUARD, NOW));
+    assertThat(v.fire()).isFalse();
+    assertThat(v.trigger()).isNull();
+    assertThat(v.total().receivedDevices()).isEqualTo(30);
+    assertThat(v.total().failedDevices()).as("the report without a client id is not a device").isEqualTo(3);
+    assertThat(v.total().failureRatePercent()).isEqualTo(10.0);
+    assertThat(v.reason()).startsWith("guard holds: 3 of 30 devices (10.0 %)");
+  }
+
+  @Test
+  void doesNotFireBelowTheMinimumNumberOfDevices() throws Exception {
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("too-few"), GUARD, NOW));
+    assertThat(v.fire()).isFalse();
+    assertThat(v.total().receivedDevices()).isEqualTo(19);
+    assertThat(v.total().failedDevices()).isEqualTo(10);
+    assertThat(v.total().exceeds()).isFalse();
+  }
+
+  @Test
+  void countsOnlyDevicesServedWithinTheWindow() throws Exception {
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("old-failures"), GUARD, NOW));
+    assertThat(v.fire()).isFalse();
+    assertThat(v.total().receivedDevices()).isEqualTo(25);
+    assertThat(v.total().failedDevices()).isZero();
+    // with a 3 h window the 20 early devices count too: 20 failed of 45 = 44.4 %
+    GuardVerdict wide = await(evaluator.evaluate(APP, List.of("old-failures"),
+        new EventPayload.RolloutGuard(10.0, 20, 3 * 3600), NOW));
+    assertThat(wide.fire()).isTrue();
+    assertThat(wide.total().receivedDevices()).isEqualTo(45);
+    assertThat(wide.total().failedDevices()).isEqualTo(20);
+  }
+
+  @Test
+  void firesWhenOnePlatformFailsEvenIfTheOtherHidesItInTheTotal() throws Exception {
+    // ios "over": 4 / 30; android: 0 / 100; together 4 / 130 = 3.1 %
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("over", "healthy-android"), GUARD, NOW));
+    assertThat(v.total().receivedDevices()).isEqualTo(130);
+    assertThat(v.total().failedDevices()).isEqualTo(4);
+    assertThat(v.total().exceeds()).isFalse();
+    assertThat(v.perUpdate()).extracting(GuardCheck::updateId, GuardCheck::receivedDevices, GuardCheck::failedDevices,
+            GuardCheck::exceeds)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("over", 30L, 4L, true),
+            org.assertj.core.groups.Tuple.tuple("healthy-android", 100L, 0L, false));
+    assertThat(v.fire()).isTrue();
+    assertThat(v.trigger().updateId()).isEqualTo("over");
+    assertThat(v.reason()).contains("that received update over since");
+  }
+
+  @Test
+  void evaluatesTheGuardOfAPublishedRolloutAndRefusesAGroupWithoutOne() throws Exception {
+    EventPayload.UpdateGroup group =
+        new EventPayload.UpdateGroup("g", EventPayload.UpdateGroup.KIND_UPDATE, "production", "1.0.0", null, null, null,
+            null, new EventPayload.Rollout("r1", 10, null, GUARD),
+            List.of(new EventPayload.PlatformUpdate("ios", "over", "2026-03-10T11:00:00.000Z", "{}", null, null, null),
+                new EventPayload.PlatformUpdate("android", "healthy-android", "2026-03-10T11:00:00.000Z", "{}", null,
+                    null, null)));
+    assertThat(await(evaluator.evaluate(APP, group, NOW)).fire()).isTrue();
+
+    EventPayload.UpdateGroup unguarded =
+        new EventPayload.UpdateGroup("g2", EventPayload.UpdateGroup.KIND_UPDATE, "production", "1.0.0", null, null, null,
+            null, null, group.platforms());
+    assertThatThrownBy(() -> evaluator.evaluate(APP, unguarded, NOW))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("groupId=g2");
+    assertThatThrownBy(() -> evaluator.evaluate(APP, List.of("over"), new EventPayload.RolloutGuard(150, 1, 60), NOW))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxFailureRatePercent=150.0");
+  }
+}
