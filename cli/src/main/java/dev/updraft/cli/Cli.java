@@ -115,7 +115,8 @@ public final class Cli {
         case "publish":
           {
             Api api = api();
-            JsonNode r = new Publisher(api, err, terminal && !json && !a.bool("no-progress")).publish(a);
+            boolean noProgress = a.bool("no-progress"); // read first: a flag never read counts as unknown
+            JsonNode r = new Publisher(api, err, terminal && !json && !noProgress).publish(a);
             print(r, group(r, r.path("replayed").asBoolean() ? "already published (same idempotency key): group " : "published group "));
             break;
           }

@@ -167,4 +167,10 @@ class PublishRetryTest {
     assertThat(publish()).isEqualTo(1);
     assertThat(publishKeys).hasSize(5);
   }
+
+  @Test
+  void acceptsNoProgressWhenNotOnATerminal() {
+    assertThat(publish("--no-progress")).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(publishKeys).hasSize(1);
+  }
 }
