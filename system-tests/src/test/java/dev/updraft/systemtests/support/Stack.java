@@ -76,12 +76,18 @@ public final class Stack implements AutoCloseable {
 
   /** Starts another edge on the same log and waits until it is ready. */
   public EdgeNode startEdge(String id) {
+    return startEdge(id, Map.of());
+  }
+
+  /** Starts another edge with extra flags (e.g. another {@code topic-prefix}) and waits until it is ready. */
+  public EdgeNode startEdge(String id, Map<String, String> extraFlags) {
     Map<String, String> ed = new LinkedHashMap<>();
     ed.put("kafka-bootstrap", infra.kafkaBootstrap());
     ed.put("topic-prefix", infra.topicPrefix());
     ed.put("edge-port", "0");
     ed.put("bind", "127.0.0.1");
     ed.put("edge-id", id);
+    ed.putAll(extraFlags);
     EdgeNode e = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, Map.of()))));
     awaitReady(e);
     return e;
