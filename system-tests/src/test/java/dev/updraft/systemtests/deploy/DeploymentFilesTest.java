@@ -1,0 +1,126 @@
+package dev.updraft.systemtests.deploy;
+
+import static dev.updraft.systemtests.deploy.RepoFiles.at;
+import static dev.updraft.systemtests.deploy.RepoFiles.list;
+import static dev.updraft.systemtests.deploy.RepoFiles.map;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.common.Settings;
+import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.ingest.IngesterConfig;
+import dev.updraft.edge.EdgeConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The deployment files (Kubernetes manifests, docker-compose.yml, Prometheus scrape config) parse and
+ * agree with the real configuration: every {@code UPDRAFT_*} variable is a flag of the service it is
+ * given to, ports and probe paths are the services' own.
+ */
+class DeploymentFilesTest {
+
+  static final Map<String, Set<String>> FLAGS_BY_COMMAND =
+      Map.of("control-plane", ControlPlaneConfig.FLAGS, "edge", EdgeConfig.FLAGS, "ingest", IngesterConfig.FLAGS);
+
+  static String flagOf(String envName) {
+    assertThat(envName).startsWith("UPDRAFT_");
+    return envName.substring("UPDRAFT_".length()).toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
+
+  @Test
+  void everyKubernetesManifestParsesAndNamesItsKind() throws Exception {
+    Path dir = RepoFiles.root().resolve("infra/k8s");
+    for (String f : List.of("namespace.yaml", "configmap.yaml", "secret.example.yaml", "control-plane.yaml", "edge.yaml", "ingester.yaml", "kustomization.yaml")) {
+      List<Map<String, Object>> docs = RepoFiles.yamlDocuments(dir.resolve(f));
+      assertThat(docs).as(f).isNotEmpty();
+      for (Map<String, Object> d : docs) {
+        assertThat(d).as(f).containsKeys("apiVersion", "kind");
+      }
+    }
+    List<Object> resources = list(RepoFiles.yamlDocuments(dir.resolve("kustomization.yaml")).get(0).get("resources"), "resources");
+    for (Object r : resources) {
+      assertThat(dir.resolve(r.toString())).as("kustomization lists a file that exists").exists();
+    }
+  }
+
+  @Test
+  void kubernetesContainersUseRealFlagsPortsAndProbes() throws Exception {
+    Path dir = RepoFiles.root().resolve("infra/k8s");
+    Map<String, Object> configMap = RepoFiles.yamlDocuments(dir.resolve("configmap.yaml")).get(0);
+    Set<String> anyFlag = new HashSet<>();
+    FLAGS_BY_COMMAND.values().forEach(anyFlag::addAll);
+    for (Object key : map(configMap.get("data"), "configmap data").keySet()) {
+      assertThat(anyFlag).as("configmap key %s is a flag of some service", key).contains(flagOf(key.toString()));
+    }
+    Map<String, Integer> expectedPort = Map.of("control-plane", 8080, "edge", 3000, "ingest", 9400);
+    Map<String, String> readiness = Map.of("control-plane", "/healthz", "edge", "/readyz", "ingest", "/healthz");
+    int checked = 0;
+    for (String f : List.of("control-plane.yaml", "edge.yaml", "ingester.yaml")) {
+      for (Map<String, Object> d : RepoFiles.yamlDocuments(dir.resolve(f))) {
+        Object containers = at(d, "spec", "template", "spec", "containers");
+        if (containers == null) {
+          continue;
+        }
+        for (Object c : list(containers, f + " containers")) {
+          String command = list(map(c, "container").get("args"), "args").get(0).toString();
+          Set<String> flags = FLAGS_BY_COMMAND.get(command);
+          assertThat(flags).as("%s runs a known service command: %s", f, command).isNotNull();
+          for (Object e : list(map(c, "container").get("env"), "env")) {
+            String name = map(e, "env entry").get("name").toString();
+            assertThat(flags).as("%s: %s is a flag of %s", f, name, command).contains(flagOf(name));
+          }
+          Object port = map(list(map(c, "container").get("ports"), "ports").get(0), "port").get("containerPort");
+          assertThat(port).as("%s container port", f).isEqualTo(expectedPort.get(command));
+          assertThat(at(c, "readinessProbe", "httpGet", "path")).as("%s readiness path", f).isEqualTo(readiness.get(command));
+          checked++;
+        }
+      }
+    }
+    assertThat(checked).isEqualTo(3);
+    // the control plane is the single writer: exactly one replica
+    Map<String, Object> sts = RepoFiles.yamlDocuments(dir.resolve("control-plane.yaml")).get(0);
+    assertThat(sts.get("kind")).isEqualTo("StatefulSet");
+    assertThat(at(sts, "spec", "replicas")).isEqualTo(1);
+    List<Map<String, Object>> edge = RepoFiles.yamlDocuments(dir.resolve("edge.yaml"));
+    assertThat(edge.stream().map(d -> d.get("kind"))).contains("Deployment", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Service");
+  }
+
+  @Test
+  void composeServicesUseRealFlagsAndPrometheusScrapesTheirPorts() throws Exception {
+    Path root = RepoFiles.root();
+    Map<String, Object> compose = RepoFiles.yamlDocuments(root.resolve("docker-compose.yml")).get(0);
+    Map<String, Object> services = map(compose.get("services"), "services");
+    assertThat(services).containsKeys("kafka", "postgres", "control-plane", "edge-1", "edge-2", "ingester", "prometheus", "grafana");
+    for (Map.Entry<String, Object> s : services.entrySet()) {
+      Object command = map(s.getValue(), s.getKey()).get("command");
+      if (command == null) {
+        continue;
+      }
+      String cmd = list(command, "command").get(0).toString();
+      Set<String> flags = FLAGS_BY_COMMAND.get(cmd);
+      assertThat(flags).as("compose service %s runs %s", s.getKey(), cmd).isNotNull();
+      Map<String, Object> env = map(map(s.getValue(), s.getKey()).get("environment"), s.getKey() + " environment");
+      Map<String, String> asFlags = new java.util.LinkedHashMap<>();
+      for (Map.Entry<String, Object> e : env.entrySet()) {
+        assertThat(flags).as("compose %s: %s is a flag of %s", s.getKey(), e.getKey(), cmd).contains(flagOf(e.getKey()));
+        asFlags.put(flagOf(e.getKey()), e.getValue().toString().replaceAll("\\$\\{[A-Z_]+:-([^}]*)}", "$1"));
+      }
+      // the configuration validates as the service would at start
+      Settings settings = Settings.of(asFlags, Map.of());
+      switch (cmd) {
+        case "control-plane": ControlPlaneConfig.from(settings); break;
+        case "edge": EdgeConfig.from(settings); break;
+        default: IngesterConfig.from(settings); break;
+      }
+    }
+    String prometheus = Files.readString(root.resolve("infra/prometheus/prometheus.yml"));
+    Map<String, Object> prom = RepoFiles.yamlDocuments(root.resolve("infra/prometheus/prometheus.yml")).get(0);
+    assertThat(list(prom.get("scrape_configs"), "scrape_configs")).hasSize(3);
+    assertThat(prometheus).contains("edge-1:3000", "edge-2:3000", "control-plane:8080", "ingester:9400");
+  }
+}
