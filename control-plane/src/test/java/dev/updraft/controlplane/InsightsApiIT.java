@@ -194,6 +194,7 @@ class InsightsApiIT {
       }
       assertThat(metric(http, "updraft_insights_unavailable_total")).isEqualTo(3.0);
       assertThat(metric(http, "updraft_guard_reverts_total")).isZero();
+      assertThat(metric(http, "updraft_guard_standby_passes_total")).as("the writer is not on standby").isZero();
       assertThat(http.get("/healthz").status()).isEqualTo(200);
       assertThat(http.get("/v1/apps/ins-down/updates/" + rollout.json().get("groupId").asText()).json().get("rollout").get("status").asText())
           .isEqualTo("active");

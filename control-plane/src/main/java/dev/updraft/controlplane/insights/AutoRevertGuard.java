@@ -55,7 +55,7 @@ final class AutoRevertGuard {
   private final Promise<Void> stopped = Promise.promise();
   private volatile boolean stopping;
   private volatile boolean running;
-  private long timer = -1;
+  private volatile long timer = -1;
   private volatile Context context;
 
   AutoRevertGuard(
@@ -121,10 +121,18 @@ final class AutoRevertGuard {
             id -> {
               timer = -1;
               running = true;
-              pass().onComplete(ar -> {
+              Future<Void> done;
+              try {
+                done = pass();
+              } catch (RuntimeException e) {
+                LOG.error("guard: a pass failed", e);
+                done = Future.succeededFuture();
+              }
+              // database futures may complete on another event loop: the next pass is scheduled from ours
+              done.onComplete(ar -> context.runOnContext(v -> {
                 running = false;
                 schedule();
-              });
+              }));
             });
   }
 
