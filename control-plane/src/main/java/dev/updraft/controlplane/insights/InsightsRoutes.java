@@ -13,6 +13,7 @@ import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -65,7 +66,7 @@ final class InsightsRoutes {
           "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
       return;
     }
-    Instant now = clock.instant();
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // readable asOf; windows are whole hours anyway
     reply(rc, db.ready().compose(v -> insights.group(app.appId(), g.group(), now)), gi -> InsightsJson.group(g.groupId(), gi));
   }
 
@@ -79,7 +80,7 @@ final class InsightsRoutes {
       ctx.fail(rc, 400, "invalid-channel", "a channel name is at most " + MAX_ID_LENGTH + " characters: got " + channel.length());
       return;
     }
-    Instant now = clock.instant();
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // readable asOf; windows are whole hours anyway
     reply(rc, db.ready().compose(v -> insights.channel(app.appId(), channel, now)), InsightsJson::channel);
   }
 
