@@ -12,8 +12,8 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * The {@code updraft} publisher commands (apps, keys, tokens, publish, rollback, rollout, channel and the
- * listings), each an HTTP call to the control plane. {@code --server URL} / {@code UPDRAFT_SERVER}
+ * The {@code updraft} publisher commands (apps, keys, tokens, publish, rollback, rollout, channel, the
+ * listings, insights and device look-ups), each an HTTP call to the control plane. {@code --server URL} / {@code UPDRAFT_SERVER}
  * (default {@code http://127.0.0.1:8080}) and {@code --token T} / {@code UPDRAFT_TOKEN}; {@code --json}
  * prints the server's JSON. Exit status 0 on success, 1 with a one-line reason when the server or the
  * files refuse, 2 for a usage error.
@@ -37,7 +37,9 @@ public final class Cli {
           "  rollout --app APP --update GROUP (--percentage P | --finish | --revert [--reason R]) [--guard-... | --no-guard]",
           "  channel --app APP --channel C --branch B [--rollout-branch B2 --percentage P [--rollout-runtime-version R]]",
           "  channels --app APP | branches --app APP | audit --app APP [--limit N] [--before SEQ]",
-          "  updates --app APP [--branch B] [--runtime-version R] [--limit N] [--cursor C] | update --app APP --update GROUP");
+          "  updates --app APP [--branch B] [--runtime-version R] [--limit N] [--cursor C] | update --app APP --update GROUP",
+          "  insights --app APP (--update GROUP | --channel C)   devices on it, launches, failures; adoption on a channel",
+          "  devices get --app APP --client-id ID                 why a device got what it got");
 
   private Cli() {}
 
@@ -157,6 +159,12 @@ public final class Cli {
             print(r, group(r, "group "));
             break;
           }
+        case "insights":
+          insights();
+          break;
+        case "devices":
+          devices(sub(1, "devices subcommand (get)"));
+          break;
         case "audit":
           {
             String app = a.required("app");
@@ -441,6 +449,41 @@ public final class Cli {
         b.append("more: --cursor ").append(r.get("nextCursor").asText()).append('\n');
       }
       print(r, b.toString().stripTrailing());
+    }
+
+    void insights() throws CliException {
+      String app = a.required("app");
+      String group = a.get("update");
+      String channel = a.get("channel");
+      a.rejectUnused("insights");
+      if ((group == null) == (channel == null)) {
+        throw CliException.usage("give exactly one of --update GROUP or --channel C");
+      }
+      Api api = api();
+      if (group != null) {
+        JsonNode r = api.get("/v1/apps/" + Api.enc(app) + "/insights/updates/" + Api.enc(group));
+        print(r, InsightsText.group(r));
+      } else {
+        JsonNode r = api.get("/v1/apps/" + Api.enc(app) + "/insights/channels/" + Api.enc(channel));
+        print(r, InsightsText.channel(r));
+      }
+    }
+
+    void devices(String sub) throws CliException {
+      if (!sub.equals("get")) {
+        throw CliException.usage("unknown devices subcommand '" + sub + "' (get)");
+      }
+      String app = a.required("app");
+      String id = a.get("client-id") != null ? a.get("client-id") : (a.positional.size() > 2 ? a.positional.get(2) : null);
+      a.rejectUnused("devices get");
+      if (a.positional.size() > (a.get("client-id") != null ? 2 : 3)) {
+        throw CliException.usage("devices get takes one client id: got " + a.positional.subList(2, a.positional.size()));
+      }
+      if (id == null || id.isBlank()) {
+        throw CliException.usage("--client-id is required (the device's EAS-Client-ID)");
+      }
+      JsonNode r = api().get("/v1/apps/" + Api.enc(app) + "/devices/" + Api.enc(id.trim()));
+      print(r, InsightsText.device(r));
     }
 
     void listing(String command, String path, java.util.function.Function<JsonNode, String> line) throws CliException {

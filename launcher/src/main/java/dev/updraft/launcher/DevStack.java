@@ -6,6 +6,7 @@ import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.controlplane.ControlPlaneConfig;
 import dev.updraft.controlplane.ingest.IngesterConfig;
 import dev.updraft.controlplane.ingest.TelemetryIngester;
+import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;
 import dev.updraft.embedded.EmbeddedKafka;
@@ -26,6 +27,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -117,7 +119,13 @@ final class DevStack implements AutoCloseable {
     cp.put("admin-token", adminToken);
     cp.put("data-dir", config.dataDir().toString());
     cp.put("postgres-url", postgresUrl);
-    controlPlane = await(ControlPlane.start(vertx, ControlPlaneConfig.from(Settings.of(cp, env))), "control plane");
+    // insights routes and the automatic-revert guard (UPDRAFT_GUARD_INTERVAL, default 30s) over the same PostgreSQL
+    Settings cpSettings = Settings.of(cp, env);
+    controlPlane =
+        await(
+            ControlPlane.start(
+                vertx, ControlPlaneConfig.from(cpSettings, InsightsExtension.FLAGS), List.of(InsightsExtension.from(cpSettings))),
+            "control plane");
 
     Map<String, String> in = new LinkedHashMap<>();
     in.put("kafka-bootstrap", kafka.bootstrapServers());

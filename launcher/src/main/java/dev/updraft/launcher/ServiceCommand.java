@@ -4,6 +4,7 @@ import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.controlplane.ControlPlaneConfig;
 import dev.updraft.controlplane.ingest.IngesterConfig;
+import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.controlplane.ingest.TelemetryIngester;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;
@@ -11,6 +12,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
@@ -33,7 +35,9 @@ final class ServiceCommand {
     try {
       switch (name) {
         case "control-plane": {
-          ControlPlane cp = await(ControlPlane.start(vertx, ControlPlaneConfig.from(s)));
+          // insights routes and the automatic-revert guard (--guard-interval) run inside the control plane
+          ControlPlaneConfig config = ControlPlaneConfig.from(s, InsightsExtension.FLAGS);
+          ControlPlane cp = await(ControlPlane.start(vertx, config, List.of(InsightsExtension.from(s))));
           out.println("control plane listening on " + cp.port());
           stop = cp::close;
           break;
@@ -81,8 +85,11 @@ final class ServiceCommand {
 
   private static java.util.Set<String> flags(String name) {
     switch (name) {
-      case "control-plane":
-        return ControlPlaneConfig.FLAGS;
+      case "control-plane": {
+        java.util.Set<String> all = new java.util.HashSet<>(ControlPlaneConfig.FLAGS);
+        all.addAll(InsightsExtension.FLAGS);
+        return all;
+      }
       case "edge":
         return EdgeConfig.FLAGS;
       default:

@@ -6,6 +6,7 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -142,6 +143,6 @@ public final class RolloutGuardEvaluator {
   private static String numbers(GuardCheck c, Instant windowStart) {
     return String.format(Locale.ROOT, "%d of %d devices (%.1f %%) that received %s since %s reported it failed",
         c.failedDevices(), c.receivedDevices(), c.failureRatePercent(),
-        c.updateId() == null ? "the rollout's updates" : "update " + c.updateId(), windowStart);
+        c.updateId() == null ? "the rollout's updates" : "update " + c.updateId(), windowStart.truncatedTo(ChronoUnit.SECONDS));
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlaneConfig;
 import dev.updraft.controlplane.console.ConsoleRoutes;
+import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.controlplane.storage.LocalAssetRoute;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -13,6 +14,7 @@ import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
@@ -28,12 +30,19 @@ class OpenApiRoutesTest {
   void everyRouteIsDescribedAndEveryDescribedRouteExists(@TempDir Path dir) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      ControlPlaneConfig config = ControlPlaneConfig.from(Settings.of(Map.of("admin-token", "0123456789abcdef", "data-dir", dir.toString()), Map.of()));
+      // nothing listens on port 1: mounting insights must not need PostgreSQL
+      ControlPlaneConfig config =
+          ControlPlaneConfig.from(
+              Settings.of(
+                  Map.of("admin-token", "0123456789abcdef", "data-dir", dir.toString(), "postgres-url", "postgresql://postgres@127.0.0.1:1/none"),
+                  Map.of()));
       PublisherApi api =
           new PublisherApi(vertx, new PublisherApi.Deps(config, null, null, null, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), dir, null));
       Router router = api.router();
       LocalAssetRoute.mount(vertx, router, new LocalAssetStorage(dir, () -> "http://x"));
       ConsoleRoutes.load().mount(router); // ControlPlane mounts the console on every instance
+      InsightsExtension insights = InsightsExtension.withGuardInterval(Duration.ZERO); // the launcher mounts it
+      insights.mount(api.extensionContext()).toCompletionStage().toCompletableFuture().get();
       Set<String> routes = PublisherApi.describe(router);
 
       Set<String> spec = new LinkedHashSet<>();
@@ -52,7 +61,9 @@ class OpenApiRoutesTest {
       assertThat(routes).as("routes missing from the spec").isSubsetOf(spec);
       assertThat(spec).as("spec paths without a route").isSubsetOf(routes);
       assertThat(routes)
-          .contains("POST /v1/apps/{app}/updates", "PUT /v1/apps/{app}/assets/{sha256}", "GET /v1/openapi.yaml", "GET /", "GET /console", "GET /console/", "GET /console/{file}");
+          .contains("POST /v1/apps/{app}/updates", "PUT /v1/apps/{app}/assets/{sha256}", "GET /v1/openapi.yaml", "GET /", "GET /console", "GET /console/", "GET /console/{file}")
+          .contains("GET /v1/apps/{app}/insights/updates/{groupId}", "GET /v1/apps/{app}/insights/channels/{channel}", "GET /v1/apps/{app}/devices/{clientId}");
+      insights.close().toCompletionStage().toCompletableFuture().get();
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get();
     }

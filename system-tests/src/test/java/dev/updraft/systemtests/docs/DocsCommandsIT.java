@@ -73,6 +73,12 @@ class DocsCommandsIT {
               args.add(flagValue ? rewrite(words.get(i), lastGroupId) : words.get(i));
             }
             CliRunner.Result r = cli.run(withJson(args));
+            // a device shows up once its check-in went edge -> Kafka -> ingester -> PostgreSQL
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+            while (words.get(1).equals("devices") && r.err().contains("[device-not-found]") && System.nanoTime() < deadline) {
+              Thread.sleep(100);
+              r = cli.run(withJson(args));
+            }
             assertThat(r.status()).as("`%s` failed: %s", line, r.err()).isZero();
             JsonNode out = r.out().isBlank() ? null : r.json();
             if (words.get(1).equals("publish") && out != null) {

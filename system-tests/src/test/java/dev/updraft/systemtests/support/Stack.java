@@ -5,6 +5,7 @@ import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.controlplane.ControlPlaneConfig;
 import dev.updraft.controlplane.ingest.IngesterConfig;
 import dev.updraft.controlplane.ingest.TelemetryIngester;
+import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;
 import dev.updraft.embedded.Ports;
@@ -14,6 +15,7 @@ import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -39,7 +41,10 @@ public final class Stack implements AutoCloseable {
   public static Stack start(Infra infra, Path dataDir) {
     Stack s = new Stack(infra);
     try {
-      s.controlPlane = await(ControlPlane.start(s.vertx, ControlPlaneConfig.from(Settings.of(s.controlPlaneFlags(dataDir), Map.of()))));
+      // as `updraft control-plane` runs it: with the insights routes and the automatic-revert guard
+      Settings cp = Settings.of(s.controlPlaneFlags(dataDir), Map.of());
+      s.controlPlane =
+          await(ControlPlane.start(s.vertx, ControlPlaneConfig.from(cp, InsightsExtension.FLAGS), List.of(InsightsExtension.from(cp))));
       Map<String, String> in = new LinkedHashMap<>();
       in.put("kafka-bootstrap", infra.kafkaBootstrap());
       in.put("topic-prefix", infra.topicPrefix());

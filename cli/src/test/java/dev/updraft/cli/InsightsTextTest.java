@@ -1,0 +1,89 @@
+package dev.updraft.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** What {@code updraft insights} and {@code updraft devices get} print for the routes' documented JSON. */
+class InsightsTextTest {
+
+  static JsonNode json(String s) throws Exception {
+    return Api.JSON.readTree(s.replace('\'', '"'));
+  }
+
+  @Test
+  void printsOneRowPerPlatformAndTheTotal() throws Exception {
+    JsonNode r = json("{'appId':'demo','groupId':'g1','asOf':'2026-11-30T12:34:00Z','since24h':'2026-11-29T13:00:00Z',"
+        + "'since7d':'2026-11-23T13:00:00Z','platforms':["
+        + "{'platform':'ios','updateId':'0b6c2f0e-9f3a-4c1e-8d7b-5a4e3c2b1a00','devicesNow':40,'launches24h':120,'launches7d':610,"
+        + "'failureReports24h':6,'failureReports7d':9,'failedDevices':5,'receivedDevices':118,'failureRatePercent':4.237},"
+        + "{'platform':'android','updateId':'7e1d9c8b-6a5f-4e3d-9c2b-1a0f9e8d7c00','devicesNow':0,'launches24h':0,'launches7d':0,"
+        + "'failureReports24h':0,'failureReports7d':0,'failedDevices':0,'receivedDevices':0,'failureRatePercent':null}],"
+        + "'total':{'platform':null,'updateId':null,'devicesNow':40,'launches24h':120,'launches7d':610,'failureReports24h':6,"
+        + "'failureReports7d':9,'failedDevices':5,'receivedDevices':118,'failureRatePercent':4.237}}");
+    String[] lines = InsightsText.group(r).split("\n");
+    assertThat(lines[0]).isEqualTo("update group g1 of app demo, as of 2026-11-30T12:34:00Z");
+    assertThat(lines[2]).startsWith("PLATFORM  UPDATE").contains("DEVICES NOW").contains("FAILURE RATE");
+    assertThat(lines[3].split("\\s+"))
+        .containsExactly("ios", "0b6c2f0e-9f3a-4c1e-8d7b-5a4e3c2b1a00", "40", "120", "610", "6/9", "5", "118", "4.2", "%");
+    assertThat(lines[4].split("\\s+")).containsExactly("android", "7e1d9c8b-6a5f-4e3d-9c2b-1a0f9e8d7c00", "0", "0", "0", "0/0", "0", "0", "-");
+    assertThat(lines[5].split("\\s+")).containsExactly("all", "40", "120", "610", "6/9", "5", "118", "4.2", "%");
+    assertThat(lines).hasSize(6);
+  }
+
+  @Test
+  void printsAChannelsSplitAndItsUpdates() throws Exception {
+    JsonNode r = json("{'appId':'demo','channel':'production','asOf':'2026-11-30T12:34:00Z','devices':40,'embeddedDevices':8,"
+        + "'otaDevices':30,'unknownDevices':2,'since7d':'2026-11-23T13:00:00Z','launches7d':500,'embeddedLaunches7d':90,"
+        + "'otaLaunches7d':410,'updates':[{'platform':'ios','updateId':'u1','devices':18,'embeddedDevices':0,'otaDevices':18,"
+        + "'sharePercent':45.0},{'platform':'ios','updateId':null,'devices':2,'embeddedDevices':0,'otaDevices':0,'sharePercent':5.0}]}");
+    String[] lines = InsightsText.channel(r).split("\n");
+    assertThat(lines[1]).isEqualTo("40 devices last checked in on it: 30 over the air, 8 on their embedded bundle, 2 reported no update");
+    assertThat(lines[2]).isEqualTo("launches since 2026-11-23T13:00:00Z: 500 (410 over the air, 90 embedded)");
+    assertThat(lines[4].split("\\s+")).containsExactly("ios", "u1", "18", "0", "18", "45.0", "%");
+    assertThat(lines[5]).contains("(none reported)");
+  }
+
+  @Test
+  void printsTheExplanationFirstThenWhatTheDeviceReportedAndWasServed() throws Exception {
+    JsonNode d = json("{'appId':'demo','clientId':'d1','platform':'ios','runtimeVersion':'1.0.0','channel':'production',"
+        + "'currentUpdateId':'emb','embeddedUpdateId':'emb','source':'embedded','failedUpdateIds':['u2','u1'],'fatalError':null,"
+        + "'fatalErrorAt':null,'firstSeen':'2026-11-30T09:00:00Z','lastSeen':'2026-11-30T12:30:00Z','checkIns':7,"
+        + "'lastCheckInId':'c7','edgeId':'edge-1','served':{'outcome':'noUpdate','reason':'update-previously-failed',"
+        + "'branch':'main','inBranchRollout':true,'rolloutBucket':417,'updateId':null,'groupId':null},"
+        + "'explanation':'channel \\'production\\' → branch \\'main\\' → no update'}");
+    String[] lines = InsightsText.device(d).split("\n");
+    assertThat(lines[0]).isEqualTo("channel \"production\" → branch \"main\" → no update");
+    assertThat(lines[1]).isEmpty();
+    assertThat(InsightsText.device(d))
+        .contains("runs              emb (its embedded bundle)")
+        .contains("reported failed   u2, u1")
+        .contains("last fatal error  none")
+        .contains("check-ins         7")
+        .contains("served            noUpdate (update-previously-failed)\n")
+        .contains("branch            main (via the channel's branch rollout)")
+        .contains("rollout bucket    417 of 0-9999");
+  }
+
+  @Test
+  void refusesAmbiguousOrIncompleteInvocations() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    PrintStream o = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    Map<String, String> env = Map.of("UPDRAFT_TOKEN", "t");
+    assertThat(Cli.run(new String[] {"insights", "--app", "a"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("give exactly one of --update GROUP or --channel C");
+    assertThat(Cli.run(new String[] {"insights", "--app", "a", "--update", "g", "--channel", "c"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(Cli.run(new String[] {"devices", "get", "--app", "a"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--client-id is required");
+    assertThat(Cli.run(new String[] {"devices", "list", "--app", "a"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown devices subcommand 'list'");
+    assertThat(Cli.run(new String[] {"insights", "--app", "a", "--update", "g", "--platform", "ios"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown flag for insights: --platform");
+  }
+}

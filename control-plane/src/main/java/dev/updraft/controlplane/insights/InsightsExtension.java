@@ -1,0 +1,130 @@
+package dev.updraft.controlplane.insights;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.ControlPlaneExtension;
+import dev.updraft.controlplane.ExtensionContext;
+import io.micrometer.core.instrument.Gauge;
+import io.vertx.core.Future;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Insights in the control plane: the routes {@code GET /v1/apps/{app}/insights/updates/{groupId}},
+ * {@code GET /v1/apps/{app}/insights/channels/{channel}} and {@code GET /v1/apps/{app}/devices/{clientId}}
+ * (role read), and the automatic-revert guard, over the telemetry database at the control plane's
+ * {@code --postgres-url}.
+ *
+ * <p>Use: {@code Settings s = ...; ControlPlaneConfig c = ControlPlaneConfig.from(s, InsightsExtension.FLAGS);
+ * ControlPlane.start(vertx, c, List.of(InsightsExtension.from(s)))}.
+ *
+ * <p>Flags ({@link #FLAGS}): {@code --guard-interval} (env {@code UPDRAFT_GUARD_INTERVAL}) how often the
+ * guard checks the guarded rollouts, default 30s, between 100ms and 1h; {@code 0s} turns the guard off.
+ *
+ * <p>PostgreSQL is not needed to start: mounting connects nothing, the first request (or guard pass)
+ * connects and applies the telemetry schema if missing. While PostgreSQL cannot be used the routes answer
+ * 503 {@code insights-unavailable} and the guard waits; the rest of the control plane is unaffected.
+ *
+ * <p>One instance is mounted once. Thread-safe.
+ */
+public final class InsightsExtension implements ControlPlaneExtension {
+  private static final Logger LOG = LoggerFactory.getLogger(InsightsExtension.class);
+
+  /** The flags this extension reads from the control plane's settings (pass to {@link ControlPlaneConfig#from(Settings, Set)}). */
+  public static final Set<String> FLAGS = Set.of("guard-interval");
+
+  /** How often the guard runs unless {@code --guard-interval} says otherwise. */
+  public static final Duration DEFAULT_GUARD_INTERVAL = Duration.ofSeconds(30);
+
+  static final Duration MIN_GUARD_INTERVAL = Duration.ofMillis(100);
+  static final Duration MAX_GUARD_INTERVAL = Duration.ofHours(1);
+
+  /** The control plane's gauge saying whether this instance is the caught-up writer of the event log. */
+  static final String WRITABLE_GAUGE = "updraft_control_writable";
+
+  private final Duration guardInterval;
+  private final Clock clock;
+  private TelemetryDb db;
+  private AutoRevertGuard guard;
+
+  InsightsExtension(Duration guardInterval, Clock clock) {
+    this.guardInterval = checkInterval(guardInterval);
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /** Reads {@code --guard-interval}; validated here, so a bad value fails before anything starts. */
+  public static InsightsExtension from(Settings settings) {
+    return new InsightsExtension(settings.duration("guard-interval", DEFAULT_GUARD_INTERVAL), Clock.systemUTC());
+  }
+
+  /** An extension whose guard runs every {@code guardInterval} ({@link Duration#ZERO}: no guard). */
+  public static InsightsExtension withGuardInterval(Duration guardInterval) {
+    return new InsightsExtension(guardInterval, Clock.systemUTC());
+  }
+
+  private static Duration checkInterval(Duration d) {
+    Objects.requireNonNull(d, "guardInterval");
+    if (!d.isZero() && (d.compareTo(MIN_GUARD_INTERVAL) < 0 || d.compareTo(MAX_GUARD_INTERVAL) > 0)) {
+      throw new ConfigException(
+          "--guard-interval (UPDRAFT_GUARD_INTERVAL) must be between 100ms and 1h, or 0s to turn the automatic-revert guard off: got "
+              + d.toMillis() + "ms");
+    }
+    return d;
+  }
+
+  /** How often the guard runs; zero when it is off. */
+  public Duration guardInterval() {
+    return guardInterval;
+  }
+
+  @Override
+  public synchronized Future<Void> mount(ExtensionContext ctx) {
+    if (db != null) {
+      return Future.failedFuture(new IllegalStateException("an InsightsExtension is mounted once"));
+    }
+    TelemetryDb telemetry;
+    try {
+      telemetry = TelemetryDb.create(ctx.vertx(), ctx.config().postgresUrl());
+    } catch (ConfigException e) {
+      return Future.failedFuture(e);
+    }
+    db = telemetry;
+    new InsightsRoutes(ctx, telemetry, Insights.create(telemetry.pool()), clock).mount();
+    if (!guardInterval.isZero()) {
+      guard =
+          new AutoRevertGuard(
+              ctx.vertx(), ctx.rollouts(), new RolloutGuardEvaluator(telemetry.pool()), telemetry,
+              () -> writable(ctx), ctx.meterRegistry(), clock, guardInterval);
+      guard.start();
+    }
+    // first contact in the background: the control plane starts whether or not PostgreSQL is up
+    telemetry.ready().onComplete(ar -> {
+      if (ar.succeeded()) {
+        LOG.info("insights: telemetry database at {} ready", telemetry.where());
+      } // a failure is logged by TelemetryDb; the next request or guard pass tries again
+    });
+    return Future.succeededFuture();
+  }
+
+  /**
+   * Whether this instance is the event log's writer. Read from the control plane's own gauge (the one
+   * {@code /metrics} shows) so that the guard needs nothing beyond {@link ExtensionContext}; when the
+   * gauge is missing the guard acts, and a non-writer's revert would be refused with 503 anyway.
+   */
+  private static boolean writable(ExtensionContext ctx) {
+    Gauge g = ctx.meterRegistry().find(WRITABLE_GAUGE).gauge();
+    return g == null || g.value() == 1.0;
+  }
+
+  @Override
+  public synchronized Future<Void> close() {
+    Future<Void> stopped = guard == null ? Future.succeededFuture() : guard.stop();
+    TelemetryDb d = db;
+    return d == null ? stopped : stopped.eventually(d::close);
+  }
+}

@@ -1,0 +1,151 @@
+package dev.updraft.controlplane.insights;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.controlplane.ingest.SchemaMigrations;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane's connection to the telemetry database: a small pool that connects lazily, the
+ * telemetry schema applied on first contact (so the routes work before any ingester ran), and the
+ * difference between "PostgreSQL cannot be used now" (a 503 the caller can wait out) and a bug in a query.
+ *
+ * <p>Creating it never touches the network: the control plane starts and serves its publisher API
+ * whether or not PostgreSQL is up. Thread-safe.
+ */
+final class TelemetryDb {
+  private static final Logger LOG = LoggerFactory.getLogger(TelemetryDb.class);
+
+  private final Pool pool;
+  private final String where;
+  private final AtomicReference<Future<Void>> schema = new AtomicReference<>();
+  private volatile boolean down;
+
+  private TelemetryDb(Pool pool, String where) {
+    this.pool = pool;
+    this.where = where;
+  }
+
+  /**
+   * A pool on {@code postgresUrl} ({@code --postgres-url}); nothing is connected yet.
+   *
+   * @throws ConfigException when the URL is not a PostgreSQL URL
+   */
+  static TelemetryDb create(Vertx vertx, String postgresUrl) {
+    PgConnectOptions options;
+    if (postgresUrl == null || !(postgresUrl.startsWith("postgresql://") || postgresUrl.startsWith("postgres://"))) {
+      throw new ConfigException("--postgres-url must look like postgresql://user@host:port/database (insights read the telemetry there)");
+    }
+    try {
+      options = PgConnectOptions.fromUri(postgresUrl);
+    } catch (RuntimeException e) {
+      throw new ConfigException("--postgres-url is not a valid PostgreSQL URL (insights read the telemetry there): " + e.getMessage());
+    }
+    options.setCachePreparedStatements(true)
+        .addProperty("application_name", "updraft-insights")
+        // a query stuck behind a lock or a slow disk gives up server-side rather than holding a request
+        .addProperty("statement_timeout", "15000");
+    Pool pool =
+        PgBuilder.pool()
+            .with(new PoolOptions().setMaxSize(4).setConnectionTimeout(10).setConnectionTimeoutUnit(TimeUnit.SECONDS))
+            .with(new NetClientOptions().setConnectTimeout(5_000))
+            .connectingTo(options)
+            .using(vertx)
+            .build();
+    return new TelemetryDb(pool, options.getHost() + ":" + options.getPort() + "/" + options.getDatabase());
+  }
+
+  Pool pool() {
+    return pool;
+  }
+
+  /** {@code host:port/database}, never the password: for messages. */
+  String where() {
+    return where;
+  }
+
+  /**
+   * Completes once the telemetry schema is known to be there (applied now or by the ingester). After a
+   * failure the next call tries again, so PostgreSQL coming back is noticed without a restart.
+   */
+  Future<Void> ready() {
+    Future<Void> f = schema.get();
+    if (f != null && (!f.isComplete() || f.succeeded())) {
+      return f;
+    }
+    Future<Void> next =
+        SchemaMigrations.apply(pool)
+            .<Void>mapEmpty()
+            .andThen(ar -> {
+              if (ar.succeeded()) {
+                available();
+              } else {
+                unavailable(ar.cause());
+              }
+            });
+    return schema.compareAndSet(f, next) ? next : schema.get();
+  }
+
+  /** Records a query that worked: logs once when PostgreSQL is back after an outage. */
+  void available() {
+    if (down) {
+      down = false;
+      LOG.info("insights: PostgreSQL at {} is reachable again", where);
+    }
+  }
+
+  /** Records a failure that made PostgreSQL unusable: logs once per outage, not per request. */
+  void unavailable(Throwable cause) {
+    if (!down) {
+      down = true;
+      LOG.warn(
+          "insights: PostgreSQL at {} cannot be used ({}); insights answer 503 and the guard waits until it is back",
+          where, describe(cause));
+    } else {
+      LOG.debug("insights: PostgreSQL at {} still unavailable: {}", where, describe(cause));
+    }
+  }
+
+  /**
+   * Whether {@code t} means the database cannot be used right now (connection refused or dropped, server
+   * starting or shutting down, timeouts, no such database, authentication), as opposed to a bug in our
+   * SQL or our Java (a 500).
+   */
+  static boolean isOutage(Throwable t) {
+    if (t instanceof PgException) {
+      String state = ((PgException) t).getSqlState();
+      // 22 data exception, 23 integrity violation, 42 syntax error or undefined object: our query is wrong
+      return state == null || !(state.startsWith("22") || state.startsWith("23") || state.startsWith("42"));
+    }
+    return !(t instanceof NullPointerException
+        || t instanceof ClassCastException
+        || t instanceof IllegalArgumentException
+        || t instanceof IndexOutOfBoundsException
+        || t instanceof ArithmeticException
+        || t instanceof UnsupportedOperationException);
+  }
+
+  /** The cause in one line: its message, or its class when it has none. */
+  static String describe(Throwable t) {
+    String m = t.getMessage();
+    if (m == null || m.isBlank()) {
+      return t.getClass().getSimpleName();
+    }
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
+  }
+
+  Future<Void> close() {
+    return pool.close();
+  }
+}
