@@ -16,7 +16,7 @@ final class DevCommand {
           String.join(
               "\n",
               "usage: updraft dev [--data-dir D] [--control-port N] [--edge-port N] [--public-url URL] [--admin-token T]",
-              "                   [--kafka-port N] [--postgres-port N] [--bind ADDR]",
+              "                   [--kafka-port N] [--postgres-port N] [--bind ADDR] [--guard-interval 30s]",
               "Runs Kafka (KRaft) and PostgreSQL embedded, with their data under --data-dir (default ./.updraft),",
               "the control plane (8080), an edge node (3000) and the telemetry ingester, in this process.",
               "Ctrl-C stops everything. A second start on the same data dir comes back with the same state."));
@@ -39,9 +39,11 @@ final class DevCommand {
     out.println();
     out.println("Updraft is ready (" + stack.readyMillis + " ms).");
     out.println("  control plane   http://" + config.bind() + ":" + config.controlPort() + "/v1   (assets at " + config.publicUrl() + "/assets/)");
+    out.println("  console         http://" + config.bind() + ":" + config.controlPort() + "/console/");
     out.println("  edge            " + edgeUrl + "/apps/<app>/manifest");
     out.println("  admin token     " + stack.adminToken);
     out.println("  kafka           " + stack.kafkaBootstrap() + "   postgres 127.0.0.1:" + stack.postgresPort() + "/" + DevStack.DATABASE);
+    out.println("  metrics         " + edgeUrl + "/metrics, http://" + config.bind() + ":" + config.controlPort() + "/metrics, http://127.0.0.1:" + stack.ingesterMetricsPort + "/metrics (ingester)");
     out.println("  data dir        " + config.dataDir());
     out.println();
     out.println("Try: export UPDRAFT_SERVER=http://" + config.bind() + ":" + config.controlPort() + " UPDRAFT_TOKEN=" + stack.adminToken);

@@ -11,6 +11,7 @@ import java.util.Set;
  * @param adminToken null: use the one kept in the data dir, or generate it once
  * @param kafkaPort 0: a free port at each start
  * @param postgresPort 0: a free port at each start
+ * @param guardInterval null: the control plane's default (how often the automatic-revert guard checks)
  */
 record DevConfig(
     Path dataDir,
@@ -20,10 +21,11 @@ record DevConfig(
     String adminToken,
     int kafkaPort,
     int postgresPort,
-    String bind) {
+    String bind,
+    String guardInterval) {
 
   static final Set<String> FLAGS =
-      Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind");
+      Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval");
 
   static DevConfig from(Settings s) {
     s.rejectUnknown(FLAGS);
@@ -50,6 +52,7 @@ record DevConfig(
         s.raw("admin-token"),
         s.port("kafka-port", 0, true),
         s.port("postgres-port", 0, true),
-        s.string("bind", "127.0.0.1"));
+        s.string("bind", "127.0.0.1"),
+        s.has("guard-interval") ? s.duration("guard-interval", null).toMillis() + "ms" : null);
   }
 }

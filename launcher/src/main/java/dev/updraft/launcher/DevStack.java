@@ -54,6 +54,7 @@ final class DevStack implements AutoCloseable {
   private TelemetryIngester ingester;
   private EdgeNode edge;
   long readyMillis;
+  int ingesterMetricsPort;
 
   private DevStack(DevConfig config, String adminToken, FileChannel lockChannel, FileLock lock) {
     this.config = config;
@@ -119,7 +120,10 @@ final class DevStack implements AutoCloseable {
     cp.put("admin-token", adminToken);
     cp.put("data-dir", config.dataDir().toString());
     cp.put("postgres-url", postgresUrl);
-    // insights routes and the automatic-revert guard (UPDRAFT_GUARD_INTERVAL, default 30s) over the same PostgreSQL
+    if (config.guardInterval() != null) {
+      cp.put("guard-interval", config.guardInterval());
+    }
+    // insights routes and the automatic-revert guard (--guard-interval, default 30s) over the same PostgreSQL
     Settings cpSettings = Settings.of(cp, env);
     controlPlane =
         await(
@@ -130,7 +134,9 @@ final class DevStack implements AutoCloseable {
     Map<String, String> in = new LinkedHashMap<>();
     in.put("kafka-bootstrap", kafka.bootstrapServers());
     in.put("postgres-url", postgresUrl);
-    in.put("metrics-port", "0");
+    ingesterMetricsPort = Ports.freePort();
+    in.put("metrics-port", Integer.toString(ingesterMetricsPort));
+    in.put("bind", "127.0.0.1");
     ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, env))), "telemetry ingester");
 
     Map<String, String> ed = new LinkedHashMap<>();
