@@ -48,11 +48,11 @@ final class BatchWriter {
 
   /**
    * Upserts the device rows and, in the same statement, moves each device's count in
-   * {@code device_counts} from its old (update, platform, channel, source) to its new one: {@code old}
-   * reads the rows as they were before the statement (data-modifying CTEs all see the statement's
-   * snapshot), {@code up} returns them as written, and their
-   * difference is added up per key (unchanged devices cancel out). Rows are written in key order so that
-   * two ingesters updating the same counters lock them in the same order.
+   * {@code device_counts} from its old (update, platform, channel, source) to its new one. An update
+   * copies the row's previous counting key into its {@code prev_*} columns, so {@code RETURNING} gives old
+   * and new key without a second read of the registry (a new device has no previous key); the
+   * difference is added up per key (devices whose key did not change cancel out). Counter rows are
+   * written in key order so that two ingesters lock them in the same order.
    */
   static final String DEVICES_SQL =
       "WITH i AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],"
@@ -62,10 +62,6 @@ final class BatchWriter {
           + " AS t(app_id, client_id, platform, runtime_version, channel, current_update_id, embedded_update_id, source,"
           + "   first_ms, last_ms, check_ins, last_check_in_id, outcome, reason, branch, in_branch_rollout, rollout_bucket,"
           + "   served_update_id, served_group_id, failed_ids, fatal_error, fatal_ms, edge_id)),"
-          // one index probe per device of the batch, never a scan of the registry (OFFSET 0 keeps it a
-          // nested loop: a hash join would read every device for every batch)
-          + " old AS (SELECT o.* FROM i CROSS JOIN LATERAL (SELECT d.app_id, d.current_update_id, d.platform, d.channel,"
-          + "   d.source FROM devices d WHERE d.app_id = i.app_id AND d.client_id = i.client_id OFFSET 0) o),"
           + " up AS (INSERT INTO devices AS d (app_id, client_id, platform, runtime_version, channel, current_update_id,"
           + "     embedded_update_id, source, first_seen, last_seen, check_ins, last_check_in_id, outcome, reason, branch,"
           + "     in_branch_rollout, rollout_bucket, served_update_id, served_group_id, failed_update_ids, fatal_error,"
@@ -77,6 +73,8 @@ final class BatchWriter {
           + "     edge_id"
           + "   FROM i"
           + "   ON CONFLICT (app_id, client_id) DO UPDATE SET"
+          + "     prev_update_id = d.current_update_id, prev_platform = d.platform, prev_channel = d.channel,"
+          + "     prev_source = d.source,"
           + "     platform = EXCLUDED.platform, runtime_version = EXCLUDED.runtime_version, channel = EXCLUDED.channel,"
           + "     current_update_id = EXCLUDED.current_update_id, embedded_update_id = EXCLUDED.embedded_update_id,"
           + "     source = EXCLUDED.source, first_seen = LEAST(d.first_seen, EXCLUDED.first_seen),"
@@ -88,10 +86,12 @@ final class BatchWriter {
           + "     fatal_error = coalesce(EXCLUDED.fatal_error, d.fatal_error),"
           + "     fatal_error_at = CASE WHEN EXCLUDED.fatal_error IS NULL THEN d.fatal_error_at ELSE EXCLUDED.fatal_error_at END,"
           + "     edge_id = EXCLUDED.edge_id"
-          + "   RETURNING d.app_id, d.current_update_id, d.platform, d.channel, d.source),"
+          + "   RETURNING d.app_id, d.current_update_id, d.platform, d.channel, d.source, d.prev_update_id, d.prev_platform,"
+          + "     d.prev_channel, d.prev_source),"
           + " delta AS (SELECT app_id, coalesce(current_update_id, '') AS update_id, platform,"
           + "     coalesce(channel, '') AS channel, source, 1 AS n FROM up"
-          + "   UNION ALL SELECT app_id, coalesce(current_update_id, ''), platform, coalesce(channel, ''), source, -1 FROM old)"
+          + "   UNION ALL SELECT app_id, coalesce(prev_update_id, ''), prev_platform, coalesce(prev_channel, ''), prev_source, -1"
+          + "     FROM up WHERE prev_platform IS NOT NULL)"
           + " INSERT INTO device_counts AS c (app_id, update_id, platform, channel, source, devices)"
           + " SELECT app_id, update_id, platform, channel, source, sum(n) FROM delta"
           + " GROUP BY app_id, update_id, platform, channel, source HAVING sum(n) <> 0"
@@ -124,12 +124,13 @@ final class BatchWriter {
           + "   reports = f.reports + EXCLUDED.reports";
 
   static final String RECEIPTS_SQL =
-      "INSERT INTO update_receipts AS r (app_id, update_id, client_id, platform, first_served)"
+      "INSERT INTO update_receipts (app_id, update_id, client_id, platform, first_served)"
           + " SELECT app_id, update_id, client_id, platform, to_timestamp(first_ms::float8 / 1000)"
           + " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])"
           + " AS t(app_id, update_id, client_id, platform, first_ms)"
-          + " ON CONFLICT (app_id, update_id, client_id) DO UPDATE SET first_served = EXCLUDED.first_served"
-          + " WHERE EXCLUDED.first_served < r.first_served";
+          // a device's check-ins come in offset order, so the first receipt written is the first served:
+          // DO NOTHING (no row lock, no WAL) for the many repeats
+          + " ON CONFLICT (app_id, update_id, client_id) DO NOTHING";
 
   static final String REJECTS_SQL =
       "INSERT INTO ingest_rejects (topic, kafka_partition, record_offset, error, value_excerpt)"
