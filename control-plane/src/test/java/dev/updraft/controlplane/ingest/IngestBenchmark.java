@@ -44,7 +44,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * </ol>
  *
  * <p>Flags: {@code --prefill 2000000 --devices 500000 --rate 10000 --seconds 60 --partitions 4
- * --ingest-batch-size 10000 --dir <temp>}. Results are printed; see {@code docs/benchmarks/ingest.md}.
+ * --ingest-batch-size 10000 --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>}. Results are printed; see {@code docs/benchmarks/ingest.md}.
  */
 final class IngestBenchmark {
   private IngestBenchmark() {}
@@ -58,13 +58,15 @@ final class IngestBenchmark {
     int partitions = s.integer("partitions", 4, 1, 64);
     int batchSize = s.integer("ingest-batch-size", IngesterConfig.DEFAULT_BATCH_SIZE, 1, 100_000);
     int instances = s.integer("instances", 1, 1, 16);
+    int consumers = s.integer("ingest-consumers", IngesterConfig.DEFAULT_CONSUMERS, 1, 64);
     String sharedBuffers = s.string("shared-buffers", "1GB");
     Path dir = s.path("dir", Files.createTempDirectory("updraft-ingest-bench"));
 
     System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.vm.name"), System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
     System.out.printf(Locale.ROOT, "settings: prefill=%d devices=%d rate=%d/s seconds=%d partitions=%d batch=%d instances=%d"
-        + " shared_buffers=%s dir=%s%n", prefill, devices, rate, seconds, partitions, batchSize, instances, sharedBuffers, dir);
+        + " consumers per instance=%d shared_buffers=%s dir=%s%n", prefill, devices, rate, seconds, partitions, batchSize,
+        instances, consumers, sharedBuffers, dir);
     System.out.println("load average at start: " + Files.readString(Path.of("/proc/loadavg")).trim());
 
     EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0, 0);
@@ -105,6 +107,7 @@ final class IngestBenchmark {
                       "topic-prefix", "bench.",
                       "postgres-url", TestDb.postgresUrl("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER),
                       "ingest-batch-size", String.valueOf(batchSize),
+                      "ingest-consumers", String.valueOf(consumers),
                       "metrics-port", "0"),
                   Map.of()));
       List<TelemetryIngester> all = new ArrayList<>();
