@@ -47,12 +47,11 @@ final class BatchWriter {
           + " SELECT (SELECT count(*) FROM u) + (SELECT count(*) FROM n) AS matched";
 
   /**
-   * Upserts the device rows and, in the same statement, moves each device's count in
-   * {@code device_counts} from its old (update, platform, channel, source) to its new one. An update
-   * copies the row's previous counting key into its {@code prev_*} columns, so {@code RETURNING} gives old
-   * and new key without a second read of the registry (a new device has no previous key); the
-   * difference is added up per key (devices whose key did not change cancel out). Counter rows are
-   * written in key order so that two ingesters lock them in the same order.
+   * Upserts the device rows and returns how the devices moved between counting keys of
+   * {@code device_counts} (update, platform, channel, source): an update copies the row's previous key
+   * into its {@code prev_*} columns, so {@code RETURNING} gives old and new key without a second read of
+   * the registry (a new device has no previous key); the moves are added up per key (devices whose key
+   * did not change cancel out) and applied by {@link #COUNTS_SQL} at the end of the transaction.
    */
   static final String DEVICES_SQL =
       "WITH i AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],"
@@ -92,10 +91,13 @@ final class BatchWriter {
           + "     coalesce(channel, '') AS channel, source, 1 AS n FROM up"
           + "   UNION ALL SELECT app_id, coalesce(prev_update_id, ''), prev_platform, coalesce(prev_channel, ''), prev_source, -1"
           + "     FROM up WHERE prev_platform IS NOT NULL)"
-          + " INSERT INTO device_counts AS c (app_id, update_id, platform, channel, source, devices)"
           + " SELECT app_id, update_id, platform, channel, source, sum(n) FROM delta"
-          + " GROUP BY app_id, update_id, platform, channel, source HAVING sum(n) <> 0"
-          + " ORDER BY app_id, update_id, platform, channel, source"
+          + " GROUP BY app_id, update_id, platform, channel, source HAVING sum(n) <> 0";
+
+  /** Adds the moves {@link #DEVICES_SQL} returned to the shared counters. */
+  static final String COUNTS_SQL =
+      "INSERT INTO device_counts AS c (app_id, update_id, platform, channel, source, devices)"
+          + " SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])"
           + " ON CONFLICT (app_id, update_id, platform, channel, source) DO UPDATE SET devices = c.devices + EXCLUDED.devices";
 
   static final String HOURS_SQL =
@@ -166,12 +168,16 @@ final class BatchWriter {
     int deviceRows = batch.devices().size();
     return pool.withTransaction(
         conn -> {
-          // pipelined: sent together, the offset check is looked at once all have run
+          // Pipelined: sent together, the offset check is looked at once all have run. The rows every
+          // writer shares (hourly and device counters) come last, right before the commit, so that
+          // concurrent writers (other consumers, other instances) wait on each other's row locks for
+          // milliseconds, not for a whole batch; they are taken in key order, so never in a cycle.
           Future<RowSet<Row>> offsetCheck = conn.preparedQuery(OFFSETS_SQL).execute(offsets);
-          List<Future<?>> all = new ArrayList<>(6);
+          Future<RowSet<Row>> moves =
+              devices == null ? Future.succeededFuture(null) : conn.preparedQuery(DEVICES_SQL).execute(devices);
+          List<Future<?>> all = new ArrayList<>(8);
           all.add(offsetCheck);
-          execute(conn, DEVICES_SQL, devices, all);
-          execute(conn, HOURS_SQL, hours, all);
+          all.add(moves);
           execute(conn, FAILURES_SQL, failures, all);
           execute(conn, RECEIPTS_SQL, receipts, all);
           execute(conn, REJECTS_SQL, rejects, all);
@@ -185,9 +191,35 @@ final class BatchWriter {
                               "offsets in PostgreSQL moved: topic=" + topic + " partitions=" + expectedPartitions
                                   + " matched=" + matched + " ranges=" + describe(batch)));
                     }
-                    return Future.succeededFuture(deviceRows);
+                    List<Future<?>> shared = new ArrayList<>(2);
+                    execute(conn, HOURS_SQL, hours, shared);
+                    execute(conn, COUNTS_SQL, countsTuple(moves.result()), shared);
+                    return Future.all(shared).map(d -> deviceRows);
                   });
         });
+  }
+
+  /** The device moves as counter deltas in key order; null when there are none. */
+  private static Tuple countsTuple(RowSet<Row> moves) {
+    if (moves == null || moves.size() == 0) {
+      return null;
+    }
+    TreeMap<String, Object[]> sorted = new TreeMap<>();
+    for (Row r : moves) {
+      Object[] v = {r.getString(0), r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getLong(5)};
+      sorted.put(v[0] + "\u0000" + v[1] + "\u0000" + v[2] + "\u0000" + v[3] + "\u0000" + v[4], v);
+    }
+    int n = sorted.size();
+    String[][] keys = new String[5][n];
+    Long[] delta = new Long[n];
+    int i = 0;
+    for (Object[] v : sorted.values()) {
+      for (int k = 0; k < 5; k++) {
+        keys[k][i] = (String) v[k];
+      }
+      delta[i++] = (Long) v[5];
+    }
+    return Tuple.tuple(List.of(keys[0], keys[1], keys[2], keys[3], keys[4], delta));
   }
 
   /** The stored next offsets of {@code partitions} (absent: no row). */
