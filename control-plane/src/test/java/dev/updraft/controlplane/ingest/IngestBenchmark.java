@@ -161,6 +161,9 @@ final class IngestBenchmark {
             + " PostgreSQL processes %.1f s = %.1f us per check-in; wall %.1f s on 2 cores%n",
             (cpu1[0] - cpu0[0]) / 100.0, (cpu1[0] - cpu0[0]) * 10_000.0 / prefill, (cpu1[1] - cpu0[1]) / 100.0,
             (cpu1[1] - cpu0[1]) * 10_000.0 / prefill, drain);
+        long others = (cpu1[2] - cpu0[2]) - (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1]);
+        System.out.printf(Locale.ROOT, "  machine busy %.0f %% of 2 cores; other tenants' processes used %.1f s (%.0f %% of a core)%n",
+            (cpu1[2] - cpu0[2]) / (drain * 2) , others / 100.0, others / drain);
         Map<String, Long> threads1 = threadCpu();
         StringBuilder byThread = new StringBuilder();
         long javaThreads = 0;
@@ -259,7 +262,10 @@ final class IngestBenchmark {
         in.sum("updraft.ingest.decode.errors"));
   }
 
-  /** CPU clock ticks (1/100 s) of this JVM and of every PostgreSQL process of the server in {@code pgData}. */
+  /**
+   * CPU clock ticks (1/100 s) of this JVM, of every PostgreSQL process of the server in {@code pgData}, and
+   * of the whole machine (busy, all processes).
+   */
   private static long[] cpuTicks(Path pgData) throws IOException {
     long self = ticks(Files.readString(Path.of("/proc/self/stat")));
     long postmaster = Long.parseLong(Files.readAllLines(pgData.resolve("postmaster.pid")).get(0).trim());
@@ -281,7 +287,14 @@ final class IngestBenchmark {
         }
       }
     }
-    return new long[] {self, pg};
+    String[] all = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+    long busy = 0;
+    for (int i = 1; i <= 8 && i < all.length; i++) {
+      if (i != 4 && i != 5) { // not idle, not iowait
+        busy += Long.parseLong(all[i]);
+      }
+    }
+    return new long[] {self, pg, busy};
   }
 
   /** CPU nanoseconds per thread-name group (digits stripped) of this JVM's live threads. */
