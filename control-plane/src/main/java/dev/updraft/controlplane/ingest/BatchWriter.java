@@ -17,7 +17,7 @@ import org.apache.kafka.common.TopicPartition;
  * Writes a {@link Batch} to PostgreSQL in one transaction: first the new offsets of its partitions, on
  * the condition that PostgreSQL still holds the offsets the batch starts from, then its rows with
  * set-based multi-row upserts ({@code INSERT ... SELECT FROM unnest(arrays) ON CONFLICT DO UPDATE}), one
- * statement per table, pipelined on one connection.
+ * statement per table, pipelined on one connection; the counter rows every writer shares go last.
  *
  * <p>The offset condition is what makes a write safe to retry and safe against another ingester: a
  * batch whose commit was in fact applied before its connection broke, or a batch of partitions another

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * again) and counts nothing twice (what was committed moved the offsets, so a replay of it is refused).
  *
  * <h2>Smart batching</h2>
- * One write is in flight at a time while the next batch fills: at the end of a poll the batch is written
+ * One write per loop is in flight at a time while the next batch fills (a process runs
+ * {@code --ingest-consumers} loops, each with its own partitions, so PostgreSQL works on several): at the end of a poll the batch is written
  * if no write is running; otherwise it keeps filling until the running write ends, the size cap is
  * reached, or its oldest record has waited {@code --ingest-batch-wait} (then the loop waits for the
  * running write). So batches grow with PostgreSQL's latency and the decode work overlaps the database.
@@ -56,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * counted, logged with its topic, partition and offset, stored in {@code ingest_rejects} by the same
  * transaction, and skipped.
  *
- * <p>Not thread-safe except {@link #stop()} and {@link #exited()}, which any thread may call.
+ * <p>Not thread-safe except {@link #stop()}, {@link #halt()} and {@link #exited()}, which any thread may
+ * call.
  */
 final class IngestLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
