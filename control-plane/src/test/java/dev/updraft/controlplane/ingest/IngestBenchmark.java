@@ -50,6 +50,7 @@ final class IngestBenchmark {
   private IngestBenchmark() {}
 
   public static void main(String[] args) throws Exception {
+    quietLogging();
     Settings s = Settings.parse(args, Map.of());
     int prefill = s.integer("prefill", 2_000_000, 0, 100_000_000);
     int devices = s.integer("devices", 500_000, 1, 100_000_000);
@@ -232,6 +233,15 @@ final class IngestBenchmark {
         s += i.registry().get("updraft.ingest.lag").gauge().value();
       }
       return s;
+    }
+  }
+
+  /** INFO for ours, WARN for Kafka and the embedded servers, whatever logback configuration is on the path. */
+  private static void quietLogging() {
+    var context = (ch.qos.logback.classic.LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+    context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.INFO);
+    for (String noisy : new String[] {"org.apache.kafka", "kafka", "state.change.logger", "io.zonky", "io.netty"}) {
+      context.getLogger(noisy).setLevel(ch.qos.logback.classic.Level.WARN);
     }
   }
 
