@@ -221,7 +221,9 @@ final class IngestLoop implements Runnable {
     } finally {
       closing = true;
       try {
-        consumer.close(CloseOptions.timeout(crash == null && !halted ? Duration.ofSeconds(5) : Duration.ZERO));
+        // after a crash or a halt nothing more is written, but the consumer still gets a moment to leave the
+        // group, so that the partitions move on now rather than after the session timeout
+        consumer.close(CloseOptions.timeout(crash == null && !halted ? Duration.ofSeconds(5) : Duration.ofSeconds(1)));
       } catch (RuntimeException e) {
         LOG.warn("telemetry consumer did not close cleanly: topic={}", topic, e);
       }
