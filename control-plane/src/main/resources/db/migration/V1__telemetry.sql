@@ -54,6 +54,12 @@ CREATE TABLE devices (
   fatal_error        text,
   fatal_error_at     timestamptz,
   edge_id            text,
+  -- the counting key (device_counts) the row had before its last write: lets one statement move the
+  -- device from its old count to its new one without reading the row twice
+  prev_update_id     text,
+  prev_platform      text,
+  prev_channel       text,
+  prev_source        text,
   PRIMARY KEY (app_id, client_id)
 ) WITH (fillfactor = 85); -- room for HOT updates: most check-ins change no indexed column
 
@@ -98,7 +104,8 @@ CREATE TABLE update_failures (
   PRIMARY KEY (app_id, update_id, client_id)
 );
 
--- Devices that were served an update, with the first time: what the rollout guard counts.
+-- Devices that were served an update, with the first time (the first check-in, in offset order, that
+-- was served it): what the rollout guard counts.
 CREATE TABLE update_receipts (
   app_id       text COLLATE "C" NOT NULL,
   update_id    text COLLATE "C" NOT NULL,

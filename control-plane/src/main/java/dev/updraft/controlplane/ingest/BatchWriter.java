@@ -17,7 +17,7 @@ import org.apache.kafka.common.TopicPartition;
  * Writes a {@link Batch} to PostgreSQL in one transaction: first the new offsets of its partitions, on
  * the condition that PostgreSQL still holds the offsets the batch starts from, then its rows with
  * set-based multi-row upserts ({@code INSERT ... SELECT FROM unnest(arrays) ON CONFLICT DO UPDATE}), one
- * statement per table, pipelined on one connection.
+ * statement per table, pipelined on one connection; the counter rows every writer shares go last.
  *
  * <p>The offset condition is what makes a write safe to retry and safe against another ingester: a
  * batch whose commit was in fact applied before its connection broke, or a batch of partitions another
@@ -47,12 +47,11 @@ final class BatchWriter {
           + " SELECT (SELECT count(*) FROM u) + (SELECT count(*) FROM n) AS matched";
 
   /**
-   * Upserts the device rows and, in the same statement, moves each device's count in
-   * {@code device_counts} from its old (update, platform, channel, source) to its new one: {@code old}
-   * reads the rows as they were before the statement (data-modifying CTEs all see the statement's
-   * snapshot), {@code up} returns them as written, and their
-   * difference is added up per key (unchanged devices cancel out). Rows are written in key order so that
-   * two ingesters updating the same counters lock them in the same order.
+   * Upserts the device rows and returns how the devices moved between counting keys of
+   * {@code device_counts} (update, platform, channel, source): an update copies the row's previous key
+   * into its {@code prev_*} columns, so {@code RETURNING} gives old and new key without a second read of
+   * the registry (a new device has no previous key); the moves are added up per key (devices whose key
+   * did not change cancel out) and applied by {@link #COUNTS_SQL} at the end of the transaction.
    */
   static final String DEVICES_SQL =
       "WITH i AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],"
@@ -62,10 +61,6 @@ final class BatchWriter {
           + " AS t(app_id, client_id, platform, runtime_version, channel, current_update_id, embedded_update_id, source,"
           + "   first_ms, last_ms, check_ins, last_check_in_id, outcome, reason, branch, in_branch_rollout, rollout_bucket,"
           + "   served_update_id, served_group_id, failed_ids, fatal_error, fatal_ms, edge_id)),"
-          // one index probe per device of the batch, never a scan of the registry (OFFSET 0 keeps it a
-          // nested loop: a hash join would read every device for every batch)
-          + " old AS (SELECT o.* FROM i CROSS JOIN LATERAL (SELECT d.app_id, d.current_update_id, d.platform, d.channel,"
-          + "   d.source FROM devices d WHERE d.app_id = i.app_id AND d.client_id = i.client_id OFFSET 0) o),"
           + " up AS (INSERT INTO devices AS d (app_id, client_id, platform, runtime_version, channel, current_update_id,"
           + "     embedded_update_id, source, first_seen, last_seen, check_ins, last_check_in_id, outcome, reason, branch,"
           + "     in_branch_rollout, rollout_bucket, served_update_id, served_group_id, failed_update_ids, fatal_error,"
@@ -77,6 +72,8 @@ final class BatchWriter {
           + "     edge_id"
           + "   FROM i"
           + "   ON CONFLICT (app_id, client_id) DO UPDATE SET"
+          + "     prev_update_id = d.current_update_id, prev_platform = d.platform, prev_channel = d.channel,"
+          + "     prev_source = d.source,"
           + "     platform = EXCLUDED.platform, runtime_version = EXCLUDED.runtime_version, channel = EXCLUDED.channel,"
           + "     current_update_id = EXCLUDED.current_update_id, embedded_update_id = EXCLUDED.embedded_update_id,"
           + "     source = EXCLUDED.source, first_seen = LEAST(d.first_seen, EXCLUDED.first_seen),"
@@ -88,14 +85,19 @@ final class BatchWriter {
           + "     fatal_error = coalesce(EXCLUDED.fatal_error, d.fatal_error),"
           + "     fatal_error_at = CASE WHEN EXCLUDED.fatal_error IS NULL THEN d.fatal_error_at ELSE EXCLUDED.fatal_error_at END,"
           + "     edge_id = EXCLUDED.edge_id"
-          + "   RETURNING d.app_id, d.current_update_id, d.platform, d.channel, d.source),"
+          + "   RETURNING d.app_id, d.current_update_id, d.platform, d.channel, d.source, d.prev_update_id, d.prev_platform,"
+          + "     d.prev_channel, d.prev_source),"
           + " delta AS (SELECT app_id, coalesce(current_update_id, '') AS update_id, platform,"
           + "     coalesce(channel, '') AS channel, source, 1 AS n FROM up"
-          + "   UNION ALL SELECT app_id, coalesce(current_update_id, ''), platform, coalesce(channel, ''), source, -1 FROM old)"
-          + " INSERT INTO device_counts AS c (app_id, update_id, platform, channel, source, devices)"
+          + "   UNION ALL SELECT app_id, coalesce(prev_update_id, ''), prev_platform, coalesce(prev_channel, ''), prev_source, -1"
+          + "     FROM up WHERE prev_platform IS NOT NULL)"
           + " SELECT app_id, update_id, platform, channel, source, sum(n) FROM delta"
-          + " GROUP BY app_id, update_id, platform, channel, source HAVING sum(n) <> 0"
-          + " ORDER BY app_id, update_id, platform, channel, source"
+          + " GROUP BY app_id, update_id, platform, channel, source HAVING sum(n) <> 0";
+
+  /** Adds the moves {@link #DEVICES_SQL} returned to the shared counters. */
+  static final String COUNTS_SQL =
+      "INSERT INTO device_counts AS c (app_id, update_id, platform, channel, source, devices)"
+          + " SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])"
           + " ON CONFLICT (app_id, update_id, platform, channel, source) DO UPDATE SET devices = c.devices + EXCLUDED.devices";
 
   static final String HOURS_SQL =
@@ -124,12 +126,13 @@ final class BatchWriter {
           + "   reports = f.reports + EXCLUDED.reports";
 
   static final String RECEIPTS_SQL =
-      "INSERT INTO update_receipts AS r (app_id, update_id, client_id, platform, first_served)"
+      "INSERT INTO update_receipts (app_id, update_id, client_id, platform, first_served)"
           + " SELECT app_id, update_id, client_id, platform, to_timestamp(first_ms::float8 / 1000)"
           + " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])"
           + " AS t(app_id, update_id, client_id, platform, first_ms)"
-          + " ON CONFLICT (app_id, update_id, client_id) DO UPDATE SET first_served = EXCLUDED.first_served"
-          + " WHERE EXCLUDED.first_served < r.first_served";
+          // a device's check-ins come in offset order, so the first receipt written is the first served:
+          // DO NOTHING (no row lock, no WAL) for the many repeats
+          + " ON CONFLICT (app_id, update_id, client_id) DO NOTHING";
 
   static final String REJECTS_SQL =
       "INSERT INTO ingest_rejects (topic, kafka_partition, record_offset, error, value_excerpt)"
@@ -165,12 +168,16 @@ final class BatchWriter {
     int deviceRows = batch.devices().size();
     return pool.withTransaction(
         conn -> {
-          // pipelined: sent together, the offset check is looked at once all have run
+          // Pipelined: sent together, the offset check is looked at once all have run. The rows every
+          // writer shares (hourly and device counters) come last, right before the commit, so that
+          // concurrent writers (other consumers, other instances) wait on each other's row locks for
+          // milliseconds, not for a whole batch; they are taken in key order, so never in a cycle.
           Future<RowSet<Row>> offsetCheck = conn.preparedQuery(OFFSETS_SQL).execute(offsets);
-          List<Future<?>> all = new ArrayList<>(6);
+          Future<RowSet<Row>> moves =
+              devices == null ? Future.succeededFuture(null) : conn.preparedQuery(DEVICES_SQL).execute(devices);
+          List<Future<?>> all = new ArrayList<>(8);
           all.add(offsetCheck);
-          execute(conn, DEVICES_SQL, devices, all);
-          execute(conn, HOURS_SQL, hours, all);
+          all.add(moves);
           execute(conn, FAILURES_SQL, failures, all);
           execute(conn, RECEIPTS_SQL, receipts, all);
           execute(conn, REJECTS_SQL, rejects, all);
@@ -184,9 +191,35 @@ final class BatchWriter {
                               "offsets in PostgreSQL moved: topic=" + topic + " partitions=" + expectedPartitions
                                   + " matched=" + matched + " ranges=" + describe(batch)));
                     }
-                    return Future.succeededFuture(deviceRows);
+                    List<Future<?>> shared = new ArrayList<>(2);
+                    execute(conn, HOURS_SQL, hours, shared);
+                    execute(conn, COUNTS_SQL, countsTuple(moves.result()), shared);
+                    return Future.all(shared).map(d -> deviceRows);
                   });
         });
+  }
+
+  /** The device moves as counter deltas in key order; null when there are none. */
+  private static Tuple countsTuple(RowSet<Row> moves) {
+    if (moves == null || moves.size() == 0) {
+      return null;
+    }
+    TreeMap<String, Object[]> sorted = new TreeMap<>();
+    for (Row r : moves) {
+      Object[] v = {r.getString(0), r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getLong(5)};
+      sorted.put(v[0] + "\u0000" + v[1] + "\u0000" + v[2] + "\u0000" + v[3] + "\u0000" + v[4], v);
+    }
+    int n = sorted.size();
+    String[][] keys = new String[5][n];
+    Long[] delta = new Long[n];
+    int i = 0;
+    for (Object[] v : sorted.values()) {
+      for (int k = 0; k < 5; k++) {
+        keys[k][i] = (String) v[k];
+      }
+      delta[i++] = (Long) v[5];
+    }
+    return Tuple.tuple(List.of(keys[0], keys[1], keys[2], keys[3], keys[4], delta));
   }
 
   /** The stored next offsets of {@code partitions} (absent: no row). */

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * again) and counts nothing twice (what was committed moved the offsets, so a replay of it is refused).
  *
  * <h2>Smart batching</h2>
- * One write is in flight at a time while the next batch fills: at the end of a poll the batch is written
+ * One write per loop is in flight at a time while the next batch fills (a process runs
+ * {@code --ingest-consumers} loops, each with its own partitions, so PostgreSQL works on several): at the end of a poll the batch is written
  * if no write is running; otherwise it keeps filling until the running write ends, the size cap is
  * reached, or its oldest record has waited {@code --ingest-batch-wait} (then the loop waits for the
  * running write). So batches grow with PostgreSQL's latency and the decode work overlaps the database.
@@ -56,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * counted, logged with its topic, partition and offset, stored in {@code ingest_rejects} by the same
  * transaction, and skipped.
  *
- * <p>Not thread-safe except {@link #stop()} and {@link #exited()}, which any thread may call.
+ * <p>Not thread-safe except {@link #stop()}, {@link #halt()} and {@link #exited()}, which any thread may
+ * call.
  */
 final class IngestLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
@@ -112,12 +114,15 @@ final class IngestLoop implements Runnable {
   private final Consumer<byte[], byte[]> consumer;
   private final BatchWriter writer;
   private final IngestMetrics metrics;
+  private final IngestMetrics.Loop gauges;
   private final Hook hook;
   private final CommitListener listener;
   private final int batchSize;
   private final long batchWaitNanos;
   private final CompletableFuture<Void> exited = new CompletableFuture<>();
   private volatile boolean stopping;
+  /** Stop without writing what is held (another loop of the process died abruptly). */
+  private volatile boolean halted;
 
   // consumer-thread state
   private final Map<TopicPartition, Position> positions = new HashMap<>();
@@ -153,6 +158,7 @@ final class IngestLoop implements Runnable {
     this.consumer = consumer;
     this.writer = writer;
     this.metrics = metrics;
+    this.gauges = metrics.newLoop();
     this.batchSize = batchSize;
     this.batchWaitNanos = batchWait.toNanos();
     this.hook = hook;
@@ -173,6 +179,12 @@ final class IngestLoop implements Runnable {
         LOG.debug("wakeup of a closing consumer: {}", e.toString());
       }
     }
+  }
+
+  /** Stops at once without writing what is held, as if the process had died; returns at once. */
+  void halt() {
+    halted = true;
+    stop();
   }
 
   /** Whether a batch write is running (consumer thread only: for tests' fault injection). */
@@ -200,20 +212,24 @@ final class IngestLoop implements Runnable {
           loopError(e);
         }
       }
-      drain();
+      if (!halted) {
+        drain();
+      }
     } catch (Error e) {
       // a VM error, or a simulated crash in a test: stop here and write nothing more
       crash = e;
     } finally {
       closing = true;
       try {
-        consumer.close(CloseOptions.timeout(crash == null ? Duration.ofSeconds(5) : Duration.ZERO));
+        // after a crash or a halt nothing more is written, but the consumer still gets a moment to leave the
+        // group, so that the partitions move on now rather than after the session timeout
+        consumer.close(CloseOptions.timeout(crash == null && !halted ? Duration.ofSeconds(5) : Duration.ofSeconds(1)));
       } catch (RuntimeException e) {
         LOG.warn("telemetry consumer did not close cleanly: topic={}", topic, e);
       }
-      metrics.partitions.set(0);
+      gauges.partitions.set(0);
       if (crash == null) {
-        LOG.info("telemetry ingest loop stopped: topic={}", topic);
+        LOG.info("telemetry ingest loop {}: topic={}", halted ? "halted" : "stopped", topic);
         exited.complete(null);
       } else {
         LOG.error("telemetry ingest loop stopped abruptly: topic={}", topic, crash);
@@ -438,7 +454,7 @@ final class IngestLoop implements Runnable {
     if (!pgTrouble) {
       pgTrouble = true;
       troubleSinceNanos = System.nanoTime();
-      metrics.paused.set(1);
+      gauges.paused.set(1);
       LOG.warn("PostgreSQL failed {}: {}; consumption paused, retrying in {} ms", what, detail, backoff);
     } else if (attempts % 10 == 0) {
       LOG.warn("PostgreSQL still failing after {} attempts ({} s): {}: {}", attempts,
@@ -458,7 +474,7 @@ final class IngestLoop implements Runnable {
   private void pgRecovered() {
     if (pgTrouble && failed == null) {
       pgTrouble = false;
-      metrics.paused.set(0);
+      gauges.paused.set(0);
       LOG.info("PostgreSQL writable again after {} ms; consumption resumed",
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - troubleSinceNanos));
     }
@@ -568,9 +584,9 @@ final class IngestLoop implements Runnable {
     }
     nextLagNanos = now + LAG_INTERVAL_NANOS;
     Set<TopicPartition> assigned = consumer.assignment();
-    metrics.partitions.set(assigned.size());
+    gauges.partitions.set(assigned.size());
     if (assigned.isEmpty()) {
-      metrics.lag.set(0);
+      gauges.lag.set(0);
       return;
     }
     try {
@@ -599,7 +615,7 @@ final class IngestLoop implements Runnable {
           lag += Math.max(0, end.get(tp) - from);
         }
       }
-      metrics.lag.set(lag);
+      gauges.lag.set(lag);
     } catch (KafkaException e) {
       LOG.debug("lag not updated: {}", e.toString());
     }
@@ -698,7 +714,7 @@ final class IngestLoop implements Runnable {
       }
       unpositioned.addAll(assigned);
       consumer.pause(assigned);
-      metrics.partitions.set(consumer.assignment().size());
+      gauges.partitions.set(consumer.assignment().size());
       LOG.info("partitions assigned: topic={} partitions={}", topic, ids(assigned));
     }
 

@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code updraft.ingest.delay} [{@code updraft_ingest_delay_seconds}]: per committed batch, commit
  *       time minus the edge time of its oldest check-in
  *   <li>{@code updraft.ingest.lag} [{@code updraft_ingest_lag_records}]: records behind the log end,
- *       counted from the offsets stored in PostgreSQL, summed over this instance's partitions
+ *       counted from the offsets stored in PostgreSQL, summed over this instance's partitions (refreshed
+ *       every second)
  *   <li>{@code updraft.ingest.decode.errors} [{@code updraft_ingest_decode_errors_total}]: records skipped
  *       because they are not check-ins (each is also kept in {@code ingest_rejects})
  *   <li>{@code updraft.ingest.pg.failures} [{@code updraft_ingest_pg_failures_total}]: failed writes or
@@ -33,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       applied because PostgreSQL's offsets had moved (already written, or another instance took over)
  *   <li>{@code updraft.ingest.paused} [{@code updraft_ingest_paused}]: 1 while consumption is paused
  *       because PostgreSQL cannot be written
- *   <li>{@code updraft.ingest.partitions} [{@code updraft_ingest_partitions}]: partitions assigned here
+ *   <li>{@code updraft.ingest.partitions} [{@code updraft_ingest_partitions}]: partitions assigned to this
+ *       instance's consumers
  * </ul>
  *
  * Thread-safe (Micrometer meters and atomics).
@@ -49,9 +53,14 @@ final class IngestMetrics {
   final Counter pgFailures;
   final Counter pgRetries;
   final Counter staleBatches;
-  final AtomicLong lag = new AtomicLong();
-  final AtomicLong paused = new AtomicLong();
-  final AtomicLong partitions = new AtomicLong();
+  private final List<Loop> loops = new CopyOnWriteArrayList<>();
+
+  /** The gauges of one consumer loop; the registered gauges add them up over the loops. */
+  static final class Loop {
+    final AtomicLong lag = new AtomicLong();
+    final AtomicLong paused = new AtomicLong();
+    final AtomicLong partitions = new AtomicLong();
+  }
 
   IngestMetrics(MeterRegistry r) {
     records = Counter.builder("updraft.ingest.records").description("check-ins committed to PostgreSQL").register(r);
@@ -78,15 +87,50 @@ final class IngestMetrics {
         Counter.builder("updraft.ingest.stale.batches")
             .description("batches not applied because the offsets in PostgreSQL had moved")
             .register(r);
-    Gauge.builder("updraft.ingest.lag", lag, AtomicLong::get)
+    Gauge.builder("updraft.ingest.lag", this, IngestMetrics::lag)
         .baseUnit("records")
         .description("records behind the log end, from the offsets stored in PostgreSQL")
         .register(r);
-    Gauge.builder("updraft.ingest.paused", paused, AtomicLong::get)
+    Gauge.builder("updraft.ingest.paused", this, IngestMetrics::paused)
         .description("1 while consumption is paused because PostgreSQL cannot be written")
         .register(r);
-    Gauge.builder("updraft.ingest.partitions", partitions, AtomicLong::get)
+    Gauge.builder("updraft.ingest.partitions", this, IngestMetrics::partitions)
         .description("telemetry partitions assigned to this instance")
         .register(r);
+  }
+
+  /** Gauges for one more consumer loop. */
+  Loop newLoop() {
+    Loop l = new Loop();
+    loops.add(l);
+    return l;
+  }
+
+  /** Records behind the log end, over every loop. */
+  double lag() {
+    long s = 0;
+    for (Loop l : loops) {
+      s += l.lag.get();
+    }
+    return s;
+  }
+
+  /** 1 while any loop is paused because PostgreSQL cannot be written. */
+  double paused() {
+    for (Loop l : loops) {
+      if (l.paused.get() != 0) {
+        return 1;
+      }
+    }
+    return 0;
+  }
+
+  /** Partitions assigned to the loops. */
+  double partitions() {
+    long s = 0;
+    for (Loop l : loops) {
+      s += l.partitions.get();
+    }
+    return s;
   }
 }

@@ -19,6 +19,8 @@ import java.util.Set;
  * @param batchSize {@code --ingest-batch-size}: most check-ins written in one PostgreSQL transaction
  * @param batchWait {@code --ingest-batch-wait}: longest a consumed check-in waits in a batch while the
  *     previous batch is still being written (a batch is otherwise written at the end of each poll)
+ * @param consumers {@code --ingest-consumers}: Kafka consumers (threads, each writing its own batches) in
+ *     this process; more than the topic's partitions over all instances leaves some idle
  * @param metricsPort {@code --metrics-port}: HTTP port of {@code /metrics} and {@code /healthz}; 0 runs no
  *     HTTP server (when embedded in a process that serves metrics itself)
  * @param bind {@code --bind}: address of that HTTP server
@@ -30,6 +32,7 @@ public record IngesterConfig(
     String consumerGroup,
     int batchSize,
     Duration batchWait,
+    int consumers,
     int metricsPort,
     String bind) {
 
@@ -38,6 +41,8 @@ public record IngesterConfig(
   public static final String DEFAULT_CONSUMER_GROUP = "updraft-ingester";
   public static final int DEFAULT_BATCH_SIZE = 10_000;
   public static final Duration DEFAULT_BATCH_WAIT = Duration.ofMillis(500);
+  /** Two writers keep PostgreSQL busy while the other one's batch is being decoded and sent. */
+  public static final int DEFAULT_CONSUMERS = 2;
   public static final int DEFAULT_METRICS_PORT = 9400;
   public static final String DEFAULT_BIND = "0.0.0.0";
 
@@ -50,6 +55,7 @@ public record IngesterConfig(
           "consumer-group",
           "ingest-batch-size",
           "ingest-batch-wait",
+          "ingest-consumers",
           "metrics-port",
           "bind");
 
@@ -67,6 +73,9 @@ public record IngesterConfig(
     if (batchWait == null || batchWait.toMillis() < 1 || batchWait.toMillis() > 60_000) {
       throw new ConfigException("--ingest-batch-wait must be between 1ms and 60s: got " + batchWait);
     }
+    if (consumers < 1 || consumers > 64) {
+      throw new ConfigException("--ingest-consumers must be between 1 and 64: got " + consumers);
+    }
     if (metricsPort < 0 || metricsPort > 65535) {
       throw new ConfigException("--metrics-port must be between 0 and 65535: got " + metricsPort);
     }
@@ -83,6 +92,7 @@ public record IngesterConfig(
         s.string("consumer-group", DEFAULT_CONSUMER_GROUP),
         s.integer("ingest-batch-size", DEFAULT_BATCH_SIZE, 1, 100_000),
         s.duration("ingest-batch-wait", DEFAULT_BATCH_WAIT),
+        s.integer("ingest-consumers", DEFAULT_CONSUMERS, 1, 64),
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
         s.string("bind", DEFAULT_BIND));
   }
@@ -125,6 +135,6 @@ public record IngesterConfig(
   public String toString() {
     return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl)
         + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
-        + "ms, metricsPort=" + metricsPort + ", bind=" + bind + "]";
+        + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + "]";
   }
 }

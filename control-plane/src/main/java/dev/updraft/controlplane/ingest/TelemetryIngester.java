@@ -11,7 +11,9 @@ import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * once, in batches (see {@link IngestLoop} for how). Any number of instances may run with the same
  * consumer group; the topic's partitions are spread over them.
  *
- * <p>{@link #start} applies the schema migrations, then consumes on a thread of its own. When
+ * <p>{@link #start} applies the schema migrations, then consumes with {@code --ingest-consumers} Kafka
+ * consumers of the group, each on a thread of its own and writing its own batches (so that PostgreSQL
+ * works on several transactions at once). When
  * {@code --metrics-port} is not 0 it also serves {@code GET /metrics} (Prometheus text) and
  * {@code GET /healthz} (200 while the consumer loop runs, 503 once it has stopped).
  *
@@ -41,8 +45,8 @@ public final class TelemetryIngester {
   private final Pool pool;
   private final PrometheusMeterRegistry registry;
   private final IngestMetrics metrics;
-  private final IngestLoop loop;
-  private final Thread thread;
+  private final List<IngestLoop> loops;
+  private final List<Thread> threads = new ArrayList<>();
   private final HttpServer http;
   private Future<Void> closed;
 
@@ -52,17 +56,21 @@ public final class TelemetryIngester {
       Pool pool,
       PrometheusMeterRegistry registry,
       IngestMetrics metrics,
-      IngestLoop loop,
+      List<IngestLoop> loops,
       HttpServer http) {
     this.vertx = vertx;
     this.config = config;
     this.pool = pool;
     this.registry = registry;
     this.metrics = metrics;
-    this.loop = loop;
+    this.loops = List.copyOf(loops);
     this.http = http;
-    this.thread = new Thread(loop, "updraft-ingest-" + INSTANCES.incrementAndGet());
-    this.thread.setDaemon(true);
+    int instance = INSTANCES.incrementAndGet();
+    for (int i = 0; i < this.loops.size(); i++) {
+      Thread t = new Thread(this.loops.get(i), "updraft-ingest-" + instance + "-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+    }
   }
 
   /**
@@ -81,40 +89,50 @@ public final class TelemetryIngester {
       Vertx vertx, IngesterConfig config, IngestLoop.Hook hook, IngestLoop.CommitListener listener) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     IngestMetrics metrics = new IngestMetrics(registry);
-    Pool pool = pool(vertx, config.pgConnectOptions(), 4, "updraft-ingester");
+    // per consumer: one connection writing, one reading offsets or finishing a write that timed out
+    Pool pool = pool(vertx, config.pgConnectOptions(), 2 * config.consumers() + 1, "updraft-ingester");
     return SchemaMigrations.apply(pool)
-        .compose(applied -> vertx.executeBlocking(() -> new KafkaConsumer<byte[], byte[]>(consumerProperties(config))))
         .compose(
-            consumer -> {
-              IngestLoop loop =
-                  new IngestLoop(
-                      config.topic(),
-                      consumer,
-                      new BatchWriter(pool, config.topic()),
-                      metrics,
-                      config.batchSize(),
-                      config.batchWait(),
-                      hook,
-                      listener);
+            applied ->
+                vertx.executeBlocking(
+                    () -> {
+                      List<KafkaConsumer<byte[], byte[]>> consumers = new ArrayList<>();
+                      for (int i = 0; i < config.consumers(); i++) {
+                        consumers.add(new KafkaConsumer<>(consumerProperties(config)));
+                      }
+                      return consumers;
+                    }))
+        .compose(
+            consumers -> {
+              List<IngestLoop> loops = new ArrayList<>();
+              for (KafkaConsumer<byte[], byte[]> consumer : consumers) {
+                loops.add(
+                    new IngestLoop(
+                        config.topic(),
+                        consumer,
+                        new BatchWriter(pool, config.topic()),
+                        metrics,
+                        config.batchSize(),
+                        config.batchWait(),
+                        hook,
+                        listener));
+              }
               HttpServer http = config.metricsPort() == 0 ? null : vertx.createHttpServer();
-              TelemetryIngester ingester = new TelemetryIngester(vertx, config, pool, registry, metrics, loop, http);
+              TelemetryIngester ingester = new TelemetryIngester(vertx, config, pool, registry, metrics, loops, http);
               Future<?> listening =
                   http == null
                       ? Future.succeededFuture()
                       : http.requestHandler(ingester::handle).listen(config.metricsPort(), config.bind());
               return listening
                   .recover(err -> vertx.executeBlocking(() -> {
-                    consumer.close();
+                    for (KafkaConsumer<byte[], byte[]> consumer : consumers) {
+                      consumer.close();
+                    }
                     return null;
                   }).transform(x -> Future.failedFuture(err)))
                   .map(
                       ok -> {
-                        ingester.thread.start();
-                        loop.exited().whenComplete((v, crash) -> {
-                          if (crash != null) {
-                            pool.close(); // as a dead process would: connections drop, open transactions abort
-                          }
-                        });
+                        ingester.startLoops();
                         LOG.info("telemetry ingester started: {}", config);
                         return ingester;
                       });
@@ -123,6 +141,24 @@ public final class TelemetryIngester {
           pool.close();
           registry.close();
         });
+  }
+
+  private void startLoops() {
+    for (IngestLoop loop : loops) {
+      loop.exited().whenComplete((v, crash) -> {
+        if (crash != null) {
+          // one loop died abruptly (a VM error): the process is not to be trusted, stop the others as a dead
+          // process would, without writing; connections drop and open transactions abort
+          for (IngestLoop other : loops) {
+            other.halt();
+          }
+          pool.close();
+        }
+      });
+    }
+    for (Thread t : threads) {
+      t.start();
+    }
   }
 
   /** A pool on {@code options} with prepared statements cached and server-side timeouts set. */
@@ -158,10 +194,13 @@ public final class TelemetryIngester {
    */
   public synchronized Future<Void> close() {
     if (closed == null) {
-      loop.stop();
+      List<Future<Void>> exits = new ArrayList<>();
+      for (IngestLoop loop : loops) {
+        loop.stop();
+        exits.add(Future.fromCompletionStage(loop.exited()).otherwiseEmpty());
+      }
       closed =
-          Future.fromCompletionStage(loop.exited())
-              .otherwiseEmpty()
+          Future.join(exits)
               .compose(v -> http == null ? Future.<Void>succeededFuture() : http.close())
               .eventually(pool::close)
               .andThen(r -> registry.close())
@@ -185,9 +224,14 @@ public final class TelemetryIngester {
     return http == null ? 0 : http.actualPort();
   }
 
-  /** Whether the consumer loop is running (false once closed or stopped abruptly). */
+  /** Whether every consumer loop is running (false once closed, or when one stopped abruptly). */
   public boolean running() {
-    return thread.isAlive() && !loop.exited().isDone();
+    for (int i = 0; i < loops.size(); i++) {
+      if (!threads.get(i).isAlive() || loops.get(i).exited().isDone()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   IngesterConfig config() {
@@ -203,9 +247,9 @@ public final class TelemetryIngester {
       JsonObject body =
           new JsonObject()
               .put("status", up ? "ok" : "stopped")
-              .put("paused", metrics.paused.get() == 1)
-              .put("partitions", metrics.partitions.get())
-              .put("lag", metrics.lag.get());
+              .put("paused", metrics.paused() == 1)
+              .put("partitions", (long) metrics.partitions())
+              .put("lag", (long) metrics.lag());
       req.response().setStatusCode(up ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
     } else {
       JsonObject err =

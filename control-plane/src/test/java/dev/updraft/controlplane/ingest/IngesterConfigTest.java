@@ -21,6 +21,7 @@ class IngesterConfigTest {
     assertThat(c.metricsPort()).isEqualTo(9400);
     assertThat(c.batchSize()).isEqualTo(10_000);
     assertThat(c.batchWait()).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.consumers()).isEqualTo(2);
     assertThat(c.pgConnectOptions().getDatabase()).isEqualTo("updraft");
     assertThat(c.pgConnectOptions().getPort()).isEqualTo(5432);
   }
@@ -55,6 +56,9 @@ class IngesterConfigTest {
     assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-batch-wait", "2m"), Map.of())))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--ingest-batch-wait");
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-consumers", "0"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ingest-consumers");
     assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("postgres-url", "mysql://db/x"), Map.of())))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--postgres-url");

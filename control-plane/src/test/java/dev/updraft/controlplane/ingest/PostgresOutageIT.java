@@ -71,7 +71,8 @@ class PostgresOutageIT {
             () -> "the ingester did not resume");
         StoredTelemetry.assertExactly(db, s);
         assertThat(TelemetryIngesterIT.counter(ingester, "updraft.ingest.pg.failures")).isPositive();
-        assertThat(TelemetryIngesterIT.counter(ingester, "updraft.ingest.records")).isEqualTo((double) s.checkIns.size());
+        TestDb.await(() -> TelemetryIngesterIT.counter(ingester, "updraft.ingest.records") == s.checkIns.size(), TIMEOUT,
+            () -> "records counted: " + TelemetryIngesterIT.counter(ingester, "updraft.ingest.records"));
         TestDb.await(() -> TelemetryIngesterIT.gauge(ingester, "updraft.ingest.lag") == 0.0, TIMEOUT,
             () -> "lag not back to 0");
       } finally {

@@ -218,6 +218,29 @@ class InsightsIT {
   }
 
   @Test
+  void connectsWithThePostgresUrlOfTheIngesterAndAppliesTheSchemaToAnEmptyDatabase(Infra infra) throws Exception {
+    String url = "postgresql://" + infra.pgUser() + "@" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database();
+    Insights own = await(Insights.connect(fixture.vertx, url));
+    try {
+      assertThat(await(own.device(APP, "a1"))).map(DeviceRecord::checkIns).contains(2L);
+    } finally {
+      await(own.close());
+    }
+    String fresh = infra.database() + "_empty";
+    fixture.pool.query("CREATE DATABASE " + fresh).execute().toCompletionStage().toCompletableFuture().get();
+    Insights empty = await(Insights.connect(fixture.vertx, url.replace("/" + infra.database(), "/" + fresh)));
+    try {
+      ChannelInsights none = await(empty.channel(APP, "production", NOW));
+      assertThat(none.devices()).isZero();
+      assertThat(none.updates()).isEmpty();
+      assertThat(await(empty.group(APP, List.of(new UpdateRef("ios", A_IOS)), NOW)).total().failureRatePercent())
+          .as("no device received it: no rate").isNull();
+    } finally {
+      await(empty.close());
+    }
+  }
+
+  @Test
   void findsNoRecordForADeviceThatNeverCheckedIn() throws Exception {
     Optional<DeviceRecord> none = await(insights.device(APP, "nobody"));
     assertThat(none).isEmpty();
