@@ -36,7 +36,10 @@ final class HttpVerticle extends VerticleBase {
       loopDelay.record(Math.max(0, now - expected), TimeUnit.NANOSECONDS);
       expected = now + TimeUnit.MILLISECONDS.toNanos(TICK_MS);
     });
-    server = vertx.createHttpServer(options).requestHandler(handler);
+    server = vertx.createHttpServer(options)
+        .requestHandler(handler)
+        .connectionHandler(HttpGuard::install)
+        .invalidRequestHandler(HttpGuard::invalid);
     return server.listen();
   }
 
