@@ -116,7 +116,7 @@ public final class EdgeNode {
           "updraft-edge-" + config.edgeId(), live, registry);
       if (config.checkins()) {
         parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
-            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), registry);
+            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(), registry);
       }
       if (config.recordRequests() != null) {
         parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
