@@ -70,7 +70,24 @@ public final class Logs {
     return out;
   }
 
-  /** The end offsets of {@code topic} summed over its partitions. */
+  /** Every event of {@code appId} on the events topic, in sequence order. */
+  public static List<dev.updraft.events.EventEnvelope> events(String bootstrap, String prefix, String appId) {
+    List<dev.updraft.events.EventEnvelope> out = new ArrayList<>();
+    readAll(bootstrap, dev.updraft.events.Topics.events(prefix), r -> {
+      dev.updraft.events.Decoded d = dev.updraft.events.EventCodec.decode(r.value());
+      if (!(d instanceof dev.updraft.events.Decoded.Known)) {
+        throw new AssertionError("not a known event at " + r.partition() + "@" + r.offset() + ": " + d);
+      }
+      dev.updraft.events.EventEnvelope e = ((dev.updraft.events.Decoded.Known) d).envelope();
+      if (e.appId().equals(appId)) {
+        out.add(e);
+      }
+    });
+    out.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+    return out;
+  }
+
+  /** The end offsets of {@code topic}, by partition. */
   public static Map<Integer, Long> endOffsets(String bootstrap, String topic) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
