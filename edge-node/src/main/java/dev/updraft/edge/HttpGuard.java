@@ -7,6 +7,8 @@ import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.micrometer.core.instrument.Counter;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.impl.ConnectionBase;
@@ -24,14 +26,24 @@ import io.vertx.core.net.impl.ConnectionBase;
  *       The guard flushes that answer before the failure reaches Vert.x.
  * </ul>
  *
- * It reaches the pipeline through Vert.x's {@link ConnectionBase} (an implementation class): if a Vert.x
- * upgrade renames its handler, {@link #install} does nothing and the fuzz test fails, rather than every
- * connection. One instance per connection; confined to its event loop.
+ * It also tells the connection's {@link HeaderTimeout} (installed with it, ahead of the decoder) when a
+ * request head and a request end have been decoded.
+ *
+ * <p>Both reach the pipeline through Vert.x's {@link ConnectionBase} (an implementation class): if a
+ * Vert.x upgrade renames its handlers, {@link #install} does nothing and the fuzz and slow-client tests
+ * fail, rather than every connection. One instance per connection; confined to its event loop.
  */
 final class HttpGuard extends ChannelInboundHandlerAdapter {
   static final String NAME = "updraft-http-guard";
   /** Vert.x's own handler, last in the pipeline: everything decoded passes the guard just before it. */
   private static final String VERTX_HANDLER = "handler";
+  private static final String DECODER = "httpDecoder";
+
+  private final HeaderTimeout headerTimeout;
+
+  private HttpGuard(HeaderTimeout headerTimeout) {
+    this.headerTimeout = headerTimeout;
+  }
 
   /** The decoding failure of a request line with an unsupported version. */
   static final class UnsupportedVersion extends IllegalArgumentException {
@@ -42,16 +54,20 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Puts a guard into the HTTP/1 pipeline of {@code connection} (the servers' connection handler). */
-  static void install(HttpConnection connection) {
+  /**
+   * Puts a guard and a header timeout into the HTTP/1 pipeline of {@code connection} (the servers'
+   * connection handler, which runs when the connection is accepted: the servers do not offer h2c, whose
+   * detection would create the connection only after the first request head).
+   */
+  static void install(HttpConnection connection, long headerTimeoutNanos, Counter headerTimeouts) {
     if (!(connection instanceof ConnectionBase)) {
-      return; // HTTP/2: neither problem exists there
+      return;
     }
     ChannelPipeline p = ((ConnectionBase) connection).channel().pipeline();
-    if (p.get(VERTX_HANDLER) != null && p.get(NAME) == null) {
-      // before Vert.x's handler, not right after the decoder: the h2c upgrade handler forwards the first
-      // request of a connection from its own place in the pipeline
-      p.addBefore(VERTX_HANDLER, NAME, new HttpGuard());
+    if (p.get(VERTX_HANDLER) != null && p.get(DECODER) != null && p.get(NAME) == null) {
+      HeaderTimeout timeout = new HeaderTimeout(headerTimeoutNanos, headerTimeouts);
+      p.addBefore(DECODER, HeaderTimeout.NAME, timeout);
+      p.addBefore(VERTX_HANDLER, NAME, new HttpGuard(timeout));
     }
   }
 
@@ -65,7 +81,12 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
         r.setProtocolVersion(HttpVersion.HTTP_1_1); // the version the refusal is written in
         r.setDecoderResult(DecoderResult.failure(new UnsupportedVersion(v.text())));
       }
-    } else if (msg instanceof HttpContent && ((HttpContent) msg).decoderResult().isFailure()) {
+      headerTimeout.headDecoded();
+    }
+    if (msg instanceof LastHttpContent) {
+      headerTimeout.requestDecoded(); // a request without a body comes as a head and an empty last content
+    }
+    if (msg instanceof HttpContent && ((HttpContent) msg).decoderResult().isFailure()) {
       ctx.flush(); // the answer written for the request before its body turned out malformed
     }
     ctx.fireChannelRead(msg);
