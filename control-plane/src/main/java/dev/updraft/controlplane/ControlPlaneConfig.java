@@ -32,6 +32,8 @@ import java.util.Set;
  *   <li>{@code --events-partitions} [3], {@code --telemetry-partitions} [4],
  *       {@code --telemetry-retention} [3d]
  *   <li>{@code --postgres-url}: read by the insights routes mounted in the same process
+ *   <li>{@code --auth-failure-limit} [20; 0 = off] invalid tokens one address may present per
+ *       {@code --auth-failure-window} [1m] before its requests are refused with 429 until the window ends
  * </ul>
  */
 public final class ControlPlaneConfig {
@@ -60,7 +62,9 @@ public final class ControlPlaneConfig {
           "events-partitions",
           "telemetry-partitions",
           "telemetry-retention",
-          "postgres-url");
+          "postgres-url",
+          "auth-failure-limit",
+          "auth-failure-window");
 
   /** Storage back ends. */
   public enum StorageKind {
@@ -90,6 +94,8 @@ public final class ControlPlaneConfig {
   private final int telemetryPartitions;
   private final Duration telemetryRetention;
   private final String postgresUrl;
+  private final int authFailureLimit;
+  private final Duration authFailureWindow;
 
   private ControlPlaneConfig(Settings s) {
     kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
@@ -136,6 +142,12 @@ public final class ControlPlaneConfig {
       throw new ConfigException("--telemetry-retention (UPDRAFT_TELEMETRY_RETENTION) must be at least 1m");
     }
     postgresUrl = s.string("postgres-url", "postgresql://postgres@127.0.0.1:5432/updraft");
+    authFailureLimit = s.integer("auth-failure-limit", 20, 0, 1_000_000);
+    authFailureWindow = s.duration("auth-failure-window", Duration.ofMinutes(1));
+    if (authFailureWindow.compareTo(Duration.ofSeconds(1)) < 0 || authFailureWindow.compareTo(Duration.ofDays(1)) > 0) {
+      throw new ConfigException(
+          "--auth-failure-window (UPDRAFT_AUTH_FAILURE_WINDOW) must be between 1s and 1d: got " + authFailureWindow);
+    }
   }
 
   /** Reads and validates the configuration; rejects flags not in {@link #FLAGS} by name. */
@@ -278,6 +290,15 @@ public final class ControlPlaneConfig {
 
   public String postgresUrl() {
     return postgresUrl;
+  }
+
+  /** Invalid tokens one address may present per {@link #authFailureWindow()}; 0 when unlimited. */
+  public int authFailureLimit() {
+    return authFailureLimit;
+  }
+
+  public Duration authFailureWindow() {
+    return authFailureWindow;
   }
 
   @Override

@@ -27,6 +27,8 @@ class ControlPlaneConfigTest {
     assertThat(c.eventsPartitions()).isEqualTo(3);
     assertThat(c.telemetryPartitions()).isEqualTo(4);
     assertThat(c.telemetryRetention()).isEqualTo(Duration.ofDays(3));
+    assertThat(c.authFailureLimit()).isEqualTo(20);
+    assertThat(c.authFailureWindow()).isEqualTo(Duration.ofMinutes(1));
     assertThat(c.toString()).doesNotContain(TOKEN);
   }
 
@@ -57,6 +59,8 @@ class ControlPlaneConfigTest {
         .hasMessageContaining("--storage");
     assertThatThrownBy(() -> ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN, "master-key", "c2hvcnQ="), Map.of())))
         .hasMessageContaining("32 random bytes");
+    assertThatThrownBy(() -> ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN, "auth-failure-window", "10ms"), Map.of())))
+        .hasMessageContaining("--auth-failure-window");
     assertThatThrownBy(() -> ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN, "public-url", "ftp://x"), Map.of())))
         .hasMessageContaining("--public-url");
     assertThatThrownBy(() -> ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN, "storage", "gcs", "gcs-bucket", "b", "gcs-signed-url-ttl", "8d"), Map.of())))

@@ -60,7 +60,9 @@ class SingleWriterIT {
       assertThat(health.status()).isEqualTo(503);
       assertThat(health.json().get("status").asText()).isEqualTo("fenced");
       // it stays fenced: a later write is refused the same way
-      assertThat(a.post("/v1/apps", Map.of("appId", "fence-2")).errorCode()).isEqualTo("fenced");
+      Http.Resp later = a.post("/v1/apps", Map.of("appId", "fence-2"));
+      assertThat(later.errorCode()).isEqualTo("fenced");
+      assertThat(later.errorMessage()).as("a client may retry a write refused this way").contains("nothing was written");
 
       // the new writer has everything the first committed, and goes on
       assertThat(b.get("/healthz").status()).isEqualTo(200);

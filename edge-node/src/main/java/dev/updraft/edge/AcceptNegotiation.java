@@ -46,6 +46,9 @@ final class AcceptNegotiation {
     int[] q = new int[4];
     for (String range : accept.split(",")) {
       String[] pieces = range.split(";");
+      if (pieces.length == 0) {
+        continue; // a range of only ';' (split drops trailing empty strings)
+      }
       String type = pieces[0].trim().toLowerCase(Locale.ROOT);
       if (type.isEmpty()) {
         continue;

@@ -29,6 +29,11 @@ import java.util.Set;
  * @param recordSampleRate {@code --record-sample-rate}, default 0.01: the share recorded
  * @param idleTimeout {@code --idle-timeout}, default 60s: a connection idle that long is closed
  * @param maxHeaderSize {@code --max-header-size}, default 16384 bytes: larger request headers get 431
+ * @param headerTimeout {@code --header-timeout}, default 10s: a request head (from the connection's start,
+ *     or from the first byte after a complete request) taking longer closes the connection
+ * @param checkinProducerBuffer {@code --checkin-producer-buffer}, default 64 MiB: bytes of check-ins the Kafka
+ *     producer holds while the broker is unreachable, on top of the {@code --checkin-buffer} queued ones;
+ *     when both are full, new check-ins are dropped and counted
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -43,7 +48,9 @@ public record EdgeConfig(
     Path recordRequests,
     double recordSampleRate,
     Duration idleTimeout,
-    int maxHeaderSize) {
+    int maxHeaderSize,
+    Duration headerTimeout,
+    long checkinProducerBuffer) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -60,7 +67,9 @@ public record EdgeConfig(
           "record-requests",
           "record-sample-rate",
           "idle-timeout",
-          "max-header-size");
+          "max-header-size",
+          "header-timeout",
+          "checkin-producer-buffer");
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -93,6 +102,12 @@ public record EdgeConfig(
     if (maxHeaderSize < 1024) {
       throw new ConfigException("--max-header-size must be at least 1024: got " + maxHeaderSize);
     }
+    if (headerTimeout == null || headerTimeout.toMillis() < 100) {
+      throw new ConfigException("--header-timeout must be at least 100ms: got " + headerTimeout);
+    }
+    if (checkinProducerBuffer < 65536) {
+      throw new ConfigException("--checkin-producer-buffer must be at least 65536 bytes: got " + checkinProducerBuffer);
+    }
   }
 
   /**
@@ -118,7 +133,9 @@ public record EdgeConfig(
         s.path("record-requests", null),
         share("record-sample-rate", s.raw("record-sample-rate"), 0.01),
         s.duration("idle-timeout", Duration.ofSeconds(60)),
-        s.integer("max-header-size", 16384, 1024, 1 << 20));
+        s.integer("max-header-size", 16384, 1024, 1 << 20),
+        s.duration("header-timeout", Duration.ofSeconds(10)),
+        s.longValue("checkin-producer-buffer", 64L << 20, 65536, 1L << 32));
   }
 
   private static double accessLog(String v) {

@@ -5,6 +5,7 @@ import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.log.EventLogReader;
 import dev.updraft.edge.replay.RequestRecorder;
 import dev.updraft.events.Topics;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -108,6 +109,9 @@ public final class EdgeNode {
     Timer loopDelay = Timer.builder("updraft.edge.event.loop.delay")
         .description("How late an event loop ran a 500 ms periodic timer")
         .register(registry);
+    Counter headerTimeouts = Counter.builder("updraft.edge.header.timeouts")
+        .description("Connections closed because a request head took longer than --header-timeout")
+        .register(registry);
     Parts parts = new Parts(registry, live, gc);
 
     // Kafka clients and the file are opened off the caller's thread (it may be an event loop)
@@ -116,7 +120,7 @@ public final class EdgeNode {
           "updraft-edge-" + config.edgeId(), live, registry);
       if (config.checkins()) {
         parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
-            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), registry);
+            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(), registry);
       }
       if (config.recordRequests() != null) {
         parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
@@ -141,7 +145,8 @@ public final class EdgeNode {
           ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
               config.accessLogSample());
           return vertx.deployVerticle(() -> {
-            HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler, loopDelay);
+            HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler, loopDelay,
+                config.headerTimeout().toNanos(), headerTimeouts);
             servers.add(v);
             return v;
           }, new DeploymentOptions().setInstances(config.eventLoops()));
@@ -181,6 +186,9 @@ public final class EdgeNode {
         .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toSeconds()))
         .setIdleTimeoutUnit(TimeUnit.SECONDS)
         .setMaxHeaderSize(config.maxHeaderSize())
+        // HTTP/1.x only (HTTP/2 ends at the load balancer): with h2c on, Vert.x would make the connection, and
+        // the header timeout, only once a first request head had arrived
+        .setHttp2ClearTextEnabled(false)
         .setTcpNoDelay(true)
         .setCompressionSupported(false);
   }

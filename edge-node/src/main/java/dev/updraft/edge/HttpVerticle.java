@@ -1,5 +1,6 @@
 package dev.updraft.edge;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -18,14 +19,19 @@ final class HttpVerticle extends VerticleBase {
   private final HttpServerOptions options;
   private final ManifestHandler handler;
   private final Timer loopDelay;
+  private final long headerTimeoutNanos;
+  private final Counter headerTimeouts;
   private HttpServer server;
   private long timerId = -1;
   private long expected;
 
-  HttpVerticle(HttpServerOptions options, ManifestHandler handler, Timer loopDelay) {
+  HttpVerticle(HttpServerOptions options, ManifestHandler handler, Timer loopDelay, long headerTimeoutNanos,
+      Counter headerTimeouts) {
     this.options = options;
     this.handler = handler;
     this.loopDelay = loopDelay;
+    this.headerTimeoutNanos = headerTimeoutNanos;
+    this.headerTimeouts = headerTimeouts;
   }
 
   @Override
@@ -36,7 +42,10 @@ final class HttpVerticle extends VerticleBase {
       loopDelay.record(Math.max(0, now - expected), TimeUnit.NANOSECONDS);
       expected = now + TimeUnit.MILLISECONDS.toNanos(TICK_MS);
     });
-    server = vertx.createHttpServer(options).requestHandler(handler);
+    server = vertx.createHttpServer(options)
+        .requestHandler(handler)
+        .connectionHandler(c -> HttpGuard.install(c, headerTimeoutNanos, headerTimeouts))
+        .invalidRequestHandler(HttpGuard::invalid);
     return server.listen();
   }
 

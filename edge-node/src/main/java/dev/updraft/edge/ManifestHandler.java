@@ -101,6 +101,12 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           "only GET is served on the manifest route: got " + req.method().name(), null, null);
       return;
     }
+    if (req.query() != null && !queryDecodes(req)) {
+      // before anything reads a query parameter: decoding a bad escape throws, and then no answer is sent
+      refuse(req, t0, 400, pvOut, "invalid-query", "the query string " + ErrorBody.shown(req.query())
+          + " is not valid percent-encoding (each % must be followed by two hex digits)", null, null);
+      return;
+    }
     String appId = pathAppId != null ? pathAppId : DeviceRequest.appIdOf(req);
     if (appId == null) {
       refuse(req, t0, 400, pvOut, "missing-app-id",
@@ -312,6 +318,16 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
                 .end(ErrorBody.of("metrics-failed", String.valueOf(ar.cause())));
           }
         });
+    }
+  }
+
+  /** Whether the query decodes (Vert.x then keeps the decoded parameters for the lookups that follow). */
+  private static boolean queryDecodes(HttpServerRequest req) {
+    try {
+      req.params();
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
     }
   }
 

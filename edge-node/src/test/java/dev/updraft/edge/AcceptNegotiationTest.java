@@ -53,4 +53,12 @@ class AcceptNegotiationTest {
     assertThat(AcceptNegotiation.negotiate("Multipart/Mixed")).isEqualTo(MULTIPART);
     assertThat(AcceptNegotiation.negotiate("APPLICATION/JSON")).isEqualTo(JSON);
   }
+
+  @Test
+  void rangesOfOnlySeparatorsAreSkippedNotAnError() {
+    // ";;;".split(";") is empty: such a range used to throw (found by the manifest fuzz)
+    assertThat(AcceptNegotiation.negotiate(";;;;")).isEqualTo(NONE);
+    assertThat(AcceptNegotiation.negotiate(",;,;")).isEqualTo(NONE);
+    assertThat(AcceptNegotiation.negotiate(";, application/json")).isEqualTo(JSON);
+  }
 }

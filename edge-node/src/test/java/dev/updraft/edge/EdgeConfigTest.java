@@ -28,15 +28,18 @@ class EdgeConfigTest {
     assertThat(c.recordRequests()).isNull();
     assertThat(c.recordSampleRate()).isEqualTo(0.01);
     assertThat(c.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(c.checkinProducerBuffer()).isEqualTo(64L << 20);
+    assertThat(c.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
   }
 
   @Test
   void readsEveryFlag() {
     EdgeConfig c = from("--kafka-bootstrap", "k:1", "--topic-prefix", "p.", "--edge-port", "3001", "--bind", "127.0.0.1",
         "--edge-id", "e2", "--checkins", "false", "--checkin-buffer", "10", "--event-loops", "3", "--access-log", "0.5",
-        "--record-requests", "/tmp/r.jsonl", "--record-sample-rate", "1", "--idle-timeout", "5s", "--max-header-size", "4096");
+        "--record-requests", "/tmp/r.jsonl", "--record-sample-rate", "1", "--idle-timeout", "5s", "--max-header-size", "4096", "--header-timeout", "3s",
+        "--checkin-producer-buffer", "262144");
     assertThat(c).isEqualTo(new EdgeConfig("k:1", "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
-        Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096));
+        Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096, Duration.ofSeconds(3), 262144));
     assertThat(from("--access-log", "on", "--edge-id", "x").accessLogSample()).isEqualTo(1.0);
   }
 
@@ -62,6 +65,8 @@ class EdgeConfigTest {
     assertThatThrownBy(() -> from("--record-sample-rate", "0.5")).hasMessageContaining("needs --record-requests");
     assertThatThrownBy(() -> from("--checkin-buffer", "0")).hasMessageContaining("--checkin-buffer");
     assertThatThrownBy(() -> from("--edge-port", "70000")).hasMessageContaining("--edge-port");
+    assertThatThrownBy(() -> from("--checkin-producer-buffer", "1000")).hasMessageContaining("--checkin-producer-buffer");
+    assertThatThrownBy(() -> from("--header-timeout", "10ms")).hasMessageContaining("--header-timeout");
   }
 
   @Test

@@ -56,6 +56,35 @@ final class EdgeHttp {
     }
   }
 
+  /**
+   * Sends {@code request} (a whole HTTP/1.1 message, which should say {@code connection: close}) as bytes
+   * on a socket, for targets the JDK client refuses to send, and reads the answer to the end.
+   */
+  Response raw(String request) {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+      s.setSoTimeout(30_000);
+      s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream().flush();
+      byte[] all = s.getInputStream().readAllBytes();
+      String text = new String(all, StandardCharsets.ISO_8859_1);
+      int end = text.indexOf("\r\n\r\n");
+      if (end < 0) {
+        throw new IllegalStateException("no complete answer to " + request + ": " + text);
+      }
+      String[] lines = text.substring(0, end).split("\r\n");
+      Map<String, List<String>> headers = new java.util.TreeMap<>();
+      for (int i = 1; i < lines.length; i++) {
+        int colon = lines[i].indexOf(':');
+        headers.computeIfAbsent(lines[i].substring(0, colon).trim().toLowerCase(java.util.Locale.ROOT), k -> new java.util.ArrayList<>())
+            .add(lines[i].substring(colon + 1).trim());
+      }
+      return new Response(Integer.parseInt(lines[0].substring(9, 12)), headers,
+          java.util.Arrays.copyOfRange(all, end + 4, all.length));
+    } catch (IOException e) {
+      throw new UncheckedIOException("raw request failed: " + request, e);
+    }
+  }
+
   Response get(String pathAndQuery, String... headers) {
     return send("GET", pathAndQuery, headers);
   }

@@ -587,6 +587,34 @@ class ManifestConformanceIT {
   }
 
   @Test
+  void aQueryThatIsNotPercentEncodingGets400NotSilence() {
+    // such a query used to make the handler throw, and the device waited for an answer that never came
+    for (String query : List.of("platform=%zz", "channel-name=%", "x=%E0%A4%A", "app=%u0041")) {
+      EdgeHttp.Response r = http.raw("GET /apps/" + PLAIN + "/manifest?" + query + " HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+          + "expo-platform: ios\r\nexpo-runtime-version: 1.0.0\r\nexpo-channel-name: production\r\n"
+          + "expo-protocol-version: 1\r\nconnection: close\r\n\r\n");
+      assertJsonError(r, 400, "invalid-query");
+      assertProtocolHeaders(r, "1");
+    }
+    assertJsonError(http.raw("GET /manifest?app=%zz HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n"), 400, "invalid-query");
+  }
+
+  @Test
+  void otherHttpVersionsGet400AndABadBodyDoesNotSwallowTheAnswer() {
+    // Vert.x alone answers 501 to these request lines, and drops the answer when a body is malformed
+    for (String version : List.of("HTTP/2.0", "HTTP/0.9", "HTTP/9.9", "http/1.1")) {
+      EdgeHttp.Response r = http.raw("GET /apps/" + PLAIN + "/manifest " + version + "\r\nhost: 127.0.0.1\r\n\r\n");
+      assertJsonError(r, 400, "unsupported-http-version");
+      assertThat(r.json().path("error").path("message").asText()).containsIgnoringCase(version);
+    }
+    EdgeHttp.Response badChunk = http.raw("GET /apps/" + PLAIN + "/manifest HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+        + "expo-platform: ios\r\nexpo-runtime-version: 1.0.0\r\nexpo-channel-name: production\r\n"
+        + "expo-protocol-version: 1\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n");
+    assertThat(badChunk.status()).isEqualTo(200);
+    assertThat(Answers.names(Answers.multipart(badChunk))).contains("manifest");
+  }
+
+  @Test
   void unsupportedOrRepeatedProtocolVersionIsRefused() {
     assertJsonError(get("/apps/" + PLAIN + "/manifest", Device.ios().protocol("2")), 406, "unsupported-protocol-version");
     EdgeHttp.Response twice = http.get("/apps/" + PLAIN + "/manifest", "expo-platform", "ios", "expo-runtime-version",

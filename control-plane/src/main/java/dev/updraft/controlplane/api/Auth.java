@@ -5,7 +5,9 @@ import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.commands.Tokens;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.TokenRef;
+import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Handler;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
 import java.security.MessageDigest;
 import java.util.function.Supplier;
@@ -13,16 +15,30 @@ import java.util.function.Supplier;
 /**
  * Bearer-token authentication and authorization. The bootstrap admin token comes from configuration;
  * per-app tokens are looked up by the SHA-256 of the presented secret in the state's token index and
- * compared in constant time. 401 without a valid token, 403 for another app's token or a lower role.
- * Thread-safe.
+ * compared in constant time. 401 without a valid token, 403 for another app's token or a lower role,
+ * 429 for an address that presented too many invalid tokens ({@link AuthThrottle}); failures and refusals
+ * are counted ({@code updraft_control_auth_failures_total}, {@code updraft_control_auth_throttled_total}).
+ * Neither a token nor its hash is ever logged. Thread-safe.
  */
 final class Auth {
   private final String adminSha256;
   private final Supplier<ControlState> state;
+  private final AuthThrottle throttle;
+  private final Counter failures;
+  private final Counter throttled;
 
-  Auth(String adminToken, Supplier<ControlState> state) {
+  Auth(String adminToken, Supplier<ControlState> state, AuthThrottle throttle, Counter failures, Counter throttled) {
     this.adminSha256 = Tokens.sha256Hex(adminToken);
     this.state = state;
+    this.throttle = throttle;
+    this.failures = failures;
+    this.throttled = throttled;
+  }
+
+  /** The address a request comes from (the TCP peer: a proxy in front should do its own limiting). */
+  private static String source(RoutingContext rc) {
+    SocketAddress a = rc.request().remoteAddress();
+    return a == null || a.hostAddress() == null ? "unknown" : a.hostAddress();
   }
 
   /** The caller, or 401. */
@@ -36,8 +52,17 @@ final class Auth {
       throw new ApiException(
           401, "unauthorized", "missing token: send Authorization: Bearer <token> (the admin token, or one from `updraft tokens create`)");
     }
+    String source = source(rc);
+    long wait = throttle.retryAfterSeconds(source);
+    if (wait > 0) {
+      throttled.increment();
+      rc.response().putHeader("retry-after", Long.toString(wait));
+      throw new ApiException(
+          429, "too-many-auth-failures", "too many invalid tokens from this address; retry after " + wait + " s");
+    }
     String t = h.trim();
     if (t.length() < 7 || !t.substring(0, 7).equalsIgnoreCase("bearer ")) {
+      fail(source);
       throw new ApiException(401, "unauthorized", "the Authorization header must be 'Bearer <token>'");
     }
     String token = t.substring(7).trim();
@@ -48,12 +73,18 @@ final class Auth {
     } else {
       TokenRef ref = state.get().tokensBySha256().get(sha);
       if (ref == null || !Tokens.matches(token, sha) || Role.of(ref.role()) == null) {
+        fail(source);
         throw new ApiException(401, "unauthorized", "invalid or revoked token");
       }
       p = new Principal(ref.tokenId(), false, ref.appId(), Role.of(ref.role()));
     }
     rc.put(Principal.KEY, p);
     return p;
+  }
+
+  private void fail(String source) {
+    failures.increment();
+    throttle.failed(source);
   }
 
   /** A handler requiring {@code role} on the app in path parameter {@code app}. */

@@ -85,7 +85,17 @@ public final class PublisherApi {
     this.vertx = vertx;
     this.d = deps;
     this.router = Router.router(vertx);
-    this.auth = new Auth(deps.config().adminToken(), () -> deps.processor().state());
+    this.auth =
+        new Auth(
+            deps.config().adminToken(),
+            () -> deps.processor().state(),
+            new AuthThrottle(deps.config().authFailureLimit(), deps.config().authFailureWindow().toNanos(), System::nanoTime),
+            io.micrometer.core.instrument.Counter.builder("updraft.control.auth.failures")
+                .description("requests that presented an invalid, revoked or malformed token")
+                .register(deps.metrics()),
+            io.micrometer.core.instrument.Counter.builder("updraft.control.auth.throttled")
+                .description("requests refused with 429 because their address presented too many invalid tokens")
+                .register(deps.metrics()));
     this.openApi = loadOpenApi();
     this.publishTimer =
         Timer.builder("updraft_control_publish_seconds")

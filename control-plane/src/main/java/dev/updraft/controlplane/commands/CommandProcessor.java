@@ -181,7 +181,7 @@ public final class CommandProcessor implements AutoCloseable {
     switch (health) {
       case FENCED:
         throw new CommandException(
-            503, "fenced", "this control plane instance was replaced by a newer one (" + healthReason + "); retry: your request reaches the active instance");
+            503, "fenced", "this control plane instance was replaced by a newer one (" + healthReason + "); nothing was written; retry: your request reaches the active instance");
       case BROKEN:
         throw new CommandException(
             503, "unavailable", "this control plane instance stopped writing (" + healthReason + "); it must be restarted");

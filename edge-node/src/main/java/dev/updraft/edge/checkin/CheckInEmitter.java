@@ -47,9 +47,15 @@ public final class CheckInEmitter {
   private final Counter droppedShutdown;
   private long failuresLogged;
 
-  /** An emitter sending to Kafka topic {@code topic}. */
-  public static CheckInEmitter kafka(String bootstrap, String topic, String clientId, int capacity, MeterRegistry registry) {
-    return new CheckInEmitter(new KafkaSink(bootstrap, topic, clientId), capacity, registry);
+  /**
+   * An emitter sending to Kafka topic {@code topic}.
+   *
+   * @param capacity check-ins that may wait in the queue
+   * @param producerBuffer bytes the Kafka producer may hold (sent or waiting for the broker)
+   */
+  public static CheckInEmitter kafka(
+      String bootstrap, String topic, String clientId, int capacity, long producerBuffer, MeterRegistry registry) {
+    return new CheckInEmitter(new KafkaSink(bootstrap, topic, clientId, producerBuffer), capacity, registry);
   }
 
   CheckInEmitter(Sink sink, int capacity, MeterRegistry registry) {

@@ -25,7 +25,7 @@ final class KafkaSink implements Sink {
   /** Used by the sender thread only. */
   private final CheckInJson json = new CheckInJson();
 
-  KafkaSink(String bootstrap, String topic, String clientId) {
+  KafkaSink(String bootstrap, String topic, String clientId, long bufferBytes) {
     this.topic = topic;
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -37,9 +37,10 @@ final class KafkaSink implements Sink {
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "30000");
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
-    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(64L << 20));
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(bufferBytes));
     p.put(ProducerConfig.LINGER_MS_CONFIG, "100");
-    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
+    // 1 MiB batches, fewer when the buffer is small: a batch takes batch.size of the buffer when it starts
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Long.toString(Math.max(16 << 10, Math.min(1 << 20, bufferBytes / 16))));
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

@@ -1,0 +1,102 @@
+package dev.updraft.edge;
+
+import io.micrometer.core.instrument.Counter;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Bounds the time a client may take to send a request head ({@code --header-timeout}): a slowloris
+ * client that opens connections and sends its headers a byte at a time would otherwise hold each one
+ * for as long as every byte comes within the idle timeout. A Netty handler ahead of the HTTP decoder:
+ * the clock starts when the connection is accepted and whenever bytes arrive after a complete request,
+ * and stops when the head is decoded ({@link HttpGuard} reports it). When it runs out the connection is
+ * closed, after a {@code 408} if it had no request yet, and counted
+ * ({@code updraft_edge_header_timeouts_total}). Time between requests on a kept-alive connection is the
+ * idle timeout's business. One instance per connection, confined to its event loop.
+ */
+final class HeaderTimeout extends ChannelInboundHandlerAdapter {
+  static final String NAME = "updraft-header-timeout";
+  private static final byte[] REQUEST_TIMEOUT =
+      "HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+  private enum State {
+    HEAD,
+    BODY,
+    BETWEEN
+  }
+
+  private final long timeoutNanos;
+  private final Counter timeouts;
+  private State state = State.HEAD;
+  private boolean answeredBefore;
+  private ScheduledFuture<?> timer;
+  private ChannelHandlerContext ctx;
+
+  HeaderTimeout(long timeoutNanos, Counter timeouts) {
+    this.timeoutNanos = timeoutNanos;
+    this.timeouts = timeouts;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext c) {
+    ctx = c;
+    arm(); // added when the connection is accepted: the first head is due from now
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext c, Object msg) {
+    if (state == State.BETWEEN) {
+      state = State.HEAD;
+      arm();
+    }
+    c.fireChannelRead(msg);
+  }
+
+  /** The decoder produced a request head. */
+  void headDecoded() {
+    state = State.BODY;
+    cancel();
+  }
+
+  /** The decoder produced the end of a request. */
+  void requestDecoded() {
+    state = State.BETWEEN;
+    answeredBefore = true;
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext c) {
+    cancel();
+    c.fireChannelInactive();
+  }
+
+  private void arm() {
+    cancel();
+    timer = ctx.executor().schedule(this::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void cancel() {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+  }
+
+  private void expire() {
+    timer = null;
+    if (state != State.HEAD || !ctx.channel().isActive()) {
+      return;
+    }
+    timeouts.increment();
+    if (answeredBefore) {
+      ctx.close(); // an answer to an earlier request may still be on its way: no bytes of ours in between
+    } else {
+      ctx.writeAndFlush(Unpooled.wrappedBuffer(REQUEST_TIMEOUT)).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+}

@@ -1,0 +1,388 @@
+package dev.updraft.systemtests.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.controlplane.ControlPlane;
+import dev.updraft.controlplane.ingest.TelemetryIngester;
+import dev.updraft.edge.EdgeNode;
+import dev.updraft.systemtests.reliability.FuzzInputs.Input;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import dev.updraft.testing.protocol.ExpoSignature;
+import dev.updraft.testing.protocol.MultipartBody;
+import dev.updraft.testing.protocol.MultipartPart;
+import dev.updraft.testing.protocol.SignatureVerifier;
+import dev.updraft.testing.protocol.StrictMultipartParser;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Fuzzes the manifest route of a real edge (serving real signed updates, a rollout and a roll back to
+ * embedded) with {@value #DEFAULT_COUNT} deterministic bad requests ({@link FuzzInputs}), pipelined on raw
+ * sockets: every input must get an answer, every answer must be a 4xx or a valid protocol answer (a
+ * multipart body the strict iOS-style parser accepts, or a JSON manifest, with verifying signatures),
+ * never a 5xx, a hang or an exception; the edge still serves a normal device afterwards; and every
+ * check-in the fuzz caused reaches the ingester (stored or set aside as a reject, never stuck).
+ *
+ * <p>A longer run: {@code -Dupdraft.fuzz.count=2000000 -Dupdraft.fuzz.seed=N} (docs/reliability.md).
+ */
+@ExtendWith(RealInfrastructure.class)
+class ManifestFuzzIT {
+  static final int DEFAULT_COUNT = 100_000;
+  static final long SEED = Long.getLong("updraft.fuzz.seed", 20_261_130L);
+  static final int COUNT = Integer.getInteger("updraft.fuzz.count", DEFAULT_COUNT);
+  static final int CONNECTIONS = 3;
+  static final int WINDOW = 32;
+  static final Pattern UUID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
+  final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+  final AtomicLong answered = new AtomicLong();
+  final AtomicLong bareRefusals = new AtomicLong();
+  final AtomicLong failures = new AtomicLong();
+  final ConcurrentLinkedQueue<String> examples = new ConcurrentLinkedQueue<>();
+  final Map<String, Boolean> verified = new ConcurrentHashMap<>();
+  final Map<String, AtomicLong> kindStats = new ConcurrentHashMap<>();
+  SignatureVerifier verifier;
+  int port;
+
+  @Test
+  void everyBadManifestRequestGetsA4xxOrAValidAnswerAndTheEdgeKeepsServing(Infra infra, @TempDir Path dir) throws Exception {
+    AtomicLong handlerExceptions = new AtomicLong();
+    Vertx vertx = Vertx.vertx();
+    vertx.exceptionHandler(t -> {
+      handlerExceptions.incrementAndGet();
+      if (examples.size() < 30) {
+        examples.add("unhandled exception on an event loop: " + t);
+      }
+    });
+    verifier = SignatureVerifier.fromCertificatePem(Fixtures.certificatePem());
+    ControlPlane cp = Services.controlPlane(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), dir.resolve("cp"));
+    EdgeNode edge = null;
+    TelemetryIngester ingester = null;
+    try {
+      String server = "http://127.0.0.1:" + cp.port();
+      List<String> ids = Publishing.fuzzApps(server);
+      edge = Services.readyEdge(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), "fuzz-edge", "event-loops", "2");
+      port = edge.port();
+
+      FuzzInputs inputs = new FuzzInputs(SEED, ids);
+      long t0 = System.nanoTime();
+      List<Thread> threads = new ArrayList<>();
+      for (int c = 0; c < CONNECTIONS; c++) {
+        int lane = c;
+        Thread t = new Thread(() -> lane(inputs, lane), "fuzz-" + c);
+        threads.add(t);
+        t.start();
+      }
+      for (Thread t : threads) {
+        t.join(Duration.ofMinutes(10).toMillis());
+        assertThat(t.isAlive()).as("fuzz lane still running after 10 minutes").isFalse();
+      }
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      Map<Integer, Long> byStatus = new TreeMap<>();
+      statuses.forEach((k, v) -> byStatus.put(k, v.get()));
+      System.out.printf(
+          "manifest fuzz: seed=%d inputs=%d answered=%d in %d ms (%.0f/s) statuses=%s bare-decoder-refusals=%d 5xx=%d failures=%d%n",
+          SEED, COUNT, answered.get(), ms, COUNT * 1000.0 / Math.max(1, ms), byStatus, bareRefusals.get(),
+          byStatus.entrySet().stream().filter(e -> e.getKey() >= 500).mapToLong(Map.Entry::getValue).sum(), failures.get());
+
+      Map<String, Long> byKind = new TreeMap<>();
+      kindStats.forEach((k, v) -> byKind.put(k, v.get()));
+      System.out.println("manifest fuzz: answers by first mutation class: " + byKind);
+      assertThat(examples).as("failures (first ones)").isEmpty();
+      assertThat(failures.get()).isZero();
+      assertThat(handlerExceptions.get()).as("exceptions escaping the edge's handlers").isZero();
+      assertThat(answered.get()).as("inputs answered").isEqualTo(COUNT);
+      assertThat(byStatus.keySet()).allMatch(s -> s >= 200 && s < 500);
+      assertThat(byStatus.getOrDefault(200, 0L)).as("some inputs are still valid requests").isPositive();
+
+      // the edge is unharmed: ready, and a normal device gets the published, signed manifest
+      assertThat(edge.ready()).isTrue();
+      Publishing.assertServesSigned(port, "fuzz", "main", ids.get(0), verifier);
+
+      // every check-in the fuzz caused is consumed: stored, or set aside as a reject; nothing is stuck
+      EdgeNode e = edge;
+      Services.until("the edge delivered its check-ins", () -> Metrics.value(scrapeEdge(e), "updraft_edge_checkins_queued") == 0
+          && Metrics.value(scrapeEdge(e), "updraft_edge_checkins_sent_total") > 0, Duration.ofSeconds(60));
+      String edgeMetrics = scrapeEdge(edge);
+      assertThat(Metrics.value(edgeMetrics, "updraft_edge_checkins_dropped_total{reason=\"delivery-failed\"}")).isZero();
+      long ti = System.nanoTime();
+      ingester = Services.ingester(vertx, infra.kafkaBootstrap(), infra.topicPrefix(),
+          Services.postgresUrl(infra.pgPort(), infra.database(), infra.pgUser()));
+      TelemetryIngester ing = ingester;
+      double sent = Metrics.value(edgeMetrics, "updraft_edge_checkins_sent_total");
+      Services.until(() -> "the ingester consumed every check-in: sent=" + sent + " ingester=" + ing.scrape(),
+          () -> Metrics.value(ing.scrape(), "updraft_ingest_records_total") + Metrics.value(ing.scrape(), "updraft_ingest_decode_errors_total") == sent,
+          Duration.ofSeconds(120));
+      System.out.printf("manifest fuzz: %.0f check-ins sent by the edge, %.0f stored by the ingester, %.0f set aside as rejects, in %d ms%n",
+          sent, Metrics.value(ing.scrape(), "updraft_ingest_records_total"), Metrics.value(ing.scrape(), "updraft_ingest_decode_errors_total"),
+          (System.nanoTime() - ti) / 1_000_000);
+    } finally {
+      if (ingester != null) {
+        Services.await(ingester.close());
+      }
+      if (edge != null) {
+        Services.await(edge.close());
+      }
+      Services.await(cp.close());
+      Services.await(vertx.close());
+    }
+  }
+
+  private String scrapeEdge(EdgeNode e) {
+    return Metrics.scrape("http://127.0.0.1:" + e.port() + "/metrics");
+  }
+
+  /** Sends inputs {@code lane}, {@code lane + CONNECTIONS}, ...: alone ones on a connection each, the others pipelined. */
+  private void lane(FuzzInputs inputs, int lane) {
+    List<Input> batch = new ArrayList<>(WINDOW);
+    for (long i = lane; i < COUNT; i += CONNECTIONS) {
+      Input in = inputs.input(i);
+      if (in.alone()) {
+        alone(in);
+        continue;
+      }
+      batch.add(in);
+      if (batch.size() == WINDOW) {
+        pipelined(batch);
+        batch.clear();
+      }
+    }
+    if (!batch.isEmpty()) {
+      pipelined(batch);
+    }
+  }
+
+  private void alone(Input in) {
+    try (RawHttp c = new RawHttp(port, 10_000)) {
+      try {
+        c.write(in.bytes());
+        c.flush();
+      } catch (IOException e) {
+        // the server may close before reading everything (e.g. a refused huge request): read its answer
+      }
+      RawHttp.Response r = c.read(in.head());
+      if (r == null) {
+        fail(in, "the connection closed without an answer");
+      } else {
+        check(in, r);
+      }
+    } catch (SocketTimeoutException e) {
+      fail(in, "no answer within 10 s");
+    } catch (IOException e) {
+      fail(in, "broken answer: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Pipelines the batch eight requests at a time (so a connection the server closes wastes at most seven
+   * requests, which are sent again on a new one); an input that nothing answers, even alone, fails.
+   */
+  private void pipelined(List<Input> batch) {
+    int i = 0;
+    RawHttp c = null;
+    try {
+      while (i < batch.size()) {
+        if (c == null) {
+          c = new RawHttp(port, 10_000);
+        }
+        int end = Math.min(batch.size(), i + 8);
+        try {
+          for (int j = i; j < end; j++) {
+            c.write(batch.get(j).bytes());
+          }
+          c.flush();
+        } catch (IOException e) {
+          // closed while we wrote: read the answers it sent before closing
+        }
+        int got = 0;
+        boolean closed = false;
+        try {
+          for (int j = i; j < end; j++) {
+            RawHttp.Response r = c.read(false);
+            if (r == null) {
+              closed = true;
+              break;
+            }
+            check(batch.get(j), r);
+            got++;
+            if (r.closes()) {
+              closed = true;
+              break;
+            }
+          }
+        } catch (SocketTimeoutException e) {
+          fail(batch.get(i + got), "no answer within 10 s");
+          got++;
+          closed = true;
+        } catch (IOException e) {
+          fail(batch.get(i + got), "broken answer: " + e.getMessage());
+          got++;
+          closed = true;
+        }
+        if (got == 0) {
+          // first in line and nothing came back: try it once more alone before calling it a failure
+          alone(batch.get(i));
+          got = 1;
+        }
+        i += got;
+        if (closed) {
+          c.close();
+          c = null;
+        }
+      }
+    } catch (IOException e) {
+      fail(batch.get(i), "cannot connect: " + e.getMessage());
+    } finally {
+      if (c != null) {
+        c.close();
+      }
+    }
+  }
+
+  private void fail(Input in, String why) {
+    answered.incrementAndGet();
+    failures.incrementAndGet();
+    if (examples.size() < 30) {
+      examples.add("input " + in.index() + " [" + in.kinds().trim() + "]: " + why + "; request starts "
+          + preview(in.bytes()));
+    }
+  }
+
+  private static String preview(byte[] b) {
+    String s = new String(b, 0, Math.min(b.length, 300), StandardCharsets.ISO_8859_1);
+    return "'" + s.replace("\r", "\\r").replace("\n", "\\n") + "'" + (b.length > 300 ? " (" + b.length + " bytes)" : "");
+  }
+
+  private void check(Input in, RawHttp.Response r) {
+    statuses.computeIfAbsent(r.status(), k -> new AtomicLong()).incrementAndGet();
+    String problem = problem(in, r);
+    if (problem != null) {
+      fail(in, "HTTP " + r.status() + ": " + problem + "; body " + preview(r.body()));
+      statuses.get(r.status()).decrementAndGet();
+      return;
+    }
+    answered.incrementAndGet();
+  }
+
+  /** What is wrong with this answer, or null. */
+  private String problem(Input in, RawHttp.Response r) {
+    int s = r.status();
+    if (s >= 500 || s < 200 || (s >= 300 && s < 400)) {
+      return "not a 2xx or 4xx";
+    }
+    String type = r.header("content-type");
+    kindStats.computeIfAbsent(in.kinds().split("[( ]")[0] + (s == 200 ? " 200" : type == null ? " bare-4xx" : " json-4xx"), k -> new AtomicLong()).incrementAndGet();
+    if (s >= 400 && in.head()) {
+      return null; // an answer to HEAD has no body to check
+    }
+    if (s >= 400) {
+      if (type == null) {
+        if (s == 400 || s == 414 || s == 431 || s == 505) {
+          bareRefusals.incrementAndGet(); // the HTTP decoder's refusal of a malformed message
+          return null;
+        }
+        return "a refusal without a body";
+      }
+      if (!type.startsWith("application/json")) {
+        return "a refusal that is not JSON: " + type;
+      }
+      JsonNode e = json(r.body());
+      if (e == null || !e.path("error").path("code").isTextual() || e.path("error").path("message").asText("").isEmpty()) {
+        return "a refusal without {\"error\":{\"code\",\"message\"}}";
+      }
+      return null;
+    }
+    if (s != 200) {
+      return "unexpected success status";
+    }
+    if (in.head()) {
+      return null;
+    }
+    if (r.header("expo-protocol-version") == null || !"private, max-age=0".equals(r.header("cache-control"))) {
+      return "an answer without expo-protocol-version or with cache-control " + r.header("cache-control");
+    }
+    if (type == null) {
+      return "an answer without content-type";
+    }
+    if (type.startsWith("multipart/mixed")) {
+      MultipartBody body;
+      try {
+        body = StrictMultipartParser.parse(type, r.body());
+      } catch (RuntimeException e) {
+        return "a multipart body the strict parser refuses: " + e.getMessage();
+      }
+      MultipartPart manifest = body.part("manifest");
+      MultipartPart directive = body.part("directive");
+      if ((manifest == null) == (directive == null)) {
+        return "not exactly one of a manifest and a directive";
+      }
+      MultipartPart p = manifest != null ? manifest : directive;
+      JsonNode n = json(p.body());
+      if (n == null) {
+        return "a part that is not JSON";
+      }
+      if (manifest != null && !UUID.matcher(n.path("id").asText()).matches()) {
+        return "a manifest without a UUID id";
+      }
+      if (directive != null && !(n.path("type").asText().equals("noUpdateAvailable") || n.path("type").asText().equals("rollBackToEmbedded"))) {
+        return "an unknown directive type";
+      }
+      String sig = p.headerExact("expo-signature");
+      return sig == null ? null : verify(p.body(), sig);
+    }
+    if (type.equals("application/json") || type.equals("application/expo+json")) {
+      JsonNode n = json(r.body());
+      if (n == null || !UUID.matcher(n.path("id").asText()).matches()) {
+        return "a JSON manifest without a UUID id";
+      }
+      String sig = r.header("expo-signature");
+      return sig == null ? null : verify(r.body(), sig);
+    }
+    return "an answer of content-type " + type;
+  }
+
+  private String verify(byte[] body, String header) {
+    String key;
+    try {
+      key = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)) + header;
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    boolean ok = verified.computeIfAbsent(key, k -> {
+      try {
+        return verifier.verify(body, ExpoSignature.parse(header));
+      } catch (RuntimeException e) {
+        return false;
+      }
+    });
+    return ok ? null : "a signature that does not verify with the app's certificate: " + header;
+  }
+
+  private static JsonNode json(byte[] b) {
+    try {
+      return CliRun.JSON.readTree(b);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+}

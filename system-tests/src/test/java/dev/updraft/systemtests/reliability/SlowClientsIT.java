@@ -1,0 +1,219 @@
+package dev.updraft.systemtests.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.controlplane.ControlPlane;
+import dev.updraft.edge.EdgeNode;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.IntSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Slow clients against an edge with {@code --header-timeout 2s --idle-timeout 3s}: a connection that sends
+ * nothing gets 408 and is closed at the header timeout; a kept-alive connection idle after an answer is
+ * closed at the idle timeout; a request head dribbled after an earlier answer is cut at the header timeout;
+ * and a slowloris attack (300 connections at all times, each sending a request head a byte every half
+ * second, reopened as soon as the edge closes one) holds no connection much longer than the header
+ * timeout while a normal device keeps getting every answer. Figures are printed, not asserted as latencies:
+ * the assertions are bounds several times the configured timeouts.
+ */
+@ExtendWith(RealInfrastructure.class)
+class SlowClientsIT {
+  static final String APP = "slow";
+  static final Duration HEADER_TIMEOUT = Duration.ofSeconds(2);
+  static final Duration IDLE_TIMEOUT = Duration.ofSeconds(3);
+  /** Far above the timeouts, far below a slowloris request's 2 minutes: a connection held this long was not cut. */
+  static final Duration BOUND = Duration.ofSeconds(10);
+  static final int ATTACK_CONNECTIONS = 300;
+  static final Duration ATTACK = Duration.ofSeconds(8);
+
+  static Vertx vertx;
+  static ControlPlane cp;
+  static EdgeNode edge;
+
+  @BeforeAll
+  static void start(Infra infra, @TempDir Path dir) {
+    vertx = Vertx.vertx();
+    cp = Services.controlPlane(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), dir);
+    Publishing.appWithUpdate("http://127.0.0.1:" + cp.port(), APP, true, "main");
+    edge = Services.readyEdge(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), "slow-edge",
+        "header-timeout", HEADER_TIMEOUT.toMillis() + "ms", "idle-timeout", IDLE_TIMEOUT.toSeconds() + "s");
+  }
+
+  @AfterAll
+  static void stop() {
+    Services.await(edge.close());
+    Services.await(cp.close());
+    Services.await(vertx.close());
+  }
+
+  /** Reads until the server closes; returns what it sent and the milliseconds since {@code t0}. */
+  private static Map.Entry<String, Long> untilClosed(Socket s, long t0) throws IOException {
+    s.setSoTimeout((int) BOUND.toMillis());
+    InputStream in = s.getInputStream();
+    byte[] all;
+    try {
+      all = in.readAllBytes();
+    } catch (SocketTimeoutException e) {
+      throw new AssertionError("connection still open " + BOUND.toSeconds() + " s later");
+    }
+    return Map.entry(new String(all, StandardCharsets.ISO_8859_1), (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  @Test
+  void aConnectionThatSendsNothingGets408AtTheHeaderTimeout() throws IOException {
+    try (Socket s = new Socket("127.0.0.1", edge.port())) {
+      long t0 = System.nanoTime();
+      Map.Entry<String, Long> r = untilClosed(s, t0);
+      assertThat(r.getKey()).startsWith("HTTP/1.1 408 ");
+      assertThat(r.getValue()).as("closed at the header timeout, not before").isGreaterThanOrEqualTo(HEADER_TIMEOUT.toMillis() - 50);
+      System.out.printf("slow clients: a silent connection got 408 and was closed after %d ms (header timeout %d ms)%n",
+          r.getValue(), HEADER_TIMEOUT.toMillis());
+    }
+  }
+
+  @Test
+  void aKeptAliveConnectionIsClosedAtTheIdleTimeoutNotTheHeaderTimeout() throws IOException {
+    try (RawHttp c = new RawHttp(edge.port(), (int) BOUND.toMillis())) {
+      assertThat(c.exchange(Publishing.deviceRequest(APP, "main", UUID.randomUUID().toString())).status()).isEqualTo(200);
+      long t0 = System.nanoTime();
+      assertThat(c.read(false)).as("nothing more, then the end of the connection").isNull();
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(ms).as("idle for the idle timeout, not cut at the header timeout").isGreaterThanOrEqualTo(IDLE_TIMEOUT.toMillis() - 50);
+      System.out.printf("slow clients: an idle kept-alive connection was closed after %d ms (idle timeout %d ms)%n", ms, IDLE_TIMEOUT.toMillis());
+    }
+  }
+
+  @Test
+  void aSecondRequestDribbledAfterAnAnswerIsCutAtTheHeaderTimeout() throws Exception {
+    try (RawHttp c = new RawHttp(edge.port(), (int) BOUND.toMillis())) {
+      assertThat(c.exchange(Publishing.deviceRequest(APP, "main", UUID.randomUUID().toString())).status()).isEqualTo(200);
+      byte[] next = Publishing.deviceRequest(APP, "main", UUID.randomUUID().toString());
+      long t0 = System.nanoTime();
+      int sent = 0;
+      try {
+        for (; sent < next.length && System.nanoTime() - t0 < BOUND.toNanos(); sent++) {
+          c.write(new byte[] {next[sent]});
+          c.flush();
+          Thread.sleep(250); // the slow client's pace, not a wait for the server
+        }
+      } catch (IOException e) {
+        // the edge closed the connection: what we are waiting for
+      }
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(sent).as("bytes of the head accepted before the cut").isLessThan(next.length);
+      assertThat(c.read(false)).as("no answer to a head that never completed").isNull();
+      System.out.printf("slow clients: a request head dribbled after an answer was cut after %d of %d bytes, %d ms%n", sent, next.length, ms);
+    }
+  }
+
+  @Test
+  void aSlowlorisAttackHoldsNoConnectionPastTheHeaderTimeoutAndDevicesAreStillServed() throws Exception {
+    byte[] head = Publishing.deviceRequest(APP, "main", UUID.randomUUID().toString());
+    double timeoutsBefore = Metrics.value(Metrics.scrape("http://127.0.0.1:" + edge.port() + "/metrics"), "updraft_edge_header_timeouts_total");
+    byte[] good = head.clone();
+    EdgeNode e = edge;
+    DeviceLoad devices = new DeviceLoad(APP, "main", new IntSupplier[] {e::port}, 1, 50, 10_000,
+        r -> r.status() == 200 && r.text().contains("\"id\":") ? null : "not the manifest: " + r.status());
+    List<Long> lifetimes = Collections.synchronizedList(new ArrayList<>());
+    int opened = 0;
+    int maxOpen = 0;
+    int gotAnswer = 0;
+    long t0 = System.nanoTime();
+    try (Selector selector = Selector.open()) {
+      Map<SocketChannel, long[]> open = new HashMap<>(); // channel -> {opened at, bytes sent, next byte due}
+      ByteBuffer read = ByteBuffer.allocate(4096);
+      while (System.nanoTime() - t0 < ATTACK.toNanos()) {
+        while (open.size() < ATTACK_CONNECTIONS) {
+          SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", edge.port()));
+          ch.configureBlocking(false);
+          ch.register(selector, SelectionKey.OP_READ);
+          long now = System.nanoTime();
+          open.put(ch, new long[] {now, 0, now});
+          opened++;
+        }
+        maxOpen = Math.max(maxOpen, open.size());
+        long now = System.nanoTime();
+        for (Map.Entry<SocketChannel, long[]> c : open.entrySet()) {
+          long[] st = c.getValue();
+          if (st[2] <= now && st[1] < head.length) {
+            try {
+              c.getKey().write(ByteBuffer.wrap(head, (int) st[1], 1));
+              st[1]++;
+            } catch (IOException closed) {
+              // seen as the end of the stream below
+            }
+            st[2] = now + Duration.ofMillis(500).toNanos();
+          }
+          assertThat(now - st[0]).as("a slowloris connection held past the bound").isLessThan(BOUND.toNanos());
+        }
+        selector.select(50);
+        Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+        while (it.hasNext()) {
+          SelectionKey k = it.next();
+          it.remove();
+          SocketChannel ch = (SocketChannel) k.channel();
+          read.clear();
+          int n;
+          try {
+            n = ch.read(read);
+          } catch (IOException reset) {
+            n = -1;
+          }
+          if (n > 0) {
+            gotAnswer++;
+          }
+          if (n < 0 || n > 0) {
+            lifetimes.add((System.nanoTime() - open.remove(ch)[0]) / 1_000_000);
+            k.cancel();
+            ch.close();
+          }
+        }
+      }
+      for (SocketChannel ch : open.keySet()) {
+        ch.close();
+      }
+    } finally {
+      devices.close();
+    }
+    long[] sorted = lifetimes.stream().mapToLong(Long::longValue).sorted().toArray();
+    assertThat(sorted).as("connections the edge closed during the attack").isNotEmpty();
+    double timeouts = Metrics.value(Metrics.scrape("http://127.0.0.1:" + edge.port() + "/metrics"), "updraft_edge_header_timeouts_total") - timeoutsBefore;
+    assertThat(devices.examples).as("device requests failing during the attack").isEmpty();
+    assertThat(devices.failures.get() + devices.connectionErrors.get()).isZero();
+    assertThat(devices.answered.get()).as("device requests answered during the attack").isPositive();
+    assertThat(timeouts).as("header timeouts counted by the edge").isGreaterThanOrEqualTo(sorted.length);
+    System.out.printf("slow clients: slowloris with %d connections held at all times (max %d) for %d s: %d opened, %d closed by the"
+            + " edge after %d/%d/%d ms (min/median/max; header timeout %d ms; %d with a 408), header timeouts counted %.0f;"
+            + " meanwhile a device got %d answers, 0 failed%n",
+        ATTACK_CONNECTIONS, maxOpen, ATTACK.toSeconds(), opened, sorted.length, sorted[0], sorted[sorted.length / 2],
+        sorted[sorted.length - 1], HEADER_TIMEOUT.toMillis(), gotAnswer, timeouts, devices.answered.get());
+    assertThat(Arrays.stream(sorted).max().getAsLong()).isLessThan(BOUND.toMillis());
+  }
+}
