@@ -15,14 +15,19 @@ import java.util.concurrent.TimeUnit;
  * for as long as every byte comes within the idle timeout. A Netty handler ahead of the HTTP decoder:
  * the clock starts when the connection is accepted and whenever bytes arrive after a complete request,
  * and stops when the head is decoded ({@link HttpGuard} reports it). When it runs out the connection is
- * closed, after a {@code 408} if it had no request yet, and counted
+ * closed, after a {@code 408} with a JSON error if it had no request yet, and counted
  * ({@code updraft_edge_header_timeouts_total}). Time between requests on a kept-alive connection is the
  * idle timeout's business. One instance per connection, confined to its event loop.
  */
 final class HeaderTimeout extends ChannelInboundHandlerAdapter {
   static final String NAME = "updraft-header-timeout";
+  private static final String TIMEOUT_BODY =
+      "{\"error\":{\"code\":\"request-timeout\",\"message\":\"no complete request head arrived within the edge's"
+          + " --header-timeout; send the request line and headers at once\"}}";
   private static final byte[] REQUEST_TIMEOUT =
-      "HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+      ("HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncache-control: private, max-age=0\r\n"
+              + "content-length: " + TIMEOUT_BODY.length() + "\r\nconnection: close\r\n\r\n" + TIMEOUT_BODY)
+          .getBytes(StandardCharsets.US_ASCII);
 
   private enum State {
     HEAD,

@@ -92,6 +92,8 @@ class SlowClientsIT {
       long t0 = System.nanoTime();
       Map.Entry<String, Long> r = untilClosed(s, t0);
       assertThat(r.getKey()).startsWith("HTTP/1.1 408 ");
+      assertThat(r.getKey()).as("a JSON error naming the problem").contains("content-type: application/json")
+          .contains("\"code\":\"request-timeout\"", "--header-timeout");
       assertThat(r.getValue()).as("closed at the header timeout, not before").isGreaterThanOrEqualTo(HEADER_TIMEOUT.toMillis() - 50);
       System.out.printf("slow clients: a silent connection got 408 and was closed after %d ms (header timeout %d ms)%n",
           r.getValue(), HEADER_TIMEOUT.toMillis());
