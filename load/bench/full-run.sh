@@ -5,6 +5,7 @@
 # tree for each step. Usage:
 #   load/bench/full-run.sh [step...]      steps: setup smoke xprem knee ablations restart scale
 #                                         (default: setup xprem knee ablations restart scale)
+# Durations: xprem ~17 min; each knee ~3 min (the first one twice, with its baseline); about 40 min in all.
 # Environment: OUT (result dir), DATA (data dir), KEEP=1 (leave the stack running at the end).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,6 +17,8 @@ CONTROL=8080; DEV_EDGE=3000; EDGE=3100; EDGE2=3101; KAFKA=19092; PG=15432
 TOKEN=bench-admin-token-0123456789abcdef
 SERVER=http://127.0.0.1:$CONTROL
 STEPS=${*:-setup xprem knee ablations restart scale}
+# the stepped ramp of every knee run (req/s): KNEE_FROM KNEE_TO KNEE_STEP
+KNEE="--knee-from ${KNEE_FROM:-2000} --knee-to ${KNEE_TO:-20000} --knee-step ${KNEE_STEP:-3000}"
 mkdir -p "$OUT"
 export UPDRAFT_SERVER=$SERVER UPDRAFT_TOKEN=$TOKEN
 
@@ -112,24 +115,24 @@ smoke() {
 
 xprem() {
   start_edge $EDGE bench
-  run_load xprem $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile xprem $(trigger_args) --baseline --baseline-profile knee
+  run_load xprem $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile xprem $(trigger_args)
   stop_pidfile "$OUT/edge-bench.pid"
 }
 
 knee() {
   start_edge $EDGE bench
-  run_load knee $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile knee --knee-from 2000 --knee-to 30000 --knee-step 2000 --baseline
+  run_load knee $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile knee $KNEE --baseline
   stop_pidfile "$OUT/edge-bench.pid"
 }
 
 ablations() {
   start_edge $EDGE bench --checkins false
-  run_load knee-checkins-off $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile knee --knee-from 2000 --knee-to 30000 --knee-step 2000
+  run_load knee-checkins-off $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile knee $KNEE
   stop_pidfile "$OUT/edge-bench.pid"
   start_edge $EDGE bench
-  run_load knee-no-signature --target http://127.0.0.1:$EDGE --app demo --channels production --out-dir "$OUT" --metrics edge=http://127.0.0.1:$EDGE/metrics --profile knee --knee-from 2000 --knee-to 30000 --knee-step 2000
+  run_load knee-no-signature --target http://127.0.0.1:$EDGE --app demo --channels production --out-dir "$OUT" --metrics edge=http://127.0.0.1:$EDGE/metrics --profile knee $KNEE
   start_edge $EDGE2 bench2
-  run_load knee-two-edges $(common_args http://127.0.0.1:$EDGE,http://127.0.0.1:$EDGE2 http://127.0.0.1:$EDGE) --profile knee --knee-from 2000 --knee-to 30000 --knee-step 2000
+  run_load knee-two-edges $(common_args http://127.0.0.1:$EDGE,http://127.0.0.1:$EDGE2 http://127.0.0.1:$EDGE) --profile knee $KNEE
   stop_pidfile "$OUT/edge-bench2.pid"
   stop_pidfile "$OUT/edge-bench.pid"
 }

@@ -77,6 +77,12 @@ public final class LoadCommand {
     }
     String cmd = args[0];
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    for (String a : rest) {
+      if (a.equals("--help") || a.equals("-h")) {
+        out.println(USAGE);
+        return EXIT_OK;
+      }
+    }
     try {
       switch (cmd) {
         case "run":

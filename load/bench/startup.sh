@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Start-to-ready of `./updraft dev` (README "Start-up times"): from launching the command until the
+# edge's /readyz answers 200, on an empty data dir (cold) and again on the same data dir (warm), RUNS
+# times each. Prints one line per start and the medians. Usage: load/bench/startup.sh [RUNS=3]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+RUNS=${1:-3}
+EDGE=3300; CONTROL=8300
+./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale, outside the clock
+
+start_once() { # data dir -> ms to ready
+  local dir=$1 t0 t1 pid i=0
+  t0=$(date +%s%N)
+  ./updraft dev --data-dir "$dir" --control-port $CONTROL --edge-port $EDGE --admin-token startup-bench-token-0123456789 > "$dir.log" 2>&1 &
+  pid=$!
+  until curl -fs -o /dev/null http://127.0.0.1:$EDGE/readyz; do
+    i=$((i+1)); [ $i -gt 1200 ] && { echo "not ready after 120 s; see $dir.log" >&2; kill $pid; exit 1; }
+    sleep 0.1
+  done
+  t1=$(date +%s%N)
+  kill $pid; wait $pid 2>/dev/null || true
+  echo $(( (t1 - t0) / 1000000 ))
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+cold=(); warm=()
+for r in $(seq 1 "$RUNS"); do
+  dir=$(mktemp -d /tmp/updraft-startup.XXXXXX)
+  c=$(start_once "$dir/data"); w=$(start_once "$dir/data")
+  echo "run $r: cold ${c} ms, warm ${w} ms"
+  cold+=("$c"); warm+=("$w")
+  rm -rf "$dir"
+done
+echo "median of $RUNS: cold $(printf '%s\n' "${cold[@]}" | median) ms, warm $(printf '%s\n' "${warm[@]}" | median) ms ($(nproc) cores, $(java -version 2>&1 | head -n1))"

@@ -1,0 +1,31 @@
+package dev.updraft.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LoadCommandTest {
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return LoadCommand.run(args, Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void helpAfterASubcommandPrintsTheUsageInsteadOfRunning() {
+    assertThat(run("run", "--target", "http://127.0.0.1:1", "--help")).isEqualTo(LoadCommand.EXIT_OK);
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("run flags (defaults in brackets):", "--knee-from");
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+  }
+
+  @Test
+  void anUnknownFlagIsAUsageErrorNamingIt() {
+    assertThat(run("run", "--targte", "http://127.0.0.1:1")).isEqualTo(LoadCommand.EXIT_USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--targte");
+  }
+}
