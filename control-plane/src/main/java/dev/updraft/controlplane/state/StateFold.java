@@ -142,11 +142,12 @@ public final class StateFold {
               + platforms(g) + "), group " + g.groupId();
     } else if (p instanceof RolloutChanged) {
       RolloutChanged r = (RolloutChanged) p;
+      RolloutState before = f.rolloutOf(r.groupId());
       f.updateRollout(
           r.groupId(),
           old -> new RolloutState(old.rolloutId(), r.percentage(), old.controlGroupId(), r.guard(), old.status(), old.startedAt(), e.occurredAt()),
           null);
-      f.summary = "rollout of group " + r.groupId() + " set to " + r.percentage() + "%";
+      f.summary = rolloutChangeSummary(r, before);
     } else if (p instanceof RolloutFinished) {
       RolloutFinished r = (RolloutFinished) p;
       f.updateRollout(
@@ -264,6 +265,16 @@ public final class StateFold {
       }
     }
 
+    /** The rollout of {@code groupId} before this event, or null. */
+    RolloutState rolloutOf(String groupId) {
+      for (int i = groups.size() - 1; i >= 0; i--) {
+        if (groups.get(i).groupId().equals(groupId)) {
+          return groups.get(i).rollout();
+        }
+      }
+      return null;
+    }
+
     void updateRollout(String groupId, java.util.function.UnaryOperator<RolloutState> change, String revertedBy) {
       for (int i = groups.size() - 1; i >= 0; i--) {
         GroupState g = groups.get(i);
@@ -348,5 +359,36 @@ public final class StateFold {
           idempotencyKeys,
           audit);
     }
+  }
+
+  /** "rollout of group g set to 40% (from 10%)", or what changed of its guard when the share did not. */
+  static String rolloutChangeSummary(RolloutChanged r, RolloutState before) {
+    StringBuilder b = new StringBuilder("rollout of group ").append(r.groupId());
+    boolean shareChanged = before == null || before.percentage() != r.percentage();
+    if (shareChanged) {
+      b.append(" set to ").append(r.percentage()).append('%');
+      if (before != null) {
+        b.append(" (from ").append(before.percentage()).append("%)");
+      }
+    }
+    boolean guardChanged = before == null ? r.guard() != null : !java.util.Objects.equals(before.guard(), r.guard());
+    if (guardChanged) {
+      b.append(shareChanged ? "; " : ": ");
+      if (r.guard() == null) {
+        b.append("guard removed");
+      } else {
+        EventPayload.RolloutGuard g = r.guard();
+        b.append("guard set: revert above ").append(fmt(g.maxFailureRatePercent())).append("% failures among at least ")
+            .append(g.minDevices()).append(" devices within ").append(g.windowSeconds()).append(" s");
+      }
+    }
+    if (!shareChanged && !guardChanged) {
+      b.append(" unchanged at ").append(r.percentage()).append('%');
+    }
+    return b.toString();
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
   }
 }

@@ -108,4 +108,19 @@ class StateFoldTest {
     assertThat(after.app("demo").audit().get(3).type()).isEqualTo("app.renamed");
     assertThat(StateFold.apply(ControlState.EMPTY, log.get(1))).isEqualTo(ControlState.EMPTY);
   }
+
+  @Test
+  void auditSaysWhatARolloutChangeChanged() {
+    List<EventEnvelope> log = new ArrayList<>(log().subList(0, 5)); // g2 at 10% then 40%
+    log.add(e(6, new RolloutChanged("g2", "r2", 40, new EventPayload.RolloutGuard(2.5, 100, 3600))));
+    log.add(e(7, new RolloutChanged("g2", "r2", 60, new EventPayload.RolloutGuard(2.5, 100, 3600))));
+    log.add(e(8, new RolloutChanged("g2", "r2", 60, null)));
+    List<String> audit = fold(log).app("demo").audit().stream().map(a -> a.summary()).toList();
+    assertThat(audit.subList(4, 8))
+        .containsExactly(
+            "rollout of group g2 set to 40% (from 10%)",
+            "rollout of group g2: guard set: revert above 2.5% failures among at least 100 devices within 3600 s",
+            "rollout of group g2 set to 60% (from 40%)",
+            "rollout of group g2: guard removed");
+  }
 }
