@@ -3,13 +3,8 @@ package dev.updraft.systemtests.launcher;
 import dev.updraft.embedded.Ports;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +19,6 @@ final class DevProcess implements AutoCloseable {
   final String adminToken;
   final Path log;
   private Process process;
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   DevProcess(Path dataDir, String adminToken) {
     this.dataDir = dataDir;
@@ -98,16 +92,9 @@ final class DevProcess implements AutoCloseable {
     }
   }
 
+  /** The status of {@code GET url}, or -1 when nothing answers. */
   static int status(String url) {
-    try {
-      return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.discarding())
-          .statusCode();
-    } catch (IOException e) {
-      return -1;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return -1;
-    }
+    return dev.updraft.systemtests.reliability.ChildJvm.status(url);
   }
 
   @Override
