@@ -137,6 +137,8 @@ class KeyMaterialIT {
         // rotate to a key of `updraft keys generate`
         CliRun gen = CliRun.run(base, null, "keys", "generate", "--out", k2.toString());
         assertThat(gen.status()).as(gen.err()).isZero();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(k2.resolve("private-key.pem"))))
+            .as("keys generate writes the private key owner-only").isEqualTo("rw-------");
         CliRun reg = CliRun.run(base, Services.ADMIN, "keys", "register", "--app", APP, "--certificate",
             k2.resolve("certificate.pem").toString(), "--private-key", k2.resolve("private-key.pem").toString(), "--key-id", "k2", "--json");
         assertThat(reg.status()).as(reg.err()).isZero();
