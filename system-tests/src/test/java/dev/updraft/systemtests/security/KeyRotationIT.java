@@ -16,8 +16,12 @@ import dev.updraft.testing.protocol.SignatureVerifier;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -104,6 +108,20 @@ class KeyRotationIT {
       assertThat(old.signature().keyId()).isEqualTo("k2");
       assertThat(oldCert.verify(old.body(), old.signature())).isFalse();
       assertThat(newCert.verify(old.body(), old.signature())).isTrue();
+
+      // without --master-key the key store holds PEM, readable by its owner only; both keys, each in its file
+      Path keys = dir.resolve("cp").resolve("keys");
+      List<String> keyFiles = new ArrayList<>();
+      try (Stream<Path> s = Files.walk(keys)) {
+        for (Path p : (Iterable<Path>) s::iterator) {
+          assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(p))).as("%s", p)
+              .isEqualTo(Files.isDirectory(p) ? "rwx------" : "rw-------");
+          if (Files.isRegularFile(p)) {
+            keyFiles.add(keys.relativize(p).toString());
+          }
+        }
+      }
+      assertThat(keyFiles).hasSize(2).allMatch(f -> f.matches(APP + "/[0-9a-f]{64}\\.key"));
 
       System.out.printf("key rotation: keys generate + keys register --key-id k2 through the CLI; the edge signed with k2 within %d ms;"
           + " %d manifests and the noUpdateAvailable directive verify with the new certificate only, bodies unchanged; a device"
