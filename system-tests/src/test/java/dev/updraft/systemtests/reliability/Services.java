@@ -5,6 +5,7 @@ import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.controlplane.ControlPlaneConfig;
 import dev.updraft.controlplane.ingest.IngesterConfig;
 import dev.updraft.controlplane.ingest.TelemetryIngester;
+import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;
 import io.vertx.core.Future;
@@ -12,6 +13,7 @@ import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +48,18 @@ public final class Services {
   public static ControlPlane controlPlane(Vertx vertx, String kafka, String prefix, Path dataDir, String... extra) {
     Map<String, String> f = controlPlaneFlags(kafka, prefix, dataDir, extra);
     return await(ControlPlane.start(vertx, ControlPlaneConfig.from(Settings.of(f, Map.of()))));
+  }
+
+  /**
+   * A control plane wired as {@code updraft control-plane} wires it (launcher ServiceCommand): with the
+   * insights extension mounted, reading telemetry from {@code postgresUrl}.
+   */
+  public static ControlPlane controlPlaneWithInsights(Vertx vertx, String kafka, String prefix, Path dataDir, String postgresUrl,
+      String... extra) {
+    Map<String, String> f = controlPlaneFlags(kafka, prefix, dataDir, extra);
+    f.put("postgres-url", postgresUrl);
+    Settings s = Settings.of(f, Map.of());
+    return await(ControlPlane.start(vertx, ControlPlaneConfig.from(s, InsightsExtension.FLAGS), List.of(InsightsExtension.from(s))));
   }
 
   /** An edge whose servers listen (not necessarily ready yet). */
