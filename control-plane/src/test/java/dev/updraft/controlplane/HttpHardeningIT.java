@@ -47,6 +47,7 @@ class HttpHardeningIT {
   static ControlPlane plain;
   static ControlPlane tls;
   static HttpClient trusting;
+  static Path plainDir;
   static final HttpClient DEFAULT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
   @BeforeAll
@@ -55,7 +56,8 @@ class HttpHardeningIT {
     KeyPair kp = TestCerts.rsa();
     Path cert = Files.writeString(dir.resolve("cert.pem"), TestCerts.tlsServer(kp));
     Path key = Files.writeString(dir.resolve("key.pem"), TestCerts.pem(kp.getPrivate()));
-    plain = TestSupport.start(vertx, TestSupport.config(infra, dir.resolve("plain"), "max-asset-bytes", "2048", "max-request-bytes", "65536"));
+    plainDir = dir.resolve("plain");
+    plain = TestSupport.start(vertx, TestSupport.config(infra, plainDir, "max-asset-bytes", "2048", "max-request-bytes", "65536"));
     tls =
         TestSupport.start(
             vertx,
@@ -222,6 +224,73 @@ class HttpHardeningIT {
     assertThat(send(trusting, "GET", https("/healthz"), null).statusCode()).isEqualTo(200);
     System.out.println("limits: " + tried + " oversized requests on plain HTTP, 1 over TLS; 5xx seen: " + fiveHundreds);
     assertThat(fiveHundreds).isZero();
+  }
+
+  @Test
+  void theAssetRouteNeverServesAFileOutsideTheStorageDirectory() throws Exception {
+    Http admin = new Http(http(plain, ""), TestSupport.ADMIN);
+    assertThat(admin.post("/v1/apps", Map.of("appId", "vault")).status()).isIn(201, 409);
+    byte[] asset = "console.log('a stored asset');".getBytes(StandardCharsets.UTF_8);
+    String sha = ExportFixture.sha256(asset);
+    assertThat(admin.putBytes("/v1/apps/vault/assets/" + sha, asset, "application/javascript").status()).isIn(200, 201);
+    assertThat(admin.get("/assets/vault/" + sha + ".js").body()).isEqualTo(asset); // the route works
+
+    Path storage = plainDir.resolve("assets");
+    String secret = "TOP-SECRET-" + java.util.UUID.randomUUID();
+    Files.writeString(plainDir.resolve("secret.txt"), secret); // next to the storage directory
+    Path outside = Files.createDirectories(plainDir.resolve("outside"));
+    String linkSha = "1".repeat(64);
+    Files.writeString(outside.resolve(linkSha), secret);
+    Files.writeString(outside.resolve(linkSha + ".meta"), "00\n" + secret.length() + "\n");
+    // a link planted inside the storage directory, to a file and to a directory outside it
+    Files.createSymbolicLink(storage.resolve("vault").resolve(linkSha), plainDir.resolve("secret.txt"));
+    Files.createSymbolicLink(storage.resolve("leak"), outside);
+
+    List<String> targets =
+        List.of(
+            "/assets/vault/" + linkSha + ".js",
+            "/assets/vault/" + linkSha,
+            "/assets/leak/" + linkSha + ".js",
+            "/assets/leak/" + linkSha,
+            "/assets/vault/../../secret.txt",
+            "/assets/../secret.txt",
+            "/assets/vault/..%2f..%2fsecret.txt",
+            "/assets/vault/..%2F..%2Fsecret.txt",
+            "/assets/vault/%2e%2e/%2e%2e/secret.txt",
+            "/assets/%2e%2e/secret.txt",
+            "/assets/vault/%252e%252e%252f%252e%252e%252fsecret.txt",
+            "/assets/vault/..\\..\\secret.txt",
+            "/assets/vault/..%5c..%5csecret.txt",
+            "/assets/vault/" + sha + "%00.js",
+            "/assets/vault/secret.txt%00.js",
+            "/assets/vault/%00",
+            "/assets//etc/passwd",
+            "/assets/vault//etc/passwd",
+            "/assets/%2fetc%2fpasswd/x.js",
+            "/assets/vault/%2fetc%2fpasswd",
+            "/assets/vault/" + "a".repeat(4000) + ".js",
+            "/assets/" + "v".repeat(4000) + "/" + sha + ".js",
+            "/assets/vault/" + sha + "." + "x".repeat(300),
+            "/assets/vault/" + sha.toUpperCase(Locale.ROOT) + ".js",
+            "/assets/VAULT/" + sha + ".js",
+            "/assets/vault/" + sha + ".js/..%2f..%2f..%2fsecret.txt");
+    int fiveHundreds = 0;
+    Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+    for (String t : targets) {
+      String answer = rawAnswer(plain.port(), ("GET " + t + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      int status = status(answer);
+      statuses.merge(status, 1, Integer::sum);
+      if (status >= 500) {
+        fiveHundreds++;
+      }
+      assertThat(answer).as(t).doesNotContain(secret);
+      assertThat(status).as(t + ": " + abbreviate(answer)).isIn(400, 404);
+      assertThat(answer.toLowerCase(Locale.ROOT)).as(t).contains("content-type: application/json");
+      assertThat(Http.JSON.readTree(body(answer)).path("error").path("code").asText()).as(t).isNotEmpty();
+    }
+    System.out.println("asset route: " + targets.size() + " traversal, encoded, NUL, absolute, overlong and symlink addresses -> " + statuses
+        + "; 5xx seen: " + fiveHundreds + "; secret bytes served: 0");
+    assertThat(admin.get("/assets/vault/" + sha + ".js").body()).isEqualTo(asset); // still serving the real asset
   }
 
   /** Sends raw bytes and reads the first answer (head and, by content-length, body). */
