@@ -84,10 +84,10 @@ public final class ControlPlaneConfig {
           "cors-origin");
 
   /** The largest request head (request line and headers) the control port reads: 431 beyond. */
-  public static final int MAX_HEADER_BYTES = 16 * 1024;
+  public static final int MAX_HEADER_BYTES = 8 * 1024;
 
   /** The longest request line (method, target, version) the control port reads: 414 beyond. */
-  public static final int MAX_REQUEST_LINE_BYTES = 8 * 1024;
+  public static final int MAX_REQUEST_LINE_BYTES = 4096;
 
   /** Storage back ends. */
   public enum StorageKind {

@@ -101,6 +101,14 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           "only GET is served on the manifest route: got " + req.method().name(), null, null);
       return;
     }
+    if (hasBody(req)) {
+      // devices send no body; close rather than drain whatever follows
+      req.response().headers().add("connection", "close");
+      refuse(req, t0, 413, pvOut, "body-not-allowed",
+          "the manifest route takes no request body: got " + (req.headers().contains("content-length") ? ErrorBody.shown(req.getHeader("content-length")) + " bytes" : "a chunked body"),
+          null, null);
+      return;
+    }
     if (req.query() != null && !queryDecodes(req)) {
       // before anything reads a query parameter: decoding a bad escape throws, and then no answer is sent
       refuse(req, t0, 400, pvOut, "invalid-query", "the query string " + ErrorBody.shown(req.query())
@@ -225,6 +233,13 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
       default:
         return "no update for " + where + "; protocol 0 clients cannot be told 'no update'";
     }
+  }
+
+  /** Whether the request announces a body (a content-length above 0, or any transfer-encoding). */
+  private static boolean hasBody(HttpServerRequest req) {
+    MultiMap h = req.headers();
+    String cl = h.get("content-length");
+    return h.contains("transfer-encoding") || cl != null && !cl.trim().equals("0");
   }
 
   private void refuse(HttpServerRequest req, long t0, int status, AsciiString pv, String code, String message,
