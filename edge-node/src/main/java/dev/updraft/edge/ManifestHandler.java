@@ -101,12 +101,12 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           "only GET is served on the manifest route: got " + req.method().name(), null, null);
       return;
     }
-    if (hasBody(req)) {
-      // devices send no body; close rather than drain whatever follows
+    if (bodyTooLarge(req)) {
+      // devices send no body; close rather than drain what follows
       req.response().headers().add("connection", "close");
-      refuse(req, t0, 413, pvOut, "body-not-allowed",
-          "the manifest route takes no request body: got " + (req.headers().contains("content-length") ? ErrorBody.shown(req.getHeader("content-length")) + " bytes" : "a chunked body"),
-          null, null);
+      refuse(req, t0, 413, pvOut, "body-too-large",
+          "the manifest route takes no request body: got content-length " + ErrorBody.shown(req.getHeader("content-length"))
+              + " (at most " + MAX_IGNORED_BODY_BYTES + " bytes are read and discarded)", null, null);
       return;
     }
     if (req.query() != null && !queryDecodes(req)) {
@@ -235,11 +235,23 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     }
   }
 
-  /** Whether the request announces a body (a content-length above 0, or any transfer-encoding). */
-  private static boolean hasBody(HttpServerRequest req) {
-    MultiMap h = req.headers();
-    String cl = h.get("content-length");
-    return h.contains("transfer-encoding") || cl != null && !cl.trim().equals("0");
+  /** The most body bytes a manifest request may announce; its body is discarded unread. */
+  static final long MAX_IGNORED_BODY_BYTES = 65_536;
+
+  /**
+   * Whether the request announces a body above {@link #MAX_IGNORED_BODY_BYTES} by {@code content-length}
+   * (a chunked body is discarded as it streams, never held in memory).
+   */
+  private static boolean bodyTooLarge(HttpServerRequest req) {
+    String cl = req.headers().get("content-length");
+    if (cl == null) {
+      return false;
+    }
+    try {
+      return Long.parseLong(cl.trim()) > MAX_IGNORED_BODY_BYTES;
+    } catch (NumberFormatException e) {
+      return false; // the HTTP decoder refuses a malformed content-length before this
+    }
   }
 
   private void refuse(HttpServerRequest req, long t0, int status, AsciiString pv, String code, String message,
