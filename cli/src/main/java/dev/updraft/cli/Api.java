@@ -162,6 +162,11 @@ final class Api {
       } catch (ConnectException e) {
         last = new CliException("cannot connect to " + server + " (" + e.getMessage() + "); is the control plane running? (--server / UPDRAFT_SERVER)");
         continue;
+      } catch (javax.net.ssl.SSLHandshakeException e) {
+        // not transient: retrying cannot make the certificate trusted
+        throw new CliException(
+            "TLS handshake with " + server + " failed (" + e.getMessage() + "); if the server's certificate is self-signed or from a private CA,"
+                + " give that certificate's PEM file with --cacert or UPDRAFT_CACERT");
       } catch (IOException e) {
         last = new CliException(method + " " + uri + " failed: " + e.getMessage());
         continue;
