@@ -36,11 +36,50 @@ final class Api {
     void sleep(long millis) throws InterruptedException;
   }
 
-  Api(String server, String token, Sleeper sleeper) {
+  /**
+   * @param cacert nullable: PEM certificates to trust for an {@code https://} server instead of the JVM's
+   *     trust store (a private CA, or the server's self-signed certificate)
+   */
+  Api(String server, String token, Sleeper sleeper, Path cacert) throws CliException {
     this.server = server.endsWith("/") ? server.substring(0, server.length() - 1) : server;
     this.token = token;
     this.sleeper = sleeper;
-    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER).build();
+    HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER);
+    if (cacert != null) {
+      b.sslContext(trusting(cacert));
+    }
+    this.http = b.build();
+  }
+
+  /** An SSL context that trusts exactly the certificates in the PEM file {@code cacert}. */
+  static javax.net.ssl.SSLContext trusting(Path cacert) throws CliException {
+    java.util.Collection<? extends java.security.cert.Certificate> certs;
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(cacert)) {
+      certs = java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in);
+    } catch (IOException e) {
+      throw CliException.usage("--cacert (UPDRAFT_CACERT) " + cacert + " cannot be read: " + e.getMessage());
+    } catch (java.security.cert.CertificateException e) {
+      throw CliException.usage("--cacert (UPDRAFT_CACERT) " + cacert + " is not a PEM certificate file: " + e.getMessage());
+    }
+    if (certs.isEmpty()) {
+      throw CliException.usage("--cacert (UPDRAFT_CACERT) " + cacert + " holds no certificate");
+    }
+    try {
+      java.security.KeyStore ks = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+      ks.load(null, null);
+      int i = 0;
+      for (java.security.cert.Certificate c : certs) {
+        ks.setCertificateEntry("ca-" + i++, c);
+      }
+      javax.net.ssl.TrustManagerFactory tmf =
+          javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(ks);
+      javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+      ctx.init(null, tmf.getTrustManagers(), null);
+      return ctx;
+    } catch (IOException | java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("cannot build a trust store from " + cacert, e);
+    }
   }
 
   static String enc(String s) {
@@ -123,6 +162,11 @@ final class Api {
       } catch (ConnectException e) {
         last = new CliException("cannot connect to " + server + " (" + e.getMessage() + "); is the control plane running? (--server / UPDRAFT_SERVER)");
         continue;
+      } catch (javax.net.ssl.SSLHandshakeException e) {
+        // not transient: retrying cannot make the certificate trusted
+        throw new CliException(
+            "TLS handshake with " + server + " failed (" + e.getMessage() + "); if the server's certificate is self-signed or from a private CA,"
+                + " give that certificate's PEM file with --cacert or UPDRAFT_CACERT");
       } catch (IOException e) {
         last = new CliException(method + " " + uri + " failed: " + e.getMessage());
         continue;

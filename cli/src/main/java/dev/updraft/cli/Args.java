@@ -81,7 +81,7 @@ final class Args {
   void rejectUnused(String command) throws CliException {
     Set<String> unknown = new TreeSet<>(flags.keySet());
     unknown.removeAll(used);
-    unknown.removeAll(Set.of("server", "token", "json", "help"));
+    unknown.removeAll(Set.of("server", "token", "cacert", "json", "help"));
     if (!unknown.isEmpty()) {
       throw CliException.usage("unknown flag" + (unknown.size() > 1 ? "s" : "") + " for " + command + ": --" + String.join(", --", unknown));
     }

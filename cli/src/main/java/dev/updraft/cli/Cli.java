@@ -14,7 +14,9 @@ import java.util.Map;
 /**
  * The {@code updraft} publisher commands (apps, keys, tokens, publish, rollback, rollout, channel, the
  * listings, insights and device look-ups), each an HTTP call to the control plane. {@code --server URL} / {@code UPDRAFT_SERVER}
- * (default {@code http://127.0.0.1:8080}) and {@code --token T} / {@code UPDRAFT_TOKEN}; {@code --json}
+ * (default {@code http://127.0.0.1:8080}) and {@code --token T} / {@code UPDRAFT_TOKEN}; an {@code https://} server is
+ * verified against the JVM's trust store, or only against the PEM certificates of {@code --cacert FILE} /
+ * {@code UPDRAFT_CACERT} when given (a private CA or a self-signed certificate); {@code --json}
  * prints the server's JSON. Exit status 0 on success, 1 with a one-line reason when the server or the
  * files refuse, 2 for a usage error.
  */
@@ -22,7 +24,7 @@ public final class Cli {
   static final String USAGE =
       String.join(
           "\n",
-          "usage: updraft <command> [flags]   (--server URL | UPDRAFT_SERVER, --token T | UPDRAFT_TOKEN, --json)",
+          "usage: updraft <command> [flags]   (--server URL | UPDRAFT_SERVER, --token T | UPDRAFT_TOKEN, --cacert PEM | UPDRAFT_CACERT, --json)",
           "  apps create APP [--name NAME] [--certificate PEM --private-key PEM [--key-id main]]",
           "  apps list | apps show APP",
           "  keys generate --out DIR [--common-name CN] [--validity-years N]",
@@ -92,7 +94,8 @@ public final class Cli {
       if (token == null || token.isBlank()) {
         throw CliException.usage("no token: give --token or set UPDRAFT_TOKEN (the admin token, or one from `updraft tokens create`)");
       }
-      return new Api(server, token.trim(), sleeper);
+      String cacert = a.get("cacert") != null ? a.get("cacert") : env.get("UPDRAFT_CACERT");
+      return new Api(server, token.trim(), sleeper, cacert == null || cacert.isBlank() ? null : Path.of(cacert));
     }
 
     String sub(int i, String what) throws CliException {

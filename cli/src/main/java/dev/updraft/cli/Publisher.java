@@ -175,6 +175,12 @@ final class Publisher {
 
   private Map<String, LocalFile> files(Path dist, JsonNode fm, List<String> chosen) throws CliException {
     Path root = dist.toAbsolutePath().normalize();
+    Path realRoot;
+    try {
+      realRoot = root.toRealPath();
+    } catch (java.io.IOException e) {
+      throw new CliException("--dist " + root + " cannot be resolved: " + e.getMessage());
+    }
     Map<String, String> types = new LinkedHashMap<>();
     for (String p : chosen) {
       JsonNode e = fm.get(p);
@@ -195,18 +201,62 @@ final class Publisher {
     Set<String> done = new LinkedHashSet<>();
     for (Map.Entry<String, String> t : types.entrySet()) {
       String path = t.getKey();
-      Path file = root.resolve(path).normalize();
-      if (path.isEmpty() || !file.startsWith(root) || Path.of(path).isAbsolute()) {
-        throw new CliException("metadata.json names '" + path + "', which is outside " + root);
-      }
+      Path file = inside(root, path);
       if (!Files.isRegularFile(file)) {
         throw new CliException("metadata.json names " + path + " but " + file + " does not exist; is the export complete?");
+      }
+      Path real;
+      try {
+        real = file.toRealPath();
+      } catch (java.io.IOException e) {
+        throw new CliException("metadata.json names " + path + " but " + file + " cannot be resolved: " + e.getMessage());
+      }
+      if (!real.startsWith(realRoot)) {
+        throw new CliException(
+            "metadata.json names '" + path + "', a symbolic link (or a path through one) to " + real + ", which is outside "
+                + realRoot + "; refusing to upload files from outside --dist");
       }
       if (done.add(path)) {
         out.put(path, hash(path, file, t.getValue()));
       }
     }
     return out;
+  }
+
+  /**
+   * The file {@code path} (from metadata.json) names inside {@code root}; refuses, before anything is
+   * uploaded, paths that are empty, absolute, contain a backslash, a NUL or a {@code ..} segment, or
+   * otherwise resolve outside {@code root}.
+   */
+  static Path inside(Path root, String path) throws CliException {
+    String why = null;
+    if (path.isEmpty()) {
+      why = "it is empty";
+    } else if (path.startsWith("/") || path.matches("^[A-Za-z]:.*")) {
+      why = "it is an absolute path";
+    } else if (path.indexOf('\\') >= 0) {
+      why = "it contains a backslash";
+    } else if (path.indexOf('\0') >= 0) {
+      why = "it contains a NUL character";
+    } else if (java.util.Arrays.asList(path.split("/", -1)).contains("..")) {
+      why = "it has a .. segment";
+    }
+    Path file = null;
+    if (why == null) {
+      try {
+        file = root.resolve(path).normalize();
+        if (!file.startsWith(root) || file.equals(root)) {
+          why = "it resolves to " + file;
+        }
+      } catch (java.nio.file.InvalidPathException e) {
+        why = "it is not a valid path (" + e.getReason() + ")";
+      }
+    }
+    if (why != null) {
+      throw new CliException(
+          "metadata.json names '" + path + "', which is outside " + root + " (" + why + "); refusing to upload files from outside --dist");
+    }
+    return file;
   }
 
   private void upload(String app, Map<String, LocalFile> files) throws CliException {

@@ -25,8 +25,10 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -112,13 +114,15 @@ public final class ControlPlane {
               }
               KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey());
               AssetStorage storage = storage(config, hooks, () -> url[0]);
-              return new Object[] {keys, storage, ConsoleRoutes.load()};
+              TlsFiles tls = config.tls() ? TlsFiles.load(config.tlsCert(), config.tlsKey()) : null;
+              return new Object[] {keys, storage, ConsoleRoutes.load(), tls};
             })
         .compose(
             parts -> {
               KeyStore keys = (KeyStore) parts[0];
               AssetStorage storage = (AssetStorage) parts[1];
               ConsoleRoutes console = (ConsoleRoutes) parts[2];
+              TlsFiles tls = (TlsFiles) parts[3];
               PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
               EventLog log = new EventLog(config.kafkaBootstrap(), Topics.events(config.topicPrefix()), config.transactionalId());
               CommandProcessor processor = new CommandProcessor(log, hooks.clock(), metrics, hooks.afterCommit());
@@ -132,7 +136,7 @@ public final class ControlPlane {
                       },
                       Duration.ofMinutes(10));
               return started
-                  .compose(v -> listen(vertx, config, hooks, extensions, keys, storage, console, metrics, processor, tmp, url))
+                  .compose(v -> listen(vertx, config, extensions, keys, storage, console, metrics, processor, tmp, url, tls))
                   .recover(
                       t -> vertx
                           .executeBlocking(
@@ -148,7 +152,6 @@ public final class ControlPlane {
   private static Future<ControlPlane> listen(
       Vertx vertx,
       ControlPlaneConfig config,
-      Hooks hooks,
       List<ControlPlaneExtension> extensions,
       KeyStore keys,
       AssetStorage storage,
@@ -156,7 +159,8 @@ public final class ControlPlane {
       PrometheusMeterRegistry metrics,
       CommandProcessor processor,
       Path tmp,
-      String[] url) {
+      String[] url,
+      TlsFiles tls) {
     Commands commands = new Commands(vertx, processor, storage, keys, metrics);
     RolloutControl rollouts = new Rollouts(commands);
     PublisherApi api =
@@ -169,11 +173,24 @@ public final class ControlPlane {
     for (ControlPlaneExtension e : extensions) {
       mounted = mounted.compose(v -> e.mount(api.extensionContext()));
     }
-    HttpServer server =
-        vertx.createHttpServer(
-            new HttpServerOptions().setHost(config.bind()).setPort(config.controlPort()).setCompressionSupported(false));
+    HttpServerOptions options =
+        new HttpServerOptions()
+            .setHost(config.bind())
+            .setPort(config.controlPort())
+            .setCompressionSupported(false)
+            .setMaxHeaderSize(ControlPlaneConfig.MAX_HEADER_BYTES)
+            .setMaxInitialLineLength(ControlPlaneConfig.MAX_REQUEST_LINE_BYTES);
+    if (tls != null) {
+      options
+          .setSsl(true)
+          .setKeyCertOptions(
+              new PemKeyCertOptions()
+                  .setCertValue(Buffer.buffer(tls.certificatePem()))
+                  .setKeyValue(Buffer.buffer(tls.keyPem())));
+    }
+    HttpServer server = vertx.createHttpServer(options);
     return mounted
-        .compose(v -> server.requestHandler(api.router()).listen())
+        .compose(v -> server.requestHandler(api.router()).invalidRequestHandler(PublisherApi::invalidRequest).listen())
         .map(
             s -> {
               if (url[0] == null) {
@@ -194,7 +211,7 @@ public final class ControlPlane {
 
   private static String defaultUrl(ControlPlaneConfig config, int port) {
     String host = "0.0.0.0".equals(config.bind()) || "::".equals(config.bind()) ? "127.0.0.1" : config.bind();
-    return "http://" + host + ":" + port;
+    return (config.tls() ? "https://" : "http://") + host + ":" + port;
   }
 
   private static List<NewTopic> topics(ControlPlaneConfig config) {

@@ -6,8 +6,10 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -34,7 +36,19 @@ import java.util.Set;
  *   <li>{@code --postgres-url}: read by the insights routes mounted in the same process
  *   <li>{@code --auth-failure-limit} [20; 0 = off] invalid tokens one address may present per
  *       {@code --auth-failure-window} [1m] before its requests are refused with 429 until the window ends
+ *   <li>{@code --tls-cert} and {@code --tls-key} [none: plain HTTP]: PEM files (the certificate, optionally
+ *       followed by its chain, and its unencrypted PKCS#1, SEC1 or PKCS#8 private key); give both or neither.
+ *       With them the control port speaks HTTPS only. Checked at start: each file exists and is readable, the
+ *       certificate parses, and the key belongs to it
+ *   <li>{@code --cors-origin} [none: no CORS headers at all]: comma-separated exact origins
+ *       ({@code https://console.example.com}) that browsers may call the API from; only a listed
+ *       {@code Origin} is echoed, with {@code Authorization}, {@code Content-Type} and
+ *       {@code Idempotency-Key} allowed
  * </ul>
+ *
+ * <p>Request heads are bounded by {@link #MAX_HEADER_BYTES} (431 beyond) and request lines by
+ * {@link #MAX_REQUEST_LINE_BYTES} (414 beyond); JSON bodies by {@code --max-request-bytes} and asset
+ * uploads by {@code --max-asset-bytes} (413 beyond).
  */
 public final class ControlPlaneConfig {
 
@@ -64,7 +78,16 @@ public final class ControlPlaneConfig {
           "telemetry-retention",
           "postgres-url",
           "auth-failure-limit",
-          "auth-failure-window");
+          "auth-failure-window",
+          "tls-cert",
+          "tls-key",
+          "cors-origin");
+
+  /** The largest request head (request line and headers) the control port reads: 431 beyond. */
+  public static final int MAX_HEADER_BYTES = 8 * 1024;
+
+  /** The longest request line (method, target, version) the control port reads: 414 beyond. */
+  public static final int MAX_REQUEST_LINE_BYTES = 4096;
 
   /** Storage back ends. */
   public enum StorageKind {
@@ -96,6 +119,9 @@ public final class ControlPlaneConfig {
   private final String postgresUrl;
   private final int authFailureLimit;
   private final Duration authFailureWindow;
+  private final Path tlsCert;
+  private final Path tlsKey;
+  private final List<String> corsOrigins;
 
   private ControlPlaneConfig(Settings s) {
     kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
@@ -148,6 +174,53 @@ public final class ControlPlaneConfig {
       throw new ConfigException(
           "--auth-failure-window (UPDRAFT_AUTH_FAILURE_WINDOW) must be between 1s and 1d: got " + authFailureWindow);
     }
+    Path cert = s.path("tls-cert", null);
+    Path key = s.path("tls-key", null);
+    if ((cert == null) != (key == null)) {
+      throw new ConfigException(
+          "--tls-cert (UPDRAFT_TLS_CERT) and --tls-key (UPDRAFT_TLS_KEY) go together: give both PEM files for HTTPS, or neither for plain HTTP (only "
+              + (cert == null ? "--tls-key" : "--tls-cert") + " was given)");
+    }
+    tlsCert = cert == null ? null : cert.toAbsolutePath().normalize();
+    tlsKey = key == null ? null : key.toAbsolutePath().normalize();
+    if (tlsCert != null) {
+      TlsFiles.load(tlsCert, tlsKey); // fails with a ConfigException naming the file and the problem
+    }
+    corsOrigins = corsOrigins(s.raw("cors-origin"));
+  }
+
+  private static List<String> corsOrigins(String value) {
+    if (value == null || value.isBlank()) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>();
+    for (String part : value.split(",")) {
+      String o = part.trim();
+      if (o.isEmpty()) {
+        continue;
+      }
+      String problem = null;
+      try {
+        URI u = new URI(o);
+        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+          problem = "not an http(s) origin";
+        } else if (u.getRawPath() != null && !u.getRawPath().isEmpty() || u.getRawQuery() != null || u.getRawFragment() != null || u.getRawUserInfo() != null) {
+          problem = "an origin is scheme://host[:port] with nothing after it";
+        } else if (!o.equals(o.toLowerCase(Locale.ROOT))) {
+          problem = "browsers send origins in lower case";
+        }
+      } catch (URISyntaxException e) {
+        problem = e.getReason();
+      }
+      if (problem != null) {
+        throw new ConfigException(
+            "--cors-origin (UPDRAFT_CORS_ORIGIN) must be comma-separated origins such as https://console.example.com: got '" + o + "' (" + problem + ")");
+      }
+      if (!out.contains(o)) {
+        out.add(o);
+      }
+    }
+    return List.copyOf(out);
   }
 
   /** Reads and validates the configuration; rejects flags not in {@link #FLAGS} by name. */
@@ -301,11 +374,31 @@ public final class ControlPlaneConfig {
     return authFailureWindow;
   }
 
+  /** Nullable: the TLS certificate PEM (HTTPS on the control port when set, with {@link #tlsKey()}). */
+  public Path tlsCert() {
+    return tlsCert;
+  }
+
+  /** Nullable: the TLS private key PEM. */
+  public Path tlsKey() {
+    return tlsKey;
+  }
+
+  /** Whether the control port speaks HTTPS. */
+  public boolean tls() {
+    return tlsCert != null;
+  }
+
+  /** The exact origins browsers may call the API from; empty: no CORS headers at all. */
+  public List<String> corsOrigins() {
+    return corsOrigins;
+  }
+
   @Override
   public String toString() {
     return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", transactionalId=" + transactionalId + ", adminToken=<redacted>, masterKey="
+        + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", adminToken=<redacted>, masterKey="
         + (masterKey == null ? "none" : "<redacted>") + "}";
   }
 }

@@ -11,8 +11,9 @@ import io.vertx.ext.web.RoutingContext;
  * authentication handlers the publisher API uses, the JSON error format, the metrics registry, the
  * configuration and the rollout control.
  *
- * <p>Routes that read a JSON body put {@code BodyHandler.create()} before the authorization handler
- * (Vert.x Web requires body handlers first).
+ * <p>Routes that read a JSON body put {@code BodyHandler.create(false).setBodyLimit(config().maxRequestBytes())}
+ * before the authorization handler (Vert.x Web requires body handlers first; without the limit a body
+ * handler would buffer whatever a client sends).
  *
  * <p>Typical use: {@code ctx.router().get("/v1/apps/:app/insights").handler(ctx.authorize(Role.READ))
  * .handler(rc -> ...)}. Routes must also be described in {@code docs/api/openapi.yaml} (a test checks

@@ -241,4 +241,159 @@ class ApiErrorsIT {
     refused(() -> admin.post("/v1/apps", Map.of("appId", "errors-expired", "certificatePem", expired, "privateKeyPem", key)), 400, "certificate-expired", "expired");
     assertThat(admin.get("/v1/apps/errors-expired").status()).isEqualTo(404);
   }
+
+  /** Counts of the hostile-input tests, printed at the end of each. */
+  private static int tried;
+
+  private static void refused4xx(Supplier<Http.Resp> call, String codePart, String messagePart) {
+    Map<TopicPartition, Long> before = offsets.endOffsets(partitions);
+    Http.Resp r = call.get();
+    tried++;
+    assertThat(r.status()).as(r.toString()).isBetween(400, 499);
+    assertThat(r.header("content-type")).as(r.toString()).startsWith("application/json");
+    assertThat(r.errorCode()).as(r.toString()).contains(codePart);
+    assertThat(r.errorMessage()).as(r.toString()).contains(messagePart);
+    assertThat(offsets.endOffsets(partitions)).as("no event appended for " + r).isEqualTo(before);
+  }
+
+  @Test
+  void refusesMetadataAndFilePathsThatEscapeTheExportFolder() throws Exception {
+    tried = 0;
+    List<String> escaping =
+        List.of("../x", "../../etc/passwd", "/etc/passwd", "..\\x", "assets\\..\\..\\x", "assets/../../x", "C:\\Windows\\win.ini",
+            "c:/x", "assets/x\u0000.png", "./../x", "assets/./../../x", "", "/", "./", "x".repeat(1100));
+    for (String bad : escaping) {
+      ObjectNode bundle = publishBody();
+      ((ObjectNode) bundle.get("metadata").get("fileMetadata").get("ios")).put("bundle", bad);
+      refused4xx(() -> admin.post("/v1/apps/errors/updates", bundle), bad.isEmpty() ? "malformed-metadata" : "bad-path", bad.isEmpty() ? "bundle" : "");
+
+      ObjectNode asset = publishBody();
+      ((ObjectNode) asset.get("metadata").get("fileMetadata").get("android").get("assets").get(0)).put("path", bad);
+      refused4xx(() -> admin.post("/v1/apps/errors/updates", asset), "bad-path", "");
+
+      ObjectNode fileKey = publishBody();
+      ((ObjectNode) fileKey.get("files")).set(bad, fileKey.get("files").get("bundles/ios-0123.js"));
+      refused4xx(() -> admin.post("/v1/apps/errors/updates", fileKey), "bad-path", "");
+    }
+    // URL-encoded dots are not decoded: a file literally named %2e%2e is not in files, and the server never opens paths
+    for (String encoded : List.of("%2e%2e/x", "%2E%2E%2Fetc%2Fpasswd", "..%2fx", "%252e%252e%252fx")) {
+      ObjectNode b = publishBody();
+      ((ObjectNode) b.get("metadata").get("fileMetadata").get("ios")).put("bundle", encoded);
+      refused4xx(() -> admin.post("/v1/apps/errors/updates", b), "missing-file", encoded);
+    }
+    System.out.println("escaping paths: " + tried + " publishes refused with a 4xx JSON error, no event appended");
+  }
+
+  @Test
+  void refusesWrongJsonTypesAndMalformedJsonNamingTheField() throws Exception {
+    tried = 0;
+    String[][] wrongTypes = {
+      {"branch", "5"}, {"branch", "[\"main\"]"}, {"branch", "null"}, {"runtimeVersion", "1"}, {"runtimeVersion", "{}"},
+      {"metadata", "\"metadata.json\""}, {"metadata", "[]"}, {"files", "[]"}, {"files", "\"x\""}, {"platforms", "\"ios\""},
+      {"platforms", "[1]"}, {"rolloutPercentage", "\"50\""}, {"rolloutPercentage", "50.5"}, {"rolloutPercentage", "true"},
+      {"rolloutGuard", "\"on\""}, {"expoConfig", "[]"}, {"message", "{}"}, {"gitCommitHash", "7"}, {"idempotencyKey", "12"},
+    };
+    for (String[] wt : wrongTypes) {
+      ObjectNode b = publishBody();
+      b.set(wt[0], Http.JSON.readTree(wt[1]));
+      refused4xx(() -> admin.post("/v1/apps/errors/updates", b), "", wt[0]);
+    }
+    String[][] nested = {
+      {"sha256", "123"}, {"sha256", "\"" + "AB".repeat(32) + "\""}, {"sha256", "null"}, {"size", "\"19\""}, {"size", "-1"}, {"size", "1.5"},
+    };
+    for (String[] n : nested) {
+      ObjectNode b = publishBody();
+      ((ObjectNode) b.get("files").get("bundles/ios-0123.js")).set(n[0], Http.JSON.readTree(n[1]));
+      refused4xx(() -> admin.post("/v1/apps/errors/updates", b), "invalid-field", "files[\"bundles/ios-0123.js\"]." + n[0]);
+    }
+    ObjectNode fm = publishBody();
+    ((ObjectNode) fm.get("metadata").get("fileMetadata")).put("ios", "bundles/ios-0123.js");
+    refused4xx(() -> admin.post("/v1/apps/errors/updates", fm), "malformed-metadata", "fileMetadata.ios");
+    ObjectNode assets = publishBody();
+    ((ObjectNode) assets.get("metadata").get("fileMetadata").get("ios")).put("assets", "none");
+    refused4xx(() -> admin.post("/v1/apps/errors/updates", assets), "malformed-metadata", "assets must be an array");
+    ObjectNode ext = publishBody();
+    ((ObjectNode) ext.get("metadata").get("fileMetadata").get("ios").get("assets").get(0)).put("ext", "../png");
+    refused4xx(() -> admin.post("/v1/apps/errors/updates", ext), "malformed-metadata", "ext");
+
+    for (String malformed : List.of("{not json", "{\"branch\":\"main\"", "{\"branch\":\"main\"} trailing", "[]", "\"a string\"", "null", "42",
+        "{\"branch\":\"main\",}", "{'branch':'main'}", "\u0000", "\uFEFF{}x")) {
+      refused4xx(() -> admin.post("/v1/apps/errors/updates", malformed), "bad-json", "");
+    }
+    byte[] badUtf8 = {'{', '"', 'b', 'r', 'a', 'n', 'c', 'h', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+    refused4xx(() -> admin.send("POST", "/v1/apps/errors/updates", badUtf8, "application/json", Map.of()), "bad-json", "");
+    for (String route : List.of("/v1/apps", "/v1/apps/errors/tokens", "/v1/apps/errors/assets/missing", "/v1/apps/errors/rollbacks")) {
+      refused4xx(() -> admin.post(route, "{oops"), "bad-json", "not valid JSON");
+      refused4xx(() -> admin.post(route, "[1,2]"), "bad-json", "JSON object");
+    }
+    refused4xx(() -> admin.put("/v1/apps/errors/channels/prod", "{oops"), "bad-json", "not valid JSON");
+    refused4xx(() -> admin.patch("/v1/apps/errors/updates/" + groupId + "/rollout", "{oops"), "bad-json", "not valid JSON");
+    refused4xx(() -> admin.post("/v1/apps/errors/assets/missing", Map.of("sha256", "abc")), "", "sha256");
+    refused4xx(() -> admin.post("/v1/apps/errors/assets/missing", Map.of("sha256", List.of("../../etc/passwd"))), "invalid-sha256", "../../etc/passwd");
+    System.out.println("wrong types and malformed JSON: " + tried + " requests refused with a 4xx JSON error naming the problem, no event appended");
+  }
+
+  @Test
+  void refusesAnUploadWhoseBytesDoNotMatchItsHashAndPublishesOfFilesNeverStored() throws Exception {
+    tried = 0;
+    byte[] real = "console.log('real');".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] tampered = "console.log('evil');".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    refused4xx(() -> admin.putBytes("/v1/apps/errors/assets/" + ExportFixture.sha256(real), tampered, "application/javascript"), "hash-mismatch", ExportFixture.sha256(tampered));
+    refused4xx(() -> admin.putBytes("/v1/apps/errors/assets/" + ExportFixture.sha256(real), new byte[0], "application/javascript"), "hash-mismatch", "");
+    for (String addr : List.of("..%2f..%2fx", "%2e%2e", ExportFixture.sha256(real) + "x", ExportFixture.sha256(real).toUpperCase(java.util.Locale.ROOT))) {
+      refused4xx(() -> admin.putBytes("/v1/apps/errors/assets/" + addr, real, "application/javascript"), "", "");
+    }
+    // the refused bytes were not stored: a publish naming them is refused too
+    ObjectNode b = publishBody();
+    ((ObjectNode) b.get("files").get("bundles/ios-0123.js")).put("sha256", ExportFixture.sha256(real)).put("size", real.length);
+    refused4xx(() -> admin.post("/v1/apps/errors/updates", b), "asset-not-uploaded", "was never uploaded");
+    System.out.println("hash mismatches: " + tried + " uploads/publishes refused, no event appended");
+  }
+
+  @Test
+  void anIdempotencyKeyIsReplayedForTheSameRequestAndRefusedForAnotherOne() throws Exception {
+    ObjectNode first = publishBody();
+    first.put("branch", "idem");
+    first.put("idempotencyKey", "idem-key-1");
+    Http.Resp made = admin.post("/v1/apps/errors/updates", first);
+    assertThat(made.status()).as(made.toString()).isEqualTo(201);
+    Map<TopicPartition, Long> after = offsets.endOffsets(partitions);
+    Http.Resp again = admin.post("/v1/apps/errors/updates", first);
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.json().get("replayed").asBoolean()).isTrue();
+    assertThat(again.json().get("groupId").asText()).isEqualTo(made.json().get("groupId").asText());
+    assertThat(offsets.endOffsets(partitions)).isEqualTo(after);
+
+    ObjectNode otherBranch = publishBody();
+    otherBranch.put("branch", "idem-other");
+    refused(() -> admin.post("/v1/apps/errors/updates", otherBranch, Map.of("Idempotency-Key", "idem-key-1")), 409, "idempotency-key-reused", made.json().get("groupId").asText());
+    ObjectNode otherRuntime = publishBody();
+    otherRuntime.put("branch", "idem");
+    otherRuntime.put("runtimeVersion", "2");
+    otherRuntime.put("idempotencyKey", "idem-key-1");
+    refused(() -> admin.post("/v1/apps/errors/updates", otherRuntime), 409, "idempotency-key-reused", "a different publish needs a new key");
+    refused(() -> admin.post("/v1/apps/errors/updates", first, Map.of("Idempotency-Key", "has space")), 400, "invalid-idempotency-key", "printable ASCII");
+
+    // concurrent first attempts with one key make one group and one event
+    ObjectNode race = publishBody();
+    race.put("branch", "idem-race");
+    race.put("idempotencyKey", "idem-race-1");
+    long before = offsets.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum();
+    List<java.util.concurrent.CompletableFuture<Http.Resp>> calls = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      calls.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> admin.post("/v1/apps/errors/updates", race)));
+    }
+    java.util.Set<String> groups = new java.util.HashSet<>();
+    int created = 0;
+    for (var c : calls) {
+      Http.Resp r = c.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(r.status()).as(r.toString()).isIn(200, 201);
+      created += r.status() == 201 ? 1 : 0;
+      groups.add(r.json().get("groupId").asText());
+    }
+    long appended = offsets.endOffsets(partitions).values().stream().mapToLong(Long::longValue).sum() - before;
+    System.out.println("idempotency: 6 concurrent publishes with one key -> " + created + " created, " + groups.size() + " group(s), " + appended + " log offsets");
+    assertThat(groups).hasSize(1);
+    assertThat(created).isEqualTo(1);
+  }
 }

@@ -66,4 +66,69 @@ class ControlPlaneConfigTest {
     assertThatThrownBy(() -> ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN, "storage", "gcs", "gcs-bucket", "b", "gcs-signed-url-ttl", "8d"), Map.of())))
         .hasMessageContaining("7d");
   }
+
+  static ControlPlaneConfig withFlags(String... kv) {
+    Map<String, String> m = new java.util.HashMap<>();
+    m.put("admin-token", TOKEN);
+    for (int i = 0; i < kv.length; i += 2) {
+      m.put(kv[i], kv[i + 1]);
+    }
+    return ControlPlaneConfig.from(Settings.of(m, Map.of()));
+  }
+
+  @Test
+  void tlsNeedsBothReadableFilesAndAKeyThatMatchesTheCertificate(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.security.KeyPair kp = TestCerts.rsa();
+    java.nio.file.Path cert = java.nio.file.Files.writeString(dir.resolve("cert.pem"), TestCerts.tlsServer(kp));
+    java.nio.file.Path key = java.nio.file.Files.writeString(dir.resolve("key.pem"), TestCerts.pem(kp.getPrivate()));
+    java.nio.file.Path otherKey = java.nio.file.Files.writeString(dir.resolve("other.pem"), TestCerts.pem(TestCerts.rsa().getPrivate()));
+    java.nio.file.Path garbage = java.nio.file.Files.writeString(dir.resolve("garbage.pem"), "not a certificate");
+
+    ControlPlaneConfig off = withFlags();
+    assertThat(off.tls()).isFalse();
+    assertThat(off.corsOrigins()).isEmpty();
+    ControlPlaneConfig on = withFlags("tls-cert", cert.toString(), "tls-key", key.toString());
+    assertThat(on.tls()).isTrue();
+    assertThat(on.tlsCert()).isEqualTo(cert);
+    // from the environment too
+    ControlPlaneConfig env =
+        ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN), Map.of("UPDRAFT_TLS_CERT", cert.toString(), "UPDRAFT_TLS_KEY", key.toString())));
+    assertThat(env.tlsKey()).isEqualTo(key);
+
+    assertThatThrownBy(() -> withFlags("tls-cert", cert.toString()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--tls-key").hasMessageContaining("go together");
+    assertThatThrownBy(() -> withFlags("tls-key", key.toString()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("only --tls-key was given");
+    assertThatThrownBy(() -> withFlags("tls-cert", dir.resolve("missing.pem").toString(), "tls-key", key.toString()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--tls-cert").hasMessageContaining("does not exist");
+    assertThatThrownBy(() -> withFlags("tls-cert", dir.toString(), "tls-key", key.toString()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("not a regular file");
+    assertThatThrownBy(() -> withFlags("tls-cert", garbage.toString(), "tls-key", key.toString()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--tls-cert").hasMessageContaining("no PEM certificate");
+    assertThatThrownBy(() -> withFlags("tls-cert", key.toString(), "tls-key", key.toString()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("is it the key file?");
+    assertThatThrownBy(() -> withFlags("tls-cert", cert.toString(), "tls-key", cert.toString()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--tls-key").hasMessageContaining("not a usable private key");
+    assertThatThrownBy(() -> withFlags("tls-cert", cert.toString(), "tls-key", otherKey.toString()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("does not match the certificate");
+    java.nio.file.Path unreadable = java.nio.file.Files.writeString(dir.resolve("unreadable.pem"), TestCerts.pem(kp.getPrivate()));
+    java.nio.file.Files.setPosixFilePermissions(unreadable, java.util.Set.of());
+    if (!java.nio.file.Files.isReadable(unreadable)) { // root reads anything
+      assertThatThrownBy(() -> withFlags("tls-cert", cert.toString(), "tls-key", unreadable.toString()))
+          .isInstanceOf(ConfigException.class).hasMessageContaining("--tls-key").hasMessageContaining("cannot be read");
+    }
+    assertThat(on.toString()).doesNotContain("PRIVATE KEY");
+  }
+
+  @Test
+  void corsOriginsAreExactOriginsOrTheStartFails() {
+    assertThat(withFlags("cors-origin", "https://console.example.com, http://127.0.0.1:3000,https://console.example.com").corsOrigins())
+        .containsExactly("https://console.example.com", "http://127.0.0.1:3000");
+    assertThat(ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN), Map.of("UPDRAFT_CORS_ORIGIN", "https://a.example"))).corsOrigins())
+        .containsExactly("https://a.example");
+    for (String bad : new String[] {"*", "https://a.example/", "https://a.example/path", "console.example.com", "ftp://a.example", "https://A.example"}) {
+      assertThatThrownBy(() -> withFlags("cors-origin", bad)).as(bad)
+          .isInstanceOf(ConfigException.class).hasMessageContaining("--cors-origin").hasMessageContaining("UPDRAFT_CORS_ORIGIN");
+    }
+  }
 }

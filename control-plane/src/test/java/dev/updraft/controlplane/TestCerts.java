@@ -10,6 +10,8 @@ import java.util.Date;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
 import org.bouncycastle.cert.X509v3CertificateBuilder;
@@ -43,6 +45,22 @@ final class TestCerts {
       } else {
         b.addExtension(Extension.extendedKeyUsage, true, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
       }
+      return pem(b.build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A self-signed TLS server certificate PEM for {@code kp}, valid for the IP address 127.0.0.1. */
+  static String tlsServer(KeyPair kp) {
+    try {
+      Instant now = Instant.now();
+      X500Name name = new X500Name("CN=127.0.0.1");
+      X509v3CertificateBuilder b =
+          new JcaX509v3CertificateBuilder(
+              name, BigInteger.valueOf(now.toEpochMilli()), Date.from(now.minusSeconds(3600)), Date.from(now.plusSeconds(86_400)), name, kp.getPublic());
+      b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName(GeneralName.iPAddress, "127.0.0.1")));
+      b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
       return pem(b.build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
     } catch (Exception e) {
       throw new IllegalStateException(e);

@@ -186,6 +186,7 @@ public final class EdgeNode {
         .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, config.idleTimeout().toSeconds()))
         .setIdleTimeoutUnit(TimeUnit.SECONDS)
         .setMaxHeaderSize(config.maxHeaderSize())
+        .setMaxInitialLineLength(HttpGuard.MAX_REQUEST_LINE_BYTES)
         // HTTP/1.x only (HTTP/2 ends at the load balancer): with h2c on, Vert.x would make the connection, and
         // the header timeout, only once a first request head had arrived
         .setHttp2ClearTextEnabled(false)

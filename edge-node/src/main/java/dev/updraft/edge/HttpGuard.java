@@ -92,7 +92,21 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
     ctx.fireChannelRead(msg);
   }
 
-  /** The server's invalid-request handler: 400 for an unsupported version, Vert.x's default otherwise. */
+  /** The longest request line (method, target, version) the edge reads: 414 beyond. */
+  static final int MAX_REQUEST_LINE_BYTES = 4096;
+
+  private static void refuse(HttpServerRequest req, int status, String code, String message) {
+    req.response()
+        .setStatusCode(status)
+        .putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
+        .putHeader("connection", "close")
+        .end(ErrorBody.of(code, message));
+  }
+
+  /**
+   * The server's invalid-request handler: 400 for an unsupported version, a JSON 431 or 414 for a request
+   * head or line above the limits, Vert.x's default otherwise.
+   */
   static void invalid(HttpServerRequest req) {
     Throwable cause = req.decoderResult().cause();
     if (cause instanceof UnsupportedVersion) {
@@ -102,6 +116,10 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
           .putHeader("connection", "close")
           .end(ErrorBody.of("unsupported-http-version", "the request line must name HTTP/1.1 or HTTP/1.0 (in upper case), or use HTTP/2: got "
               + ErrorBody.shown(cause.getMessage())));
+    } else if (cause instanceof io.netty.handler.codec.http.TooLongHttpHeaderException) {
+      refuse(req, 431, "headers-too-large", "the request headers are above this server's limit (--max-header-size)");
+    } else if (cause instanceof io.netty.handler.codec.http.TooLongHttpLineException) {
+      refuse(req, 414, "uri-too-long", "the request line is above this server's limit of " + MAX_REQUEST_LINE_BYTES + " bytes");
     } else {
       HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(req);
     }

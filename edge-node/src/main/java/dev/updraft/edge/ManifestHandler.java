@@ -101,6 +101,14 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           "only GET is served on the manifest route: got " + req.method().name(), null, null);
       return;
     }
+    if (bodyTooLarge(req)) {
+      // devices send no body; close rather than drain what follows
+      req.response().headers().add("connection", "close");
+      refuse(req, t0, 413, pvOut, "body-too-large",
+          "the manifest route takes no request body: got content-length " + ErrorBody.shown(req.getHeader("content-length"))
+              + " (at most " + MAX_IGNORED_BODY_BYTES + " bytes are read and discarded)", null, null);
+      return;
+    }
     if (req.query() != null && !queryDecodes(req)) {
       // before anything reads a query parameter: decoding a bad escape throws, and then no answer is sent
       refuse(req, t0, 400, pvOut, "invalid-query", "the query string " + ErrorBody.shown(req.query())
@@ -224,6 +232,25 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         return "the newest update for " + where + " failed on this device, and protocol 0 cannot be told 'no update'";
       default:
         return "no update for " + where + "; protocol 0 clients cannot be told 'no update'";
+    }
+  }
+
+  /** The most body bytes a manifest request may announce; its body is discarded unread. */
+  static final long MAX_IGNORED_BODY_BYTES = 65_536;
+
+  /**
+   * Whether the request announces a body above {@link #MAX_IGNORED_BODY_BYTES} by {@code content-length}
+   * (a chunked body is discarded as it streams, never held in memory).
+   */
+  private static boolean bodyTooLarge(HttpServerRequest req) {
+    String cl = req.headers().get("content-length");
+    if (cl == null) {
+      return false;
+    }
+    try {
+      return Long.parseLong(cl.trim()) > MAX_IGNORED_BODY_BYTES;
+    } catch (NumberFormatException e) {
+      return false; // the HTTP decoder refuses a malformed content-length before this
     }
   }
 

@@ -13,7 +13,9 @@ import java.util.List;
 
 /** Reading request JSON with 400s that name the field, and writing responses. */
 final class Json {
-  static final ObjectMapper MAPPER = JsonMapper.builder().build();
+  /** Refuses trailing content after the JSON value ({@code {"a":1} junk} would otherwise parse as {@code {"a":1}}). */
+  static final ObjectMapper MAPPER =
+      JsonMapper.builder().enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
   private Json() {}
 

@@ -166,6 +166,9 @@ public final class PublisherApi {
 
   private void routes() {
     Handler<RoutingContext> body = BodyHandler.create(false).setBodyLimit(d.config().maxRequestBytes());
+    if (!d.config().corsOrigins().isEmpty()) {
+      router.route().handler(new Cors(d.config().corsOrigins()));
+    }
     router.get("/healthz").handler(this::health);
     router.get("/metrics").handler(this::metrics);
     router.get("/v1/openapi.yaml").handler(this::openApi);
@@ -206,6 +209,40 @@ public final class PublisherApi {
   }
 
   // ------------------------------------------------------------------ plumbing
+
+  /**
+   * The server's answer to a request the HTTP decoder refused: a JSON error with 431 for a head above
+   * {@link ControlPlaneConfig#MAX_HEADER_BYTES}, 414 for a request line above
+   * {@link ControlPlaneConfig#MAX_REQUEST_LINE_BYTES}, 400 otherwise; the connection is closed after it.
+   */
+  public static void invalidRequest(io.vertx.core.http.HttpServerRequest req) {
+    Throwable cause = req.decoderResult().cause();
+    int status;
+    String code;
+    String message;
+    if (cause instanceof io.netty.handler.codec.http.TooLongHttpHeaderException) {
+      status = 431;
+      code = "headers-too-large";
+      message = "the request headers are above this server's limit of " + ControlPlaneConfig.MAX_HEADER_BYTES + " bytes";
+    } else if (cause instanceof io.netty.handler.codec.http.TooLongHttpLineException) {
+      status = 414;
+      code = "uri-too-long";
+      message = "the request line is above this server's limit of " + ControlPlaneConfig.MAX_REQUEST_LINE_BYTES + " bytes";
+    } else {
+      status = 400;
+      code = "bad-request";
+      message = "the request is not valid HTTP/1.1" + (cause == null || cause.getMessage() == null ? "" : ": " + cause.getMessage());
+    }
+    ObjectNode root = Json.MAPPER.createObjectNode();
+    ObjectNode err = root.putObject("error");
+    err.put("code", code);
+    err.put("message", message);
+    req.response()
+        .setStatusCode(status)
+        .putHeader("content-type", "application/json")
+        .putHeader("connection", "close")
+        .end(root.toString());
+  }
 
   private void failure(RoutingContext rc) {
     Throwable t = rc.failure();
@@ -459,7 +496,19 @@ public final class PublisherApi {
     ObjectNode b = Json.body(rc);
     String idem = check(() -> Validate.idempotencyKey(idempotencyKey(rc, b)));
     if (idem != null && a.idempotencyKeys().containsKey(idem)) {
-      Json.send(rc, 200, published(new Published(a.group(a.idempotencyKeys().get(idem)), true)));
+      GroupState earlier = a.group(a.idempotencyKeys().get(idem));
+      String branch = Json.string(b, "branch");
+      String runtime = Json.string(b, "runtimeVersion");
+      if (!dev.updraft.events.EventPayload.UpdateGroup.KIND_UPDATE.equals(earlier.group().kind())
+          || branch != null && !branch.equals(earlier.group().branch())
+          || runtime != null && !runtime.equals(earlier.group().runtimeVersion())) {
+        throw new ApiException(
+            409, "idempotency-key-reused",
+            "idempotency key " + idem + " already made group " + earlier.groupId() + " (" + earlier.group().kind() + " on branch "
+                + earlier.group().branch() + ", runtime " + earlier.group().runtimeVersion()
+                + "); a retry must repeat that request, a different publish needs a new key");
+      }
+      Json.send(rc, 200, published(new Published(earlier, true)));
       sample.stop(publishTimer);
       return;
     }

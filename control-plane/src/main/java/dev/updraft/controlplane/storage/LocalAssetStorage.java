@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -32,6 +33,7 @@ public final class LocalAssetStorage implements AssetStorage {
   static final Pattern SHA = Pattern.compile("[0-9a-f]{64}");
 
   private final Path dir;
+  private final Path realDir;
   private final Supplier<String> publicUrl;
 
   /**
@@ -41,6 +43,7 @@ public final class LocalAssetStorage implements AssetStorage {
     this.dir = dir;
     this.publicUrl = publicUrl;
     Files.createDirectories(dir);
+    this.realDir = dir.toRealPath();
   }
 
   @Override
@@ -106,8 +109,19 @@ public final class LocalAssetStorage implements AssetStorage {
     if (!APP.matcher(appId).matches() || !SHA.matcher(sha256Hex).matches()) {
       return null;
     }
-    Path p = dir.resolve(appId).resolve(sha256Hex);
-    return Files.isRegularFile(p) ? p : null;
+    Path appDir = dir.resolve(appId);
+    Path p = appDir.resolve(sha256Hex);
+    // never follow a link planted inside the storage directory: the file served must be a regular file
+    // that really lies under it
+    if (Files.isSymbolicLink(appDir) || Files.isSymbolicLink(p) || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+      return null;
+    }
+    try {
+      Path real = p.toRealPath();
+      return real.startsWith(realDir) ? real : null;
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /** The gzip-compressed copy of a stored file, made on first use (blocking). */
