@@ -12,8 +12,10 @@ import io.vertx.ext.web.RoutingContext;
  * configuration and the rollout control.
  *
  * <p>Routes that read a JSON body put {@code BodyHandler.create(false).setBodyLimit(config().maxRequestBytes())}
- * before the authorization handler (Vert.x Web requires body handlers first; without the limit a body
- * handler would buffer whatever a client sends).
+ * before the authorization handler (Vert.x Web refuses a body handler after a user handler; without the
+ * limit a body handler would buffer whatever a client sends). The core API's own routes check the token
+ * first and then read the body within one handler, so a stranger's body is never read; no extension route
+ * reads a body today.
  *
  * <p>Typical use: {@code ctx.router().get("/v1/apps/:app/insights").handler(ctx.authorize(Role.READ))
  * .handler(rc -> ...)}. Routes must also be described in {@code docs/api/openapi.yaml} (a test checks

@@ -173,6 +173,9 @@ class ApiErrorsIT {
         413, "too-large", "limit of 2048 bytes");
     String huge = "{\"branch\":\"" + "x".repeat(70_000) + "\"}";
     refused(() -> admin.post("/v1/apps/errors/updates", huge), 413, "too-large", "65536");
+    // the token is checked before a body is read: a stranger cannot make the server buffer anything
+    refused(() -> admin.as(null).post("/v1/apps/errors/updates", huge), 401, "unauthorized", "Authorization: Bearer");
+    refused(() -> admin.as(null).post("/v1/apps", huge), 401, "unauthorized", "Authorization: Bearer");
   }
 
   @Test

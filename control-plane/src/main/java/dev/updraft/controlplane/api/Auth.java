@@ -90,33 +90,61 @@ final class Auth {
   /** A handler requiring {@code role} on the app in path parameter {@code app}. */
   Handler<RoutingContext> require(Role role) {
     return rc -> {
-      Principal p = authenticate(rc);
-      String app = rc.pathParam("app");
-      if (app == null) {
-        throw new IllegalStateException("authorize(role) used on a route without an :app parameter: " + rc.currentRoute().getPath());
-      }
-      if (!p.mayActOn(app)) {
-        throw new ApiException(
-            403, "forbidden", "this token belongs to app " + p.appId() + "; it cannot act on app " + app);
-      }
-      if (!p.role().allows(role)) {
-        throw new ApiException(
-            403, "forbidden", "this token has role " + p.role().wireName() + "; this needs role " + role.wireName()
-                + (role == Role.ADMIN ? "" : " or admin"));
-      }
+      check(rc, role);
       rc.next();
     };
+  }
+
+  /**
+   * {@link #require(Role)}, then {@code body} (a body handler): a caller without a valid token gets its
+   * 401 or 403 before any of its body is read. (Vert.x Web refuses a body handler after a user handler on
+   * a route, so the check and the body handler are one handler here.)
+   */
+  Handler<RoutingContext> requireThenBody(Role role, Handler<RoutingContext> body) {
+    return rc -> {
+      check(rc, role);
+      body.handle(rc);
+    };
+  }
+
+  /** {@link #requireBootstrapAdmin()}, then {@code body}. */
+  Handler<RoutingContext> requireBootstrapAdminThenBody(Handler<RoutingContext> body) {
+    return rc -> {
+      checkBootstrapAdmin(rc);
+      body.handle(rc);
+    };
+  }
+
+  private void check(RoutingContext rc, Role role) {
+    Principal p = authenticate(rc);
+    String app = rc.pathParam("app");
+    if (app == null) {
+      throw new IllegalStateException("authorize(role) used on a route without an :app parameter: " + rc.currentRoute().getPath());
+    }
+    if (!p.mayActOn(app)) {
+      throw new ApiException(
+          403, "forbidden", "this token belongs to app " + p.appId() + "; it cannot act on app " + app);
+    }
+    if (!p.role().allows(role)) {
+      throw new ApiException(
+          403, "forbidden", "this token has role " + p.role().wireName() + "; this needs role " + role.wireName()
+              + (role == Role.ADMIN ? "" : " or admin"));
+    }
   }
 
   /** A handler requiring the bootstrap admin token. */
   Handler<RoutingContext> requireBootstrapAdmin() {
     return rc -> {
-      Principal p = authenticate(rc);
-      if (!p.bootstrapAdmin()) {
-        throw new ApiException(403, "forbidden", "only the control plane's admin token may do this (app tokens act on their own app)");
-      }
+      checkBootstrapAdmin(rc);
       rc.next();
     };
+  }
+
+  private void checkBootstrapAdmin(RoutingContext rc) {
+    Principal p = authenticate(rc);
+    if (!p.bootstrapAdmin()) {
+      throw new ApiException(403, "forbidden", "only the control plane's admin token may do this (app tokens act on their own app)");
+    }
   }
 
   /** A handler requiring any valid token. */

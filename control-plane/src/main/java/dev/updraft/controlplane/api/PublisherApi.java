@@ -174,16 +174,16 @@ public final class PublisherApi {
     router.get("/v1/openapi.yaml").handler(this::openApi);
 
     router.get("/v1/apps").handler(auth.requireAny()).handler(this::listApps);
-    router.post("/v1/apps").handler(body).handler(auth.requireBootstrapAdmin()).handler(this::createApp);
+    router.post("/v1/apps").handler(auth.requireBootstrapAdminThenBody(body)).handler(this::createApp);
     router.get("/v1/apps/:app").handler(auth.require(Role.READ)).handler(this::getApp);
-    router.put("/v1/apps/:app/signing-key").handler(body).handler(auth.require(Role.ADMIN)).handler(this::putSigningKey);
+    router.put("/v1/apps/:app/signing-key").handler(auth.requireThenBody(Role.ADMIN, body)).handler(this::putSigningKey);
     router.get("/v1/apps/:app/certificate").handler(auth.require(Role.READ)).handler(this::getCertificate);
 
     router.get("/v1/apps/:app/tokens").handler(auth.require(Role.ADMIN)).handler(this::listTokens);
-    router.post("/v1/apps/:app/tokens").handler(body).handler(auth.require(Role.ADMIN)).handler(this::createToken);
+    router.post("/v1/apps/:app/tokens").handler(auth.requireThenBody(Role.ADMIN, body)).handler(this::createToken);
     router.delete("/v1/apps/:app/tokens/:tokenId").handler(auth.require(Role.ADMIN)).handler(this::revokeToken);
 
-    router.post("/v1/apps/:app/assets/missing").handler(body).handler(auth.require(Role.PUBLISH)).handler(this::missingAssets);
+    router.post("/v1/apps/:app/assets/missing").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::missingAssets);
     router
         .put("/v1/apps/:app/assets/:sha256")
         .handler(auth.require(Role.PUBLISH))
@@ -191,16 +191,16 @@ public final class PublisherApi {
         .handler(new AssetUpload(vertx, d.storage(), d.tmpDir(), d.config().maxAssetBytes()));
 
     router.get("/v1/apps/:app/updates").handler(auth.require(Role.READ)).handler(this::listUpdates);
-    router.post("/v1/apps/:app/updates").handler(body).handler(auth.require(Role.PUBLISH)).handler(this::publish);
+    router.post("/v1/apps/:app/updates").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::publish);
     router.get("/v1/apps/:app/updates/:groupId").handler(auth.require(Role.READ)).handler(this::getUpdate);
-    router.patch("/v1/apps/:app/updates/:groupId/rollout").handler(body).handler(auth.require(Role.PUBLISH)).handler(this::changeRollout);
-    router.post("/v1/apps/:app/updates/:groupId/rollout/finish").handler(body).handler(auth.require(Role.PUBLISH)).handler(this::finishRollout);
-    router.post("/v1/apps/:app/updates/:groupId/rollout/revert").handler(body).handler(auth.require(Role.PUBLISH)).handler(this::revertRollout);
-    router.post("/v1/apps/:app/rollbacks").handler(body).handler(auth.require(Role.PUBLISH)).handler(this::rollback);
+    router.patch("/v1/apps/:app/updates/:groupId/rollout").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::changeRollout);
+    router.post("/v1/apps/:app/updates/:groupId/rollout/finish").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::finishRollout);
+    router.post("/v1/apps/:app/updates/:groupId/rollout/revert").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::revertRollout);
+    router.post("/v1/apps/:app/rollbacks").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::rollback);
 
     router.get("/v1/apps/:app/branches").handler(auth.require(Role.READ)).handler(this::listBranches);
     router.get("/v1/apps/:app/channels").handler(auth.require(Role.READ)).handler(this::listChannels);
-    router.put("/v1/apps/:app/channels/:channel").handler(body).handler(auth.require(Role.PUBLISH)).handler(this::mapChannel);
+    router.put("/v1/apps/:app/channels/:channel").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::mapChannel);
     router.get("/v1/apps/:app/audit").handler(auth.require(Role.READ)).handler(this::audit);
 
     router.route().failureHandler(this::failure);
