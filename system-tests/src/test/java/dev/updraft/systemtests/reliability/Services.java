@@ -130,12 +130,28 @@ public final class Services {
     until(() -> what, condition, timeout);
   }
 
-  /** Like {@link #until(String, BooleanSupplier, Duration)} with a message made at failure time. */
+  /**
+   * Like {@link #until(String, BooleanSupplier, Duration)} with a message made at failure time. A
+   * condition that fails an assertion (a 404 before the edge knows the app) counts as not yet; the last
+   * such failure is the cause of the timeout.
+   */
   public static void until(Supplier<String> what, BooleanSupplier condition, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
+    AssertionError last = null;
+    while (true) {
+      try {
+        if (condition.getAsBoolean()) {
+          return;
+        }
+      } catch (AssertionError notYet) {
+        last = notYet;
+      }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + timeout.toSeconds() + " s: " + what.get());
+        AssertionError e = new AssertionError("not within " + timeout.toSeconds() + " s: " + what.get());
+        if (last != null) {
+          e.initCause(last);
+        }
+        throw e;
       }
       try {
         Thread.sleep(50);
