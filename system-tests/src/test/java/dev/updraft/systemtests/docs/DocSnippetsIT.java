@@ -1,0 +1,198 @@
+package dev.updraft.systemtests.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.updraft.systemtests.support.CliRunner;
+import dev.updraft.systemtests.support.Stack;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The snippets of the other pages, each run or checked against the real thing (getting-started.md has
+ * its own test, {@link DocsCommandsIT}): the README's first publish, the key rotation commands and the
+ * telemetry retention SQL of operations.md, and the API reference's publish body and CLI synopsis.
+ */
+@ExtendWith(RealInfrastructure.class)
+class DocSnippetsIT {
+  @TempDir Path work;
+
+  @Test
+  void readmeAndOperationsCommandsWorkAsWritten(Infra infra) throws Exception {
+    Path root = DocBlocks.repoRoot();
+    try (Stack stack = Stack.start(infra, work.resolve("data"))) {
+      CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
+      copy(Fixtures.update1(), work.resolve("dist"));
+
+      // README: keys, app, first publish
+      List<String> readme = new ArrayList<>(commands(root.resolve("README.md"), "./updraft "));
+      assertThat(readme.remove("./updraft dev")).as("README's run command (the stack this test started)").isTrue();
+      assertThat(readme).as("README's publish block").hasSize(3);
+      for (String line : readme) {
+        run(cli, line, "demo");
+      }
+      JsonNode updates = cli.json("updates", "--app", "demo");
+      assertThat(updates.toString()).as("the README's publish is listed").contains("\"branch\":\"production\"");
+
+      // operations.md: key rotation
+      List<String> rotation = commands(root.resolve("docs/operations.md"), "updraft ");
+      assertThat(rotation).as("operations.md's key rotation block").hasSize(3);
+      CliRunner.Result last = null;
+      for (String line : rotation) {
+        last = run(cli, line, "demo");
+      }
+      String generated = Files.readString(work.resolve("keys-2027/certificate.pem"));
+      assertThat(last.out().strip()).as("`keys certificate` prints the certificate just registered").isEqualTo(generated.strip());
+
+      // operations.md: telemetry retention SQL against the ingester's schema
+      String sql = blocks(root.resolve("docs/operations.md"), "sql").get(0);
+      Properties p = new Properties();
+      p.setProperty("user", infra.pgUser());
+      p.setProperty("password", infra.pgPassword());
+      int statements = 0;
+      try (Connection c = DriverManager.getConnection(infra.jdbcUrl(), p);
+          Statement st = c.createStatement()) {
+        for (String s : sql.split(";")) {
+          if (!s.isBlank()) {
+            st.executeUpdate(s);
+            statements++;
+          }
+        }
+      }
+      assertThat(statements).as("retention statements run").isEqualTo(3);
+    }
+  }
+
+  @Test
+  void theApiReferencesPublishBodyAndCliSynopsisMatchTheServerAndTheCli() throws Exception {
+    Path root = DocBlocks.repoRoot();
+    Path apiDoc = root.resolve("docs/api/README.md");
+    JsonNode body = new ObjectMapper().readTree(blocks(apiDoc, "json").get(0));
+    Set<String> documented = new TreeSet<>();
+    body.fieldNames().forEachRemaining(documented::add);
+    Map<String, Object> spec;
+    try (InputStream in = Files.newInputStream(root.resolve("docs/api/openapi.yaml"))) {
+      spec = new Yaml().load(in);
+    }
+    Set<String> accepted = new TreeSet<>(publishRequestProperties(spec));
+    assertThat(accepted).as("PublishRequest properties in openapi.yaml").contains("branch", "runtimeVersion", "metadata");
+    assertThat(documented).as("the example publish body uses only fields the API accepts").isSubsetOf(accepted);
+
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    dev.updraft.cli.Cli.run(new String[] {"--help"}, Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    String docSynopsis = blocks(apiDoc, "").get(0).replace('…', '.').replace("...", ".");
+    List<String> usage = out.toString(StandardCharsets.UTF_8).lines().skip(1).filter(l -> !l.isBlank()).toList();
+    assertThat(usage).as("the CLI's usage").hasSizeGreaterThan(10);
+    for (String line : usage) {
+      assertThat(docSynopsis).as("docs/api/README.md's CLI synopsis has the CLI's line").contains(line.replace("...", "."));
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Set<String> publishRequestProperties(Map<String, Object> spec) {
+    Map<String, Object> paths = (Map<String, Object>) spec.get("paths");
+    Map<String, Object> post = (Map<String, Object>) ((Map<String, Object>) paths.get("/v1/apps/{app}/updates")).get("post");
+    Map<String, Object> schema =
+        (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) post.get("requestBody")).get("content"))
+            .get("application/json")).get("schema");
+    if (schema.containsKey("$ref")) {
+      String name = ((String) schema.get("$ref")).substring("#/components/schemas/".length());
+      schema = (Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) spec.get("components")).get("schemas")).get(name);
+    }
+    return ((Map<String, Object>) schema.get("properties")).keySet();
+  }
+
+  /** Runs one documented `updraft ...` line through the real CLI; file arguments live in the work dir. */
+  private CliRunner.Result run(CliRunner cli, String line, String app) {
+    List<String> words = DocBlocks.words(line);
+    List<String> args = new ArrayList<>();
+    for (int i = 1; i < words.size(); i++) {
+      String w = words.get(i);
+      boolean flagValue = words.get(i - 1).startsWith("--");
+      if (w.equals("APP")) {
+        w = app;
+      } else if (flagValue && w.matches("(keys|dist)(-[0-9]+)?(/.*)?")) {
+        w = work.resolve(w).toString();
+      }
+      args.add(w);
+    }
+    CliRunner.Result r = cli.run(args.toArray(new String[0]));
+    assertThat(r.status()).as("`%s` failed: %s", line, r.err()).isZero();
+    return r;
+  }
+
+  /** The command lines starting with {@code prefix} in the page's sh blocks: continuations joined, comments cut. */
+  private static List<String> commands(Path page, String prefix) throws Exception {
+    List<String> out = new ArrayList<>();
+    for (String block : blocks(page, "sh")) {
+      String joined = block.replace("\\\n", " ");
+      for (String l : joined.split("\n")) {
+        int comment = l.indexOf(" #");
+        String line = (comment < 0 ? l : l.substring(0, comment)).strip();
+        if (line.startsWith(prefix)) {
+          out.add(line);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The text of each block fenced with {@code language} ("" for no language). */
+  private static List<String> blocks(Path page, String language) throws Exception {
+    List<String> out = new ArrayList<>();
+    String lang = null;
+    StringBuilder text = new StringBuilder();
+    for (String line : Files.readAllLines(page)) {
+      if (line.startsWith("```")) {
+        if (lang == null) {
+          lang = line.substring(3).trim();
+          text.setLength(0);
+        } else {
+          if (lang.equals(language)) {
+            out.add(text.toString());
+          }
+          lang = null;
+        }
+      } else if (lang != null) {
+        text.append(line).append('\n');
+      }
+    }
+    assertThat(out).as("%s blocks in %s", language.isEmpty() ? "plain" : language, page).isNotEmpty();
+    return out;
+  }
+
+  private static void copy(Path from, Path to) throws Exception {
+    try (Stream<Path> s = Files.walk(from)) {
+      for (Path f : (Iterable<Path>) s::iterator) {
+        Path t = to.resolve(from.relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(t);
+        } else {
+          Files.copy(f, t);
+        }
+      }
+    }
+  }
+}
