@@ -5,7 +5,7 @@
 # tree for each step. Usage:
 #   load/bench/full-run.sh [step...]      steps: setup smoke xprem knee ablations restart scale
 #                                         (default: setup xprem knee ablations restart scale)
-# Durations: xprem ~17 min; each knee ~3 min (the first one twice, with its baseline); about 40 min in all.
+# Durations: xprem ~17 min; each knee ~5 min (the first one twice, with its baseline); about 50 min in all.
 # Environment: OUT (result dir), DATA (data dir), KEEP=1 (leave the stack running at the end).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +18,10 @@ TOKEN=bench-admin-token-0123456789abcdef
 SERVER=http://127.0.0.1:$CONTROL
 STEPS=${*:-setup xprem knee ablations restart scale}
 # the stepped ramp of every knee run (req/s): KNEE_FROM KNEE_TO KNEE_STEP
-KNEE="--knee-from ${KNEE_FROM:-2000} --knee-to ${KNEE_TO:-20000} --knee-step ${KNEE_STEP:-3000}"
+KNEE="--knee-from ${KNEE_FROM:-1000} --knee-to ${KNEE_TO:-10000} --knee-step ${KNEE_STEP:-1000}"
+# untimed warm-up requests before a run that starts at full rate (knee, restart): the first seconds of a
+# fresh edge and generator are interpreted code, ~600 req/s; xprem starts at 20 req/s and needs none
+WARM="--warmup ${WARMUP:-30000}"
 mkdir -p "$OUT"
 export UPDRAFT_SERVER=$SERVER UPDRAFT_TOKEN=$TOKEN
 
@@ -121,18 +124,18 @@ xprem() {
 
 knee() {
   start_edge $EDGE bench
-  run_load knee $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile knee $KNEE --baseline
+  run_load knee $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile knee $KNEE $WARM --baseline
   stop_pidfile "$OUT/edge-bench.pid"
 }
 
 ablations() {
   start_edge $EDGE bench --checkins false
-  run_load knee-checkins-off $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile knee $KNEE
+  run_load knee-checkins-off $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile knee $KNEE $WARM
   stop_pidfile "$OUT/edge-bench.pid"
   start_edge $EDGE bench
-  run_load knee-no-signature --target http://127.0.0.1:$EDGE --app demo --channels production --out-dir "$OUT" --metrics edge=http://127.0.0.1:$EDGE/metrics --profile knee $KNEE
+  run_load knee-no-signature --target http://127.0.0.1:$EDGE --app demo --channels production --out-dir "$OUT" --metrics edge=http://127.0.0.1:$EDGE/metrics --profile knee $KNEE $WARM
   start_edge $EDGE2 bench2
-  run_load knee-two-edges $(common_args http://127.0.0.1:$EDGE,http://127.0.0.1:$EDGE2 http://127.0.0.1:$EDGE) --profile knee $KNEE
+  run_load knee-two-edges $(common_args http://127.0.0.1:$EDGE,http://127.0.0.1:$EDGE2 http://127.0.0.1:$EDGE) --profile knee $KNEE $WARM
   stop_pidfile "$OUT/edge-bench2.pid"
   stop_pidfile "$OUT/edge-bench.pid"
 }
@@ -143,7 +146,7 @@ restart() {
   ( sleep 30; log "killing edge bench2 (SIGKILL)"; kill -9 "$(cat "$OUT/edge-bench2.pid")"; sleep 5;
     log "restarting edge bench2"; start_edge $EDGE2 bench2 ) &
   local killer=$!
-  run_load restart-under-load $(common_args http://127.0.0.1:$EDGE,http://127.0.0.1:$EDGE2 http://127.0.0.1:$EDGE) --profile constant --rate 2000 --duration 90s
+  run_load restart-under-load $(common_args http://127.0.0.1:$EDGE,http://127.0.0.1:$EDGE2 http://127.0.0.1:$EDGE) --profile constant --rate 2000 --duration 90s $WARM
   wait $killer || true
   stop_pidfile "$OUT/edge-bench2.pid"
   stop_pidfile "$OUT/edge-bench.pid"

@@ -64,22 +64,29 @@ final class Profiles {
     return new Profile("smoke", "a 11 s smoke run with a small storm; the update is published at 6.5 s", List.of(fleet, storm), 6.5);
   }
 
-  /** A stepped ramp: each step ramps for {@code rampS} then holds for {@code holdS}. */
+  /** Seconds of the knee's opening ramp, from a tenth of its first rate up to it. */
+  static final double KNEE_OPENING_RAMP_S = 10;
+
+  /** A stepped ramp: an opening ramp, then each step ramps for {@code rampS} then holds for {@code holdS}. */
   static Profile knee(double from, double to, double step, double rampS, double holdS) {
     if (!(from > 0) || !(to >= from) || !(step > 0) || !(rampS > 0) || !(holdS > 0)) {
       throw new ConfigException(
           "knee profile needs 0 < from <= to, step > 0: from=" + from + " to=" + to + " step=" + step);
     }
     List<Profile.Stage> stages = new ArrayList<>();
+    // an opening ramp from a tenth of the first rate: a generator and a server that start at full rate
+    // spend their first seconds in interpreted code and drop requests the first hold would be judged by
+    stages.add(st(KNEE_OPENING_RAMP_S, from));
     stages.add(st(holdS, from));
     for (double r = from + step; r <= to + 1e-9; r += step) {
       stages.add(st(rampS, r));
       stages.add(st(holdS, r));
     }
     Profile.Phase p =
-        new Profile.Phase("knee", 0, from, stages, ROUTINE_OUTDATED_SHARE, false, "stepped ramp to find the saturation knee");
+        new Profile.Phase("knee", 0, from / 10, stages, ROUTINE_OUTDATED_SHARE, false, "stepped ramp to find the saturation knee");
     return new Profile(
-        "knee", "stepped ramp " + fmt(from) + " -> " + fmt(to) + " req/s in steps of " + fmt(step) + " (" + fmt(holdS) + " s holds)",
+        "knee", "stepped ramp " + fmt(from) + " -> " + fmt(to) + " req/s in steps of " + fmt(step) + " (" + fmt(holdS) + " s holds, after a "
+            + fmt(KNEE_OPENING_RAMP_S) + " s opening ramp)",
         List.of(p), -1);
   }
 

@@ -117,12 +117,14 @@ class ProfileTest {
   @Test
   void kneeProfileStepsAndHolds() {
     Profile k = Profiles.knee(1000, 3000, 1000, 5, 20);
-    // hold 1000 for 20 s, ramp to 2000 in 5 s, hold 20 s, ramp to 3000 in 5 s, hold 20 s
-    assertThat(k.durationS()).isEqualTo(70);
-    assertThat(k.rateAt(10)).isEqualTo(1000);
-    assertThat(k.rateAt(22.5)).isEqualTo(1500);
-    assertThat(k.rateAt(30)).isEqualTo(2000);
-    assertThat(k.rateAt(69)).isEqualTo(3000);
+    // ramp 100 -> 1000 in 10 s, hold 1000 for 20 s, ramp to 2000 in 5 s, hold 20 s, ramp to 3000 in 5 s, hold 20 s
+    assertThat(k.durationS()).isEqualTo(80);
+    assertThat(k.rateAt(0)).isEqualTo(100);
+    assertThat(k.rateAt(5)).isEqualTo(550);
+    assertThat(k.rateAt(20)).isEqualTo(1000);
+    assertThat(k.rateAt(32.5)).isEqualTo(1500);
+    assertThat(k.rateAt(40)).isEqualTo(2000);
+    assertThat(k.rateAt(79)).isEqualTo(3000);
     Stats s = new Stats(k, 1);
     assertThat(s.windows).filteredOn(Stats.Window::hold).extracting(Stats.Window::rateTo).containsExactly(1000.0, 2000.0, 3000.0);
   }

@@ -82,10 +82,10 @@ class ReportTest {
   void capacityIsTheHighestPassingHoldAndTheKneeTheFirstFailureAboveIt() {
     LoadRun run = handRun("--target", "http://127.0.0.1:1", "--profile", "knee", "--knee-from", "1000", "--knee-to", "4000",
         "--knee-step", "1000", "--knee-ramp", "1s", "--knee-hold", "2s");
-    // holds of 2 s at 1000, 2000, 3000, 4000 req/s (windows 0, 2, 4, 6); every request answered.
+    // a 10 s opening ramp (window 0), then holds of 2 s at 1000, 2000, 3000, 4000 req/s (windows 1, 3, 5, 7); every request answered.
     // By hand: 1000 passes (1 ms), 2000 fails (every latency 50 ms > 10 ms), 3000 passes, 4000 fails (20 ms):
     // sustained 3000, knee at 4000, one failing hold below the sustained rate.
-    int[] holdWindows = {0, 2, 4, 6};
+    int[] holdWindows = {1, 3, 5, 7};
     long[] latencyUs = {1000, 50_000, 1000, 20_000};
     for (int i = 0; i < 4; i++) {
       int n = (i + 1) * 1000 * 2;
@@ -95,7 +95,7 @@ class ReportTest {
         run.stats.add(holdWindows[i], Stats.RESPONSES);
       }
     }
-    run.tick(11.0, true);
+    run.tick(21.0, true);
     Summary.Capacity c = Summary.capacity(run);
     assertThat(c.sustainedRps()).isEqualTo(3000);
     assertThat(c.kneeFound()).isTrue();
@@ -104,9 +104,9 @@ class ReportTest {
     assertThat(c.failedHoldsBelow()).isEqualTo(1);
     assertThat(c.holds()).extracting(h -> h.path("pass").asBoolean()).containsExactly(true, false, true, false);
     // a knee search's drops above the last passing hold do not invalidate the run
-    run.stats.add(6, Stats.DROP_INFLIGHT);
+    run.stats.add(7, Stats.DROP_INFLIGHT);
     assertThat(Summary.invalidatingDrops(run)).isZero();
-    run.stats.add(0, Stats.DROP_LATE);
+    run.stats.add(1, Stats.DROP_LATE);
     assertThat(Summary.invalidatingDrops(run)).isEqualTo(1);
   }
 
