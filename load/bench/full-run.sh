@@ -168,7 +168,8 @@ scale() {
     sleep 2
     jcmd $pid GC.run >/dev/null 2>&1 || true
     sleep 1
-    local heap=$(jcmd $pid GC.heap_info 2>/dev/null | grep -Eo 'used [0-9]+K' | head -n1 | grep -Eo '[0-9]+')
+    # young + old generations (ParallelGC); Metaspace and class space are not the image
+    local heap=$(jcmd $pid GC.heap_info 2>/dev/null | grep -E 'PSYoungGen|ParOldGen' | grep -Eo 'used [0-9]+K' | grep -Eo '[0-9]+' | paste -sd+ | bc)
     local rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
     local image=$(curl -s http://127.0.0.1:3200/metrics | grep -E '^updraft_edge_image_(apps|groups|bytes) ' | tr '\n' ' ')
     echo "scale run $n: ready_ms=$(( (t1 - t0) / 1000000 )) heap_used_after_gc_kb=$heap rss_kb=$rss $image" | tee -a "$OUT/scale.txt" >&2

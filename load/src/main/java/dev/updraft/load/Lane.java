@@ -57,6 +57,9 @@ final class Lane extends VerticleBase {
   private CharSequence expectSignature;
   private final Map<String, Integer> verifiedAssets = new HashMap<>();
 
+  /** Seconds after which the generator closes an idle keep-alive connection itself. */
+  static final int IDLE_CLOSE_SECONDS = 20;
+
   Lane(int id, LoadRun run, PublicKey verifyKey) {
     this.id = id;
     this.run = run;
@@ -67,7 +70,10 @@ final class Lane extends VerticleBase {
   public Future<?> start() {
     RunConfig c = run.config;
     client = vertx.createHttpClient(
-        new HttpClientOptions().setKeepAlive(true).setConnectTimeout((int) Math.min(Integer.MAX_VALUE, c.timeout().toMillis())),
+        // idle connections closed after 20 s, well before a server's own idle timeout (the edge's is 60 s, the
+        // same as this client's default): at equal timeouts a request can race the server's close and fail
+        new HttpClientOptions().setKeepAlive(true).setKeepAliveTimeout(IDLE_CLOSE_SECONDS)
+            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, c.timeout().toMillis())),
         new PoolOptions().setHttp1MaxSize(c.connections()).setMaxWaitQueueSize(-1));
     check = new ResponseCheck(verifyKey);
     rnd = new SplittableRandom(c.seed() * 1_000_003L + id);
