@@ -12,6 +12,7 @@ import dev.updraft.edge.replay.RequestRecorder;
 import dev.updraft.events.CheckIn;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.util.AsciiString;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
@@ -243,7 +244,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
    * (a chunked body is discarded as it streams, never held in memory).
    */
   private static boolean bodyTooLarge(HttpServerRequest req) {
-    String cl = req.headers().get("content-length");
+    String cl = req.headers().get(HttpHeaderNames.CONTENT_LENGTH);
     if (cl == null) {
       return false;
     }
