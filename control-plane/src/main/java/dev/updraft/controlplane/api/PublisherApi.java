@@ -495,20 +495,11 @@ public final class PublisherApi {
     AppState a = app(rc);
     ObjectNode b = Json.body(rc);
     String idem = check(() -> Validate.idempotencyKey(idempotencyKey(rc, b)));
-    if (idem != null && a.idempotencyKeys().containsKey(idem)) {
-      GroupState earlier = a.group(a.idempotencyKeys().get(idem));
-      String branch = Json.string(b, "branch");
-      String runtime = Json.string(b, "runtimeVersion");
-      if (!dev.updraft.events.EventPayload.UpdateGroup.KIND_UPDATE.equals(earlier.group().kind())
-          || branch != null && !branch.equals(earlier.group().branch())
-          || runtime != null && !runtime.equals(earlier.group().runtimeVersion())) {
-        throw new ApiException(
-            409, "idempotency-key-reused",
-            "idempotency key " + idem + " already made group " + earlier.groupId() + " (" + earlier.group().kind() + " on branch "
-                + earlier.group().branch() + ", runtime " + earlier.group().runtimeVersion()
-                + "); a retry must repeat that request, a different publish needs a new key");
-      }
-      Json.send(rc, 200, published(new Published(earlier, true)));
+    // a retry answers before its files are checked again; the command repeats this check against the
+    // writer's state, where two concurrent requests with one key are ordered
+    Published earlier = check(() -> Commands.replayOfPublish(a, idem, Json.string(b, "branch"), Json.string(b, "runtimeVersion")));
+    if (earlier != null) {
+      Json.send(rc, 200, published(earlier));
       sample.stop(publishTimer);
       return;
     }

@@ -244,7 +244,7 @@ public final class Commands {
         "publish",
         (s, now) -> {
           AppState app = app(s, appId);
-          Published replay = replay(app, req.idempotencyKey());
+          Published replay = replayOfPublish(app, req.idempotencyKey(), req.branch(), req.runtimeVersion());
           if (replay != null) {
             return Plan.nothing(replay);
           }
@@ -505,6 +505,29 @@ public final class Commands {
     }
     String groupId = app.idempotencyKeys().get(idempotencyKey);
     return groupId == null ? null : new Published(app.group(groupId), true);
+  }
+
+  /**
+   * The group an earlier publish made with {@code idempotencyKey} (a retry), or null when the key is new;
+   * 409 {@code idempotency-key-reused} when the key made a group of another kind, or one on another branch
+   * or runtime version (a null {@code branch} or {@code runtimeVersion} is not compared).
+   */
+  public static Published replayOfPublish(AppState app, String idempotencyKey, String branch, String runtimeVersion)
+      throws CommandException {
+    Published earlier = replay(app, idempotencyKey);
+    if (earlier == null) {
+      return null;
+    }
+    UpdateGroup g = earlier.group().group();
+    if (!UpdateGroup.KIND_UPDATE.equals(g.kind())
+        || branch != null && !branch.equals(g.branch())
+        || runtimeVersion != null && !runtimeVersion.equals(g.runtimeVersion())) {
+      throw CommandException.conflict(
+          "idempotency-key-reused",
+          "idempotency key " + idempotencyKey + " already made group " + g.groupId() + " (" + g.kind() + " on branch "
+              + g.branch() + ", runtime " + g.runtimeVersion() + "); a retry must repeat that request, a different publish needs a new key");
+    }
+    return earlier;
   }
 
   private static void noActiveRollout(AppState app, String branch, String runtimeVersion) throws CommandException {
