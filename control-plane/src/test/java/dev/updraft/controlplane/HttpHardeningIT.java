@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.testing.RawExchange;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -293,50 +290,16 @@ class HttpHardeningIT {
     assertThat(admin.get("/assets/vault/" + sha + ".js").body()).isEqualTo(asset); // still serving the real asset
   }
 
-  /** Sends raw bytes and reads the first answer (head and, by content-length, body). */
   static String rawAnswer(int port, byte[] request) throws IOException {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(15_000);
-      OutputStream out = s.getOutputStream();
-      try {
-        out.write(request);
-        out.flush();
-      } catch (IOException e) {
-        // the server may refuse and close before reading everything; its answer is still readable
-      }
-      InputStream in = s.getInputStream();
-      ByteArrayOutputStream got = new ByteArrayOutputStream();
-      byte[] buf = new byte[8192];
-      try {
-        for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
-          got.write(buf, 0, n);
-          if (complete(got.toString(StandardCharsets.ISO_8859_1))) {
-            break;
-          }
-        }
-      } catch (SocketTimeoutException | java.net.SocketException e) {
-        // whatever arrived is the answer
-      }
-      return got.toString(StandardCharsets.ISO_8859_1);
-    }
-  }
-
-  static boolean complete(String s) {
-    int end = s.indexOf("\r\n\r\n");
-    if (end < 0) {
-      return false;
-    }
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)\r\ncontent-length: *(\\d+)").matcher(s.substring(0, end));
-    return m.find() && s.length() - end - 4 >= Integer.parseInt(m.group(1));
+    return RawExchange.answer(port, request);
   }
 
   static int status(String answer) {
-    return answer.startsWith("HTTP/1.") && answer.length() >= 12 ? Integer.parseInt(answer.substring(9, 12)) : -1;
+    return RawExchange.status(answer);
   }
 
   static String body(String answer) {
-    int end = answer.indexOf("\r\n\r\n");
-    return end < 0 ? "" : answer.substring(end + 4);
+    return RawExchange.body(answer);
   }
 
   static String firstBodyLine(String answer) {

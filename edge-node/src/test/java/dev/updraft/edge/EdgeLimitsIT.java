@@ -1,5 +1,6 @@
 package dev.updraft.edge;
 
+import dev.updraft.testing.RawExchange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,16 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -72,36 +67,7 @@ class EdgeLimitsIT {
     }
   }
 
-  /** Sends raw bytes and reads the first answer (head and, by content-length, body). */
   static String rawAnswer(int port, byte[] request) throws IOException {
-    try (Socket s = new Socket("127.0.0.1", port)) {
-      s.setSoTimeout(15_000);
-      OutputStream out = s.getOutputStream();
-      try {
-        out.write(request);
-        out.flush();
-      } catch (IOException e) {
-        // refused and closed before reading everything; the answer is still readable
-      }
-      InputStream in = s.getInputStream();
-      ByteArrayOutputStream got = new ByteArrayOutputStream();
-      byte[] buf = new byte[8192];
-      try {
-        for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
-          got.write(buf, 0, n);
-          String sofar = got.toString(StandardCharsets.ISO_8859_1);
-          int end = sofar.indexOf("\r\n\r\n");
-          if (end >= 0) {
-            Matcher m = Pattern.compile("(?i)\r\ncontent-length: *(\\d+)").matcher(sofar.substring(0, end));
-            if (m.find() && sofar.length() - end - 4 >= Integer.parseInt(m.group(1))) {
-              break;
-            }
-          }
-        }
-      } catch (java.net.SocketException | java.net.SocketTimeoutException e) {
-        // whatever arrived is the answer
-      }
-      return got.toString(StandardCharsets.ISO_8859_1);
-    }
+    return RawExchange.answer(port, request);
   }
 }
