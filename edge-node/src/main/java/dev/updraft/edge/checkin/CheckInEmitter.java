@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Metrics: {@code updraft_edge_checkins_sent_total} (acknowledged by Kafka),
  * {@code updraft_edge_checkins_dropped_total{reason=queue-full|delivery-failed|shutdown}},
- * {@code updraft_edge_checkins_queued}. Thread-safe.
+ * {@code updraft_edge_checkins_queued} (waiting for the sender), {@code updraft_edge_checkins_unacknowledged}
+ * (handed to the producer, neither acknowledged nor failed yet: queued plus this is what the edge still
+ * holds). Thread-safe.
  */
 public final class CheckInEmitter {
   private static final Logger LOG = LoggerFactory.getLogger(CheckInEmitter.class);
@@ -71,6 +73,9 @@ public final class CheckInEmitter {
     Gauge.builder("updraft.edge.checkins.queued", size, AtomicInteger::get)
         .description("Check-ins waiting for the sender thread")
         .register(registry);
+    Gauge.builder("updraft.edge.checkins.unacknowledged", this, CheckInEmitter::unacknowledged)
+        .description("Check-ins handed to the Kafka producer and neither acknowledged nor failed yet")
+        .register(registry);
     sender = new Thread(this::run, "updraft-edge-checkins");
     sender.setDaemon(true);
   }
@@ -107,6 +112,11 @@ public final class CheckInEmitter {
   /** Check-ins waiting for the sender. */
   public int queued() {
     return size.get();
+  }
+
+  /** Check-ins handed to the producer whose delivery has not been reported yet. */
+  public long unacknowledged() {
+    return taken - (long) sent.count() - (long) droppedFailed.count();
   }
 
   private void run() {

@@ -51,6 +51,7 @@ class CheckInEmitterTest {
     e.start();
     assertThat(e.offer(checkIn("first"))).isTrue();
     assertThat(sink.entered.await(10, TimeUnit.SECONDS)).isTrue(); // the sender now blocks on "first"
+    assertThat(e.unacknowledged()).as("\"first\" is with the producer").isEqualTo(1);
 
     int accepted = 0;
     for (int i = 0; i < 20; i++) {
@@ -65,6 +66,40 @@ class CheckInEmitterTest {
     assertThat(sink.sent).containsExactly("first", "c0", "c1", "c2", "c3");
     assertThat(registry.get("updraft.edge.checkins.sent").counter().count()).isEqualTo(5);
     assertThat(e.queued()).isZero();
+    assertThat(e.unacknowledged()).isZero();
+  }
+
+  @Test
+  void checkInsWithTheProducerCountAsUnacknowledgedUntilTheirDeliveryIsReported() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    List<Consumer<Exception>> pending = new CopyOnWriteArrayList<>();
+    Sink deferred = new Sink() { // like a producer: accepts at once, reports delivery later
+      @Override
+      public void send(CheckIn c, Consumer<Exception> done) {
+        pending.add(done);
+      }
+
+      @Override
+      public void close(Duration timeout) {}
+    };
+    CheckInEmitter e = new CheckInEmitter(deferred, 10, registry);
+    e.start();
+    for (int i = 0; i < 3; i++) {
+      assertThat(e.offer(checkIn("c" + i))).isTrue();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (pending.size() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(e.queued()).as("the queue is empty").isZero();
+    assertThat(e.unacknowledged()).as("yet the edge still holds all three").isEqualTo(3);
+    assertThat(registry.get("updraft.edge.checkins.unacknowledged").gauge().value()).isEqualTo(3.0);
+    pending.get(0).accept(null);
+    pending.get(1).accept(new IllegalStateException("broker gone"));
+    assertThat(e.unacknowledged()).isEqualTo(1);
+    pending.get(2).accept(null);
+    assertThat(e.unacknowledged()).isZero();
+    e.close(Duration.ofSeconds(1));
   }
 
   @Test
