@@ -81,8 +81,8 @@ setup() {
   ./updraft apps show demo >/dev/null 2>&1 && { log "app demo exists"; return; }
   ./updraft keys generate --out "$OUT/keys" --common-name "Updraft benchmark" >/dev/null
   ./updraft apps create demo --certificate "$OUT/keys/certificate.pem" --private-key "$OUT/keys/private-key.pem" >/dev/null
-  ./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist "$ROOT/../shared/fixtures/expo-export-sdk57/update-1" --message "bench update 1" --json > "$OUT/group1.json"
-  ./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist "$ROOT/../shared/fixtures/expo-export-sdk57/update-2" --message "bench update 2" --json > "$OUT/group2.json"
+  ./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist "$ROOT/fixtures/expo-export-sdk57/update-1" --message "bench update 1" --json > "$OUT/group1.json"
+  ./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist "$ROOT/fixtures/expo-export-sdk57/update-2" --message "bench update 2" --json > "$OUT/group2.json"
   log "published $(jq -r .groupId "$OUT/group1.json") and $(jq -r .groupId "$OUT/group2.json")"
 }
 

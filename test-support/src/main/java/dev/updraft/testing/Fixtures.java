@@ -7,11 +7,11 @@ import java.util.List;
 
 /**
  * Locates the shared test fixtures: real {@code expo export} output ({@code expo-export-sdk57/update-1},
- * {@code update-2}) and test-only code-signing keys ({@code codesigning/}). They live outside the
- * repository, in {@code ../shared/fixtures} next to the checkout.
+ * {@code update-2}) and test-only code-signing keys ({@code codesigning/}). They live in the
+ * repository's top-level {@code fixtures/} folder (see its README).
  *
- * <p>Looked up in order: system property {@code updraft.fixtures}, environment {@code UPDRAFT_FIXTURES},
- * {@code ../shared/fixtures} from the working directory and its parents, {@code /work/shared/fixtures}.
+ * <p>Looked up in order: system property {@code updraft.fixtures} (the build sets it), environment
+ * {@code UPDRAFT_FIXTURES}, then {@code fixtures/} in the working directory and each of its parents.
  */
 public final class Fixtures {
   private static Path root;
@@ -33,10 +33,8 @@ public final class Fixtures {
       tried.add(Path.of(env));
     }
     for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-      tried.add(p.resolve("../shared/fixtures").normalize());
-      tried.add(p.resolve("shared/fixtures"));
+      tried.add(p.resolve("fixtures"));
     }
-    tried.add(Path.of("/work/shared/fixtures"));
     for (Path p : tried) {
       if (Files.isDirectory(p.resolve("expo-export-sdk57")) && Files.isDirectory(p.resolve("codesigning"))) {
         root = p.toAbsolutePath().normalize();
