@@ -147,6 +147,32 @@ public sealed interface EventPayload {
       }
       return null;
     }
+
+    /**
+     * The same group with the renewals whose {@code updateId} names one of its entries applied (new body
+     * and signature; ids, {@code createdAt} and assets unchanged); {@code this} when none applies.
+     */
+    public UpdateGroup renewed(java.util.Map<String, Renewal> byUpdateId) {
+      List<PlatformUpdate> ps = null;
+      for (int i = 0; i < platforms.size(); i++) {
+        PlatformUpdate p = platforms.get(i);
+        Renewal r = p.updateId() == null ? null : byUpdateId.get(p.updateId());
+        if (r == null) {
+          continue;
+        }
+        if (ps == null) {
+          ps = new java.util.ArrayList<>(platforms);
+        }
+        ps.set(i, p.withBody(r.body(), r.signature()));
+      }
+      return ps == null ? this : withPlatforms(ps);
+    }
+
+    /** The same group with other platform entries. */
+    public UpdateGroup withPlatforms(List<PlatformUpdate> newPlatforms) {
+      return new UpdateGroup(groupId, kind, branch, runtimeVersion, message, gitCommitHash, idempotencyKey,
+          republishedFrom, rollout, newPlatforms);
+    }
   }
 
   /**
@@ -170,6 +196,11 @@ public sealed interface EventPayload {
       List<String> assetKeys) {
     public PlatformUpdate {
       assetKeys = assetKeys == null ? List.of() : List.copyOf(assetKeys);
+    }
+
+    /** The same update with a new body and signature (a renewal or a re-signing); all else unchanged. */
+    public PlatformUpdate withBody(String newBody, String newSignature) {
+      return new PlatformUpdate(platform, updateId, createdAt, newBody, newSignature, launchAssetKey, assetKeys);
     }
   }
 
