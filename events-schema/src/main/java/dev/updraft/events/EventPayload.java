@@ -74,6 +74,14 @@ public sealed interface EventPayload {
     public BranchRollout(String rolloutId, String branch, int percentage, String runtimeVersion) {
       this(rolloutId, branch, percentage, runtimeVersion, Bucketing.CURRENT.wireName());
     }
+
+    /**
+     * The same rollout (id, second branch, runtime version and bucketing) at another share: what a
+     * mapping that keeps this rollout writes, so that its devices keep their buckets.
+     */
+    public BranchRollout withPercentage(int newPercentage) {
+      return new BranchRollout(rolloutId, branch, newPercentage, runtimeVersion, bucketing);
+    }
   }
 
   /** A new update group on a branch: one update per platform. */

@@ -251,6 +251,15 @@ class GoldenFilesTest {
   }
 
   @Test
+  void aBranchRolloutKeptAtAnotherShareKeepsItsBucketing() {
+    BranchRollout old = new BranchRollout("b", "beta", 10, "1.0.0", null);
+
+    assertThat(old.withPercentage(30)).isEqualTo(new BranchRollout("b", "beta", 30, "1.0.0", null));
+    assertThat(new BranchRollout("b", "beta", 10, null, "murmur3-v9").withPercentage(30).bucketing())
+        .isEqualTo("murmur3-v9");
+  }
+
+  @Test
   void aRolloutNamingAnUnknownBucketingStillDecodes() {
     String json = "{\"eventId\":\"00000000-0000-4000-8000-000000000001\",\"type\":\"channel.mapped\","
         + "\"schemaVersion\":1,\"appId\":\"demo\",\"sequence\":1,\"occurredAt\":\"2026-11-30T10:00:01Z\","
