@@ -65,8 +65,24 @@ public sealed interface EventPayload {
    *
    * @param percentage 0..100 of devices, bucketed by client id with {@code rolloutId} as the salt
    * @param runtimeVersion nullable: applies to every runtime version
+   * @param bucketing nullable: the {@link Bucketing.Algorithm#wireName()} the rollout buckets devices
+   *     with; absent in events written before the field, meaning {@code sha256-v1}. A rollout keeps the
+   *     algorithm it started with: a mapping that keeps {@code rolloutId} keeps {@code bucketing}.
    */
-  record BranchRollout(String rolloutId, String branch, int percentage, String runtimeVersion) {}
+  record BranchRollout(String rolloutId, String branch, int percentage, String runtimeVersion, String bucketing) {
+    /** A new branch rollout bucketed with {@link Bucketing#CURRENT}. */
+    public BranchRollout(String rolloutId, String branch, int percentage, String runtimeVersion) {
+      this(rolloutId, branch, percentage, runtimeVersion, Bucketing.CURRENT.wireName());
+    }
+
+    /**
+     * The same rollout (id, second branch, runtime version and bucketing) at another share: what a
+     * mapping that keeps this rollout writes, so that its devices keep their buckets.
+     */
+    public BranchRollout withPercentage(int newPercentage) {
+      return new BranchRollout(rolloutId, branch, newPercentage, runtimeVersion, bucketing);
+    }
+  }
 
   /** A new update group on a branch: one update per platform. */
   record UpdatePublished(UpdateGroup group) implements EventPayload {}
@@ -211,8 +227,16 @@ public sealed interface EventPayload {
    * @param controlGroupId nullable: the previous newest group for the branch and runtime version, served
    *     to devices outside the rollout; null means those devices get no update from this branch
    * @param guard nullable: no automatic revert
+   * @param bucketing nullable: the {@link Bucketing.Algorithm#wireName()} the rollout buckets devices
+   *     with; absent in events written before the field, meaning {@code sha256-v1}. A rollout keeps the
+   *     algorithm it started with ({@link RolloutChanged} does not carry one).
    */
-  record Rollout(String rolloutId, int percentage, String controlGroupId, RolloutGuard guard) {}
+  record Rollout(String rolloutId, int percentage, String controlGroupId, RolloutGuard guard, String bucketing) {
+    /** A new rollout bucketed with {@link Bucketing#CURRENT}. */
+    public Rollout(String rolloutId, int percentage, String controlGroupId, RolloutGuard guard) {
+      this(rolloutId, percentage, controlGroupId, guard, Bucketing.CURRENT.wireName());
+    }
+  }
 
   /**
    * Automatic revert: when, among at least {@code minDevices} devices that received the update within

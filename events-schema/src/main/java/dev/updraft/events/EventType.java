@@ -44,7 +44,8 @@ public enum EventType {
     return wireName;
   }
 
-  public Class<? extends EventPayload> payloadClass() {
+  /** The payload record of this type (for the codec). */
+  Class<? extends EventPayload> payloadClass() {
     return payloadClass;
   }
 
@@ -54,7 +55,7 @@ public enum EventType {
   }
 
   /** The type whose payload record is {@code payloadClass}. */
-  public static EventType of(Class<? extends EventPayload> payloadClass) {
+  static EventType of(Class<? extends EventPayload> payloadClass) {
     for (EventType t : values()) {
       if (t.payloadClass == payloadClass) {
         return t;

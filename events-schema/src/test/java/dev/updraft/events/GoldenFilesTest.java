@@ -91,7 +91,8 @@ class GoldenFilesTest {
               new ChannelMapped(
                   "production",
                   "release-1",
-                  new BranchRollout("c1a2b3c4-0000-4000-8000-00000000000a", "release-2", 25, "1.0.0"))),
+                  // written before rollouts named their bucketing: absent, read as null
+                  new BranchRollout("c1a2b3c4-0000-4000-8000-00000000000a", "release-2", 25, "1.0.0", null))),
           Map.entry(
               EventType.UPDATE_PUBLISHED,
               new UpdatePublished(
@@ -108,7 +109,8 @@ class GoldenFilesTest {
                           "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                           10,
                           "5b0e3c0a-1111-4a4a-8b8b-000000000000",
-                          new RolloutGuard(5.0, 100, 3600)),
+                          new RolloutGuard(5.0, 100, 3600),
+                          null), // written before rollouts named their bucketing
                       List.of(
                           new PlatformUpdate(
                               "ios",
@@ -201,6 +203,81 @@ class GoldenFilesTest {
 
     assertThat(body.getBytes(java.nio.charset.StandardCharsets.UTF_8))
         .isEqualTo(MANIFEST_BODY.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void rolloutsWithoutBucketingReadAsTheFirstAlgorithm() throws IOException {
+    UpdatePublished published = (UpdatePublished) known("/golden/v1/update.published.json").payload();
+    ChannelMapped mapped = (ChannelMapped) known("/golden/v1/channel.mapped.json").payload();
+
+    assertThat(published.group().rollout().bucketing()).isNull();
+    assertThat(mapped.rollout().bucketing()).isNull();
+    assertThat(Bucketing.Algorithm.named(published.group().rollout().bucketing()))
+        .isEqualTo(Bucketing.Algorithm.SHA256_V1);
+    assertThat(Bucketing.Algorithm.named(mapped.rollout().bucketing())).isEqualTo(Bucketing.Algorithm.SHA256_V1);
+  }
+
+  @Test
+  void rolloutsNamingTheirBucketingDecode() throws IOException {
+    EventEnvelope p = known("/golden/v1/update.published.with-bucketing.json");
+    EventEnvelope c = known("/golden/v1/channel.mapped.with-bucketing.json");
+
+    UpdateGroup g = ((UpdatePublished) EXPECTED.get(EventType.UPDATE_PUBLISHED)).group();
+    Rollout r = g.rollout();
+    assertThat(p.sequence()).isEqualTo(12);
+    assertThat(p.payload())
+        .isEqualTo(new UpdatePublished(new UpdateGroup(g.groupId(), g.kind(), g.branch(), g.runtimeVersion(),
+            g.message(), g.gitCommitHash(), g.idempotencyKey(), g.republishedFrom(),
+            new Rollout(r.rolloutId(), r.percentage(), r.controlGroupId(), r.guard(), "sha256-v1"), g.platforms())));
+    assertThat(c.sequence()).isEqualTo(13);
+    assertThat(c.payload())
+        .isEqualTo(
+            new ChannelMapped(
+                "production",
+                "release-1",
+                new BranchRollout("c1a2b3c4-0000-4000-8000-00000000000a", "release-2", 25, "1.0.0", "sha256-v1")));
+  }
+
+  @Test
+  void newRolloutsRecordTheCurrentBucketing() {
+    Rollout r = new Rollout("r", 10, null, null);
+    BranchRollout b = new BranchRollout("b", "beta", 10, null);
+    String json = new String(EventCodec.encode(EventEnvelope.of("demo", 1, Instant.EPOCH, "tok",
+        new ChannelMapped("production", "main", b))), java.nio.charset.StandardCharsets.UTF_8);
+
+    assertThat(r.bucketing()).isEqualTo(Bucketing.CURRENT.wireName()).isEqualTo("sha256-v1");
+    assertThat(b.bucketing()).isEqualTo(Bucketing.CURRENT.wireName());
+    assertThat(json).contains("\"bucketing\":\"sha256-v1\"");
+  }
+
+  @Test
+  void aBranchRolloutKeptAtAnotherShareKeepsItsBucketing() {
+    BranchRollout old = new BranchRollout("b", "beta", 10, "1.0.0", null);
+
+    assertThat(old.withPercentage(30)).isEqualTo(new BranchRollout("b", "beta", 30, "1.0.0", null));
+    assertThat(new BranchRollout("b", "beta", 10, null, "murmur3-v9").withPercentage(30).bucketing())
+        .isEqualTo("murmur3-v9");
+  }
+
+  @Test
+  void aRolloutNamingAnUnknownBucketingStillDecodes() {
+    String json = "{\"eventId\":\"00000000-0000-4000-8000-000000000001\",\"type\":\"channel.mapped\","
+        + "\"schemaVersion\":1,\"appId\":\"demo\",\"sequence\":1,\"occurredAt\":\"2026-11-30T10:00:01Z\","
+        + "\"actor\":\"a\",\"payload\":{\"channel\":\"production\",\"branch\":\"main\",\"rollout\":{"
+        + "\"rolloutId\":\"b\",\"branch\":\"beta\",\"percentage\":10,\"bucketing\":\"murmur3-v9\"}}}";
+
+    EventEnvelope e = ((Decoded.Known) EventCodec.decode(json.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+        .envelope();
+
+    String name = ((ChannelMapped) e.payload()).rollout().bucketing();
+    assertThat(name).isEqualTo("murmur3-v9");
+    assertThat(Bucketing.Algorithm.named(name)).isNull(); // what to do then is the reader's policy
+  }
+
+  private static EventEnvelope known(String path) throws IOException {
+    Decoded d = EventCodec.decode(golden(path));
+    assertThat(d).as(path).isInstanceOf(Decoded.Known.class);
+    return ((Decoded.Known) d).envelope();
   }
 
   @Test

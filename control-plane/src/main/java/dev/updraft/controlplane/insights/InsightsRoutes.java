@@ -148,8 +148,7 @@ final class InsightsRoutes {
       int pct = g.rollout().percentage();
       String share =
           (g.rollout().active() ? "now at " : "which was at ") + pct + " %"
-              + (pct <= 0 ? ", which takes no bucket" : pct >= 100 ? ", which takes every bucket"
-                  : ", which takes buckets 0–" + (pct * Bucketing.BUCKETS / 100 - 1))
+              + ", which takes " + Bucketing.range(pct)
               + (g.rollout().active() ? "" : ", since " + g.rollout().status());
       return inside
           ? "bucket " + s.rolloutBucket() + " is inside the rollout of group " + g.groupId() + " (" + share + ")"

@@ -1,11 +1,21 @@
 package dev.updraft.edge.image;
 
+import dev.updraft.events.Bucketing;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
+import dev.updraft.events.EventPayload.RolledBackToEmbedded;
+import dev.updraft.events.EventPayload.Rollout;
+import dev.updraft.events.EventPayload.RolloutChanged;
+import dev.updraft.events.EventPayload.RolloutFinished;
+import dev.updraft.events.EventPayload.RolloutReverted;
+import dev.updraft.events.EventPayload.SigningKeyRegistered;
 import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.EventType;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -61,77 +71,92 @@ final class AppDelta {
   }
 
   /**
-   * Applies one event. Returns false when the event was consistent with the schema but not with the
-   * app's state (a rollout change for a group never published, a group without branch): it is logged
-   * and left out, and the sequence still advances.
+   * Applies one event: one method per {@link EventType}, dispatched by a switch without default, so a
+   * type added to events-schema does not compile here until it has a case. Returns false when the event
+   * was consistent with the schema but not with the app's state (a rollout change for a group never
+   * published, a group without branch): it is logged and left out, and the sequence still advances.
    */
   boolean replay(EventEnvelope e) {
     lastSequence = Math.max(lastSequence, e.sequence());
-    EventPayload p = e.payload();
-    if (p instanceof EventPayload.AppCreated
-        || p instanceof EventPayload.TokenIssued
-        || p instanceof EventPayload.TokenRevoked) {
-      return true; // existence only; edges hold no tokens
-    } else if (p instanceof EventPayload.SigningKeyRegistered) {
-      EventPayload.SigningKeyRegistered k = (EventPayload.SigningKeyRegistered) p;
-      signing = new Signing(k.keyId(), k.certificateSha256(), k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature());
-      return renew(e, k.resigned());
-    } else if (p instanceof ChannelMapped) {
-      ChannelMapped c = (ChannelMapped) p;
-      if (c.channel() == null || c.branch() == null) {
-        return inconsistent(e, "channel.mapped without channel or branch");
-      }
-      channels.put(c.channel(), c);
-      return true;
-    } else if (p instanceof EventPayload.UpdatePublished) {
-      return add(e, ((EventPayload.UpdatePublished) p).group());
-    } else if (p instanceof EventPayload.RolledBackToEmbedded) {
-      return add(e, ((EventPayload.RolledBackToEmbedded) p).group());
-    } else if (p instanceof EventPayload.RolloutChanged) {
-      EventPayload.RolloutChanged c = (EventPayload.RolloutChanged) p;
-      GroupState g = groups.get(c.groupId());
-      if (g == null || !g.rolloutActive()) {
-        return inconsistent(e, "rollout.changed for a group without a running rollout groupId=" + c.groupId());
-      }
-      groups.put(c.groupId(), g.withPercentage(Math.max(0, Math.min(100, c.percentage()))));
-      return true;
-    } else if (p instanceof EventPayload.RolloutFinished) {
-      EventPayload.RolloutFinished f = (EventPayload.RolloutFinished) p;
-      GroupState g = groups.get(f.groupId());
-      if (g == null) {
-        return inconsistent(e, "rollout.finished for an unknown groupId=" + f.groupId());
-      }
-      groups.put(f.groupId(), g.finished());
-      return true;
-    } else if (p instanceof EventPayload.RolloutReverted) {
-      return revert(e, (EventPayload.RolloutReverted) p);
-    } else if (p instanceof EventPayload.ManifestsRenewed) {
-      return renew(e, ((EventPayload.ManifestsRenewed) p).renewals());
-    }
-    // a payload type added to events-schema without a case here: a bug in this build
-    throw new IllegalStateException("no fold for event type=" + e.type().wireName() + " appId=" + appId);
+    EventPayload p = e.payload(); // EventEnvelope checks that the payload is the type's record
+    return switch (e.type()) {
+      case APP_CREATED -> appCreated();
+      case TOKEN_ISSUED -> tokenIssued();
+      case TOKEN_REVOKED -> tokenRevoked();
+      case SIGNING_KEY_REGISTERED -> signingKeyRegistered(e, (SigningKeyRegistered) p);
+      case CHANNEL_MAPPED -> channelMapped(e, (ChannelMapped) p);
+      case UPDATE_PUBLISHED -> updatePublished(e, (UpdatePublished) p);
+      case ROLLED_BACK_TO_EMBEDDED -> rolledBackToEmbedded(e, (RolledBackToEmbedded) p);
+      case ROLLOUT_CHANGED -> rolloutChanged(e, (RolloutChanged) p);
+      case ROLLOUT_FINISHED -> rolloutFinished(e, (RolloutFinished) p);
+      case ROLLOUT_REVERTED -> rolloutReverted(e, (RolloutReverted) p);
+      case MANIFESTS_RENEWED -> manifestsRenewed(e, (ManifestsRenewed) p);
+    };
   }
 
-  private boolean add(EventEnvelope e, UpdateGroup g) {
-    if (g == null || g.branch() == null || g.runtimeVersion() == null) {
-      return inconsistent(e, "update group without branch or runtime version");
-    }
-    if (groups.containsKey(g.groupId())) {
-      return inconsistent(e, "group published twice groupId=" + g.groupId());
-    }
-    groups.put(g.groupId(), GroupState.published(g));
-    for (PlatformUpdate u : g.platforms()) {
-      if (u.updateId() != null) {
-        groupOfEntry.put(u.updateId(), g.groupId());
-      }
-    }
-    lines.computeIfAbsent(g.branch(), b -> new HashMap<>())
-        .computeIfAbsent(g.runtimeVersion(), r -> new ArrayList<>())
-        .add(g.groupId());
+  /** The app exists (this delta does); nothing else to hold. */
+  private static boolean appCreated() {
     return true;
   }
 
-  private boolean revert(EventEnvelope e, EventPayload.RolloutReverted r) {
+  /** Ignored: edges hold no tokens (devices do not authenticate). */
+  private static boolean tokenIssued() {
+    return true;
+  }
+
+  /** Ignored: edges hold no tokens. */
+  private static boolean tokenRevoked() {
+    return true;
+  }
+
+  /** The new key's registration (no-update directive, key id) and its re-signed bodies. */
+  private boolean signingKeyRegistered(EventEnvelope e, SigningKeyRegistered k) {
+    signing = new Signing(k.keyId(), k.certificateSha256(), k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature());
+    return renew(e, k.resigned());
+  }
+
+  /** Replaces the channel's mapping (and its branch rollout). */
+  private boolean channelMapped(EventEnvelope e, ChannelMapped c) {
+    if (c.channel() == null || c.branch() == null) {
+      return inconsistent(e, "channel.mapped without channel or branch");
+    }
+    if (c.rollout() != null) {
+      checkBucketing(e, c.rollout().rolloutId(), c.rollout().bucketing(), "the channel's own branch " + c.branch());
+    }
+    channels.put(c.channel(), c);
+    return true;
+  }
+
+  private boolean updatePublished(EventEnvelope e, UpdatePublished u) {
+    return add(e, u.group());
+  }
+
+  private boolean rolledBackToEmbedded(EventEnvelope e, RolledBackToEmbedded r) {
+    return add(e, r.group());
+  }
+
+  /** A running per-update rollout's new percentage (clamped to 0..100); its bucketing stays. */
+  private boolean rolloutChanged(EventEnvelope e, RolloutChanged c) {
+    GroupState g = groups.get(c.groupId());
+    if (g == null || !g.rolloutActive()) {
+      return inconsistent(e, "rollout.changed for a group without a running rollout groupId=" + c.groupId());
+    }
+    groups.put(c.groupId(), g.withPercentage(Math.max(0, Math.min(100, c.percentage()))));
+    return true;
+  }
+
+  /** The group now goes to every device. */
+  private boolean rolloutFinished(EventEnvelope e, RolloutFinished f) {
+    GroupState g = groups.get(f.groupId());
+    if (g == null) {
+      return inconsistent(e, "rollout.finished for an unknown groupId=" + f.groupId());
+    }
+    groups.put(f.groupId(), g.finished());
+    return true;
+  }
+
+  /** The group leaves its line (kept, marked reverted); the replacement, if any, is added. */
+  private boolean rolloutReverted(EventEnvelope e, RolloutReverted r) {
     GroupState g = groups.get(r.groupId());
     if (g == null) {
       return inconsistent(e, "rollout.reverted for an unknown groupId=" + r.groupId());
@@ -147,6 +172,34 @@ final class AppDelta {
     return r.replacement() == null || add(e, r.replacement());
   }
 
+  private boolean manifestsRenewed(EventEnvelope e, ManifestsRenewed m) {
+    return renew(e, m.renewals());
+  }
+
+  private boolean add(EventEnvelope e, UpdateGroup g) {
+    if (g == null || g.branch() == null || g.runtimeVersion() == null) {
+      return inconsistent(e, "update group without branch or runtime version");
+    }
+    if (groups.containsKey(g.groupId())) {
+      return inconsistent(e, "group published twice groupId=" + g.groupId());
+    }
+    if (g.rollout() != null) {
+      checkBucketing(e, g.rollout().rolloutId(), g.rollout().bucketing(),
+          g.rollout().controlGroupId() == null ? "no update" : "control group " + g.rollout().controlGroupId());
+    }
+    groups.put(g.groupId(), GroupState.published(g));
+    for (PlatformUpdate u : g.platforms()) {
+      if (u.updateId() != null) {
+        groupOfEntry.put(u.updateId(), g.groupId());
+      }
+    }
+    lines.computeIfAbsent(g.branch(), b -> new HashMap<>())
+        .computeIfAbsent(g.runtimeVersion(), r -> new ArrayList<>())
+        .add(g.groupId());
+    return true;
+  }
+
+  /** New bodies and signatures for entries the app has ({@link UpdateGroup#renewed}). */
   private boolean renew(EventEnvelope e, List<Renewal> renewals) {
     boolean all = true;
     for (Renewal r : renewals) {
@@ -156,20 +209,22 @@ final class AppDelta {
         all = inconsistent(e, "renewal for an unknown update or without body updateId=" + r.updateId());
         continue;
       }
-      List<PlatformUpdate> platforms = new ArrayList<>(g.group().platforms());
-      for (int i = 0; i < platforms.size(); i++) {
-        PlatformUpdate u = platforms.get(i);
-        if (r.updateId().equals(u.updateId())) {
-          platforms.set(i, new PlatformUpdate(
-              u.platform(), u.updateId(), u.createdAt(), r.body(), r.signature(), u.launchAssetKey(), u.assetKeys()));
-        }
-      }
-      UpdateGroup old = g.group();
-      UpdateGroup renewed = new UpdateGroup(old.groupId(), old.kind(), old.branch(), old.runtimeVersion(), old.message(),
-          old.gitCommitHash(), old.idempotencyKey(), old.republishedFrom(), old.rollout(), platforms);
-      groups.put(groupId, g.withGroup(renewed));
+      groups.put(groupId, g.withGroup(g.group().renewed(Map.of(r.updateId(), r))));
     }
     return all;
+  }
+
+  /**
+   * Policy for a rollout naming a bucketing algorithm this build does not know (a newer control plane):
+   * the event is applied, and below 100 % every device is treated as outside the rollout (the resolver
+   * gets no algorithm); logged here, once per event.
+   */
+  private void checkBucketing(EventEnvelope e, String rolloutId, String bucketing, String outsideGets) {
+    if (Bucketing.Algorithm.named(bucketing) == null) {
+      LOG.warn("rollout {} buckets devices with {}, unknown to this edge: every device is treated as outside it "
+          + "below 100 % and gets {}; upgrade this edge. appId={} sequence={} type={}",
+          rolloutId, bucketing, outsideGets, appId, e.sequence(), e.type().wireName());
+    }
   }
 
   private boolean inconsistent(EventEnvelope e, String what) {
@@ -253,18 +308,20 @@ final class AppDelta {
       }
       Prepared head = prepare(g.group(), u, reuse, out);
       if (!g.rolloutActive() || g.rolloutPercentage() >= 100 || g.group().rollout() == null) {
-        return new Slot(head, null, 100, null);
+        return new Slot(head, null, null, 100, null);
       }
+      Rollout r = g.group().rollout();
       Prepared control = null;
-      String controlId = g.group().rollout().controlGroupId();
-      GroupState c = controlId == null ? null : groups.get(controlId);
+      GroupState c = r.controlGroupId() == null ? null : groups.get(r.controlGroupId());
       if (c != null && !c.reverted()) {
         PlatformUpdate cu = c.group().platform(platform);
         if (cu != null && cu.body() != null) {
           control = prepare(c.group(), cu, reuse, out);
         }
       }
-      return new Slot(head, g.group().rollout().rolloutId(), g.rolloutPercentage(), control);
+      // null for an algorithm this build does not know: every device is outside (see checkBucketing)
+      Bucketing.Algorithm bucketing = Bucketing.Algorithm.named(r.bucketing());
+      return new Slot(head, r.rolloutId(), bucketing, g.rolloutPercentage(), control);
     }
     return null;
   }

@@ -11,6 +11,7 @@ import java.util.List;
  * branch for a share of devices) → newest entry for the platform and runtime version → the control
  * entry when the device is outside that entry's per-update rollout → compared with what the device runs,
  * has embedded and reported failed → manifest, {@code noUpdateAvailable} or {@code rollBackToEmbedded}.
+ * Both rollouts bucket with the algorithm they recorded and the rule of {@link Bucketing}.
  *
  * <p>Pure and allocation-light: map lookups on the immutable image and one small {@link Decision}; a
  * SHA-256 only when a rollout is consulted. Thread-safe (stateless).
@@ -49,7 +50,7 @@ public final class Resolver {
       BranchRollout r = route.rollout();
       if (r != null
           && (r.runtimeVersion() == null || r.runtimeVersion().equals(runtimeVersion))
-          && Bucketing.inRollout(clientId, r.rolloutId(), r.percentage())) {
+          && Bucketing.inRollout(Bucketing.Algorithm.named(r.bucketing()), clientId, r.rolloutId(), r.percentage())) {
         branch = r.branch();
         inBranchRollout = true;
       }
@@ -61,12 +62,11 @@ public final class Resolver {
     Prepared candidate = slot.head;
     int bucket = -1;
     if (slot.rolloutId != null) {
-      if (clientId != null && !clientId.isEmpty()) {
-        bucket = Bucketing.bucket(clientId, slot.rolloutId);
+      // computed once, for the decision and the check-in; -1 without client id or with an unknown algorithm
+      if (slot.bucketing != null) {
+        bucket = slot.bucketing.bucket(clientId, slot.rolloutId);
       }
-      // same rule as Bucketing.inRollout: below P x 100 is inside; no client id is never inside
-      boolean inside = bucket >= 0 && slot.percentage > 0 && bucket < slot.percentage * 100;
-      if (!inside) {
+      if (!Bucketing.inside(bucket, slot.percentage)) {
         candidate = slot.control;
         if (candidate == null) {
           return nothing(app, CheckIn.REASON_NO_UPDATE_FOR_RUNTIME, protocol, branch, inBranchRollout, bucket);

@@ -49,6 +49,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code error}: a fold that threw (a bug); logged with the stack trace.
  * </ul>
  *
+ * A rollout naming a bucketing algorithm this build does not know is not skipped: the event is applied
+ * and counted as applied, the fold logs a warning, and every device is treated as outside that rollout
+ * below 100 % (events-schema/COMPATIBILITY.md "Rollout bucketing").
+ *
  * A per-app sequence above the next expected one is a gap: logged, counted in
  * {@code updraft_edge_sequence_gaps_total}, and the event is still applied.
  *

@@ -195,6 +195,70 @@ class ResolverTest {
     assertThat(ios(app(s), "production", "c", null, null, List.of(), 1).servedUpdateId()).isEqualTo("s1-ios");
   }
 
+  @Test
+  void theBoundaryDevicesOfTheFixedVectorsFallOnTheirSide() {
+    // device-396 has bucket 999 and device-29537 bucket 1000 in rollout "boundary" (BucketingTest)
+    AppImage app = app(twoUpdates()
+        .add(new EventPayload.UpdatePublished(Scenario.group("g3", "production", new Rollout("boundary", 10, "g2", null)))));
+    Decision in = ios(app, "production", "DEVICE-396".toLowerCase(java.util.Locale.ROOT), null, null, List.of(), 1);
+    Decision out = ios(app, "production", "device-29537", null, null, List.of(), 1);
+    assertThat(in.rolloutBucket()).isEqualTo(999);
+    assertThat(in.servedUpdateId()).isEqualTo("g3-ios");
+    assertThat(out.rolloutBucket()).isEqualTo(1000);
+    assertThat(out.servedUpdateId()).isEqualTo("g2-ios");
+  }
+
+  @Test
+  void aRolloutNamingTheFirstAlgorithmDecidesAsOneNamingNone() {
+    AppImage absent = app(twoUpdates()
+        .add(new EventPayload.UpdatePublished(Scenario.group("g3", "production", new Rollout("r", 40, "g2", null, null))))
+        .add(new EventPayload.ChannelMapped("beta-channel", "production", new BranchRollout("br", "beta", 40, null, null))));
+    AppImage named = app(twoUpdates()
+        .add(new EventPayload.UpdatePublished(Scenario.group("g3", "production", new Rollout("r", 40, "g2", null, "sha256-v1"))))
+        .add(new EventPayload.ChannelMapped("beta-channel", "production",
+            new BranchRollout("br", "beta", 40, null, "sha256-v1"))));
+    for (String id : randomIds(2_000, 11)) {
+      Decision a = ios(absent, "production", id, null, null, List.of(), 1);
+      Decision n = ios(named, "production", id, null, null, List.of(), 1);
+      assertThat(n.servedUpdateId()).isEqualTo(a.servedUpdateId());
+      assertThat(n.rolloutBucket()).isEqualTo(a.rolloutBucket()).isEqualTo(Bucketing.bucket(id, "r"));
+      assertThat(ios(named, "beta-channel", id, null, null, List.of(), 1).branch())
+          .isEqualTo(ios(absent, "beta-channel", id, null, null, List.of(), 1).branch())
+          .isEqualTo(Bucketing.inRollout(id, "br", 40) ? "beta" : "production");
+    }
+  }
+
+  @Test
+  void anUnknownAlgorithmPutsEveryDeviceOutsideAPerUpdateRolloutBelowHundred() {
+    Scenario s = twoUpdates()
+        .add(new EventPayload.UpdatePublished(Scenario.group("g3", "production", new Rollout("r", 99, "g2", null, "murmur3-v9"))));
+    AppImage partial = app(s);
+    for (String id : randomIds(500, 5)) {
+      Decision d = ios(partial, "production", id, null, null, List.of(), 1);
+      assertThat(d.servedUpdateId()).as("id=%s", id).isEqualTo("g2-ios"); // the control group
+      assertThat(d.rolloutBucket()).isEqualTo(-1); // no bucket recorded: none could be computed
+    }
+    AppImage full = app(s.add(new EventPayload.RolloutChanged("g3", "r", 100, null)));
+    assertThat(ios(full, "production", "c", null, null, List.of(), 1).servedUpdateId()).isEqualTo("g3-ios");
+  }
+
+  @Test
+  void anUnknownAlgorithmKeepsEveryDeviceOnTheChannelsBranchBelowHundred() {
+    Scenario s = new Scenario()
+        .add(new EventPayload.UpdatePublished(Scenario.group("main1", "main", null)))
+        .add(new EventPayload.UpdatePublished(Scenario.group("beta1", "beta", null)))
+        .add(new EventPayload.ChannelMapped("production", "main", new BranchRollout("br", "beta", 99, null, "murmur3-v9")));
+    AppImage partial = app(s);
+    for (String id : randomIds(500, 6)) {
+      Decision d = ios(partial, "production", id, null, null, List.of(), 1);
+      assertThat(d.branch()).isEqualTo("main");
+      assertThat(d.inBranchRollout()).isFalse();
+    }
+    AppImage full = app(s.add(new EventPayload.ChannelMapped("production", "main",
+        new BranchRollout("br", "beta", 100, null, "murmur3-v9"))));
+    assertThat(ios(full, "production", "c", null, null, List.of(), 1).servedUpdateId()).isEqualTo("beta1-ios");
+  }
+
   private static List<String> randomIds(int n, long seed) {
     SplittableRandom r = new SplittableRandom(seed);
     List<String> ids = new ArrayList<>(n);

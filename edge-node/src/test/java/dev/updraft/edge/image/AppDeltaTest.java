@@ -1,0 +1,216 @@
+package dev.updraft.edge.image;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.events.EventEnvelope;
+import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventPayload.BranchRollout;
+import dev.updraft.events.EventPayload.Renewal;
+import dev.updraft.events.EventPayload.Rollout;
+import dev.updraft.events.EventType;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * One event of every {@link EventType} replayed into an app, each checked for the effect its fold
+ * documents. A type added to events-schema fails {@link #everyEventTypeHasACase()} until it gets a case
+ * here (and {@link AppDelta#replay} does not compile until it gets one there).
+ */
+class AppDeltaTest {
+
+  /** Events before the one under test, the event, and what it must have done. */
+  private record Case(List<EventPayload> before, EventPayload event, Effect effect) {}
+
+  @FunctionalInterface
+  private interface Effect {
+    /** {@code before} is null when the app did not exist. */
+    void check(AppImage before, AppImage after);
+  }
+
+  private static final String SIG = "sig=\"AAAA\", keyid=\"main\"";
+
+  private static List<EventPayload> rollingOut() {
+    return List.of(
+        new EventPayload.UpdatePublished(Scenario.group("g1", "main", null)),
+        new EventPayload.UpdatePublished(Scenario.group("g2", "main", new Rollout("r2", 30, "g1", null))));
+  }
+
+  private static final Map<EventType, Case> CASES = new EnumMap<>(EventType.class);
+
+  static {
+    CASES.put(EventType.APP_CREATED, new Case(List.of(), new EventPayload.AppCreated("Demo"), (before, after) -> {
+      assertThat(before).isNull();
+      assertThat(after.appId()).isEqualTo(Scenario.APP);
+      assertThat(after.groupCount()).isZero();
+      assertThat(after.signs()).isFalse();
+      assertThat(after.channels).isEmpty();
+      assertThat(serves(after, "main")).isNull();
+    }));
+    CASES.put(EventType.TOKEN_ISSUED, new Case(List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.TokenIssued("t1", "publish", "00", "ci"), AppDeltaTest::onlyTheSequenceMoved));
+    CASES.put(EventType.TOKEN_REVOKED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null)),
+            new EventPayload.TokenIssued("t1", "publish", "00", "ci")),
+        new EventPayload.TokenRevoked("t1"), AppDeltaTest::onlyTheSequenceMoved));
+    CASES.put(EventType.SIGNING_KEY_REGISTERED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.SigningKeyRegistered("main", "PEM", "abc", "{\"type\":\"noUpdateAvailable\"}", SIG,
+            List.of(new Renewal("g1-ios", Scenario.body("g1-ios") + " ", SIG))),
+        (before, after) -> {
+          assertThat(before.signs()).isFalse();
+          assertThat(after.signs()).isTrue();
+          assertThat(after.keyId()).isEqualTo("main");
+          assertThat(after.noUpdate().signature().toString()).isEqualTo(SIG);
+          EventPayload.PlatformUpdate ios = after.groups.get("g1").group().platform("ios");
+          assertThat(ios.body()).isEqualTo(Scenario.body("g1-ios") + " ");
+          assertThat(ios.signature()).isEqualTo(SIG);
+          assertThat(after.groups.get("g1").group().platform("android"))
+              .isEqualTo(before.groups.get("g1").group().platform("android"));
+        }));
+    CASES.put(EventType.CHANNEL_MAPPED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("m1", "main", null)),
+            new EventPayload.UpdatePublished(Scenario.group("b1", "beta", null))),
+        new EventPayload.ChannelMapped("production", "main", new BranchRollout("br", "beta", 100, null)),
+        (before, after) -> {
+          assertThat(serves(before, "production")).isNull(); // no branch named production
+          assertThat(after.channels.get("production").rollout().rolloutId()).isEqualTo("br");
+          Decision d = Resolver.resolve(after, Platforms.IOS, Scenario.RTV, "production", "c", null, null, List.of(), 1);
+          assertThat(d.branch()).isEqualTo("beta");
+          assertThat(d.inBranchRollout()).isTrue();
+          assertThat(d.servedUpdateId()).isEqualTo("b1-ios");
+        }));
+    CASES.put(EventType.UPDATE_PUBLISHED, new Case(List.of(new EventPayload.AppCreated("Demo")),
+        new EventPayload.UpdatePublished(Scenario.group("g1", "main", null)), (before, after) -> {
+          assertThat(before.groupCount()).isZero();
+          assertThat(after.lines.get("main").get(Scenario.RTV)).containsExactly("g1");
+          assertThat(after.groupOfEntry).containsEntry("g1-ios", "g1").containsEntry("g1-android", "g1");
+          assertThat(serves(after, "main")).isEqualTo("g1-ios");
+        }));
+    CASES.put(EventType.ROLLED_BACK_TO_EMBEDDED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.RolledBackToEmbedded(Scenario.rollback("g2", "main")), (before, after) -> {
+          assertThat(after.lines.get("main").get(Scenario.RTV)).containsExactly("g1", "g2");
+          Decision d = Resolver.resolve(after, Platforms.IOS, Scenario.RTV, "main", "c", null, null, List.of(), 1);
+          assertThat(d.kind()).isEqualTo(Decision.Kind.ROLLBACK);
+          assertThat(d.servedGroupId()).isEqualTo("g2");
+        }));
+    CASES.put(EventType.ROLLOUT_CHANGED, new Case(rollingOut(), new EventPayload.RolloutChanged("g2", "r2", 60, null),
+        (before, after) -> {
+          assertThat(before.groups.get("g2").rolloutPercentage()).isEqualTo(30);
+          assertThat(after.groups.get("g2").rolloutPercentage()).isEqualTo(60);
+          assertThat(after.groups.get("g2").rolloutActive()).isTrue();
+          Slot s = after.slot("main", Scenario.RTV, Platforms.IOS);
+          assertThat(s.rolloutId).isEqualTo("r2");
+          assertThat(s.percentage).isEqualTo(60);
+          assertThat(s.control.entryId()).isEqualTo("g1-ios");
+        }));
+    CASES.put(EventType.ROLLOUT_FINISHED, new Case(rollingOut(), new EventPayload.RolloutFinished("g2", "r2"),
+        (before, after) -> {
+          assertThat(after.groups.get("g2").rolloutActive()).isFalse();
+          assertThat(after.groups.get("g2").rolloutPercentage()).isEqualTo(100);
+          Slot s = after.slot("main", Scenario.RTV, Platforms.IOS);
+          assertThat(s.rolloutId).isNull();
+          assertThat(s.head.entryId()).isEqualTo("g2-ios");
+          assertThat(s.control).isNull();
+        }));
+    CASES.put(EventType.ROLLOUT_REVERTED, new Case(rollingOut(),
+        new EventPayload.RolloutReverted("g2", "r2", "crashes", Scenario.group("g3", "main", null)),
+        (before, after) -> {
+          assertThat(after.groups.get("g2").reverted()).isTrue();
+          assertThat(after.groups.get("g2").rolloutActive()).isFalse();
+          assertThat(after.lines.get("main").get(Scenario.RTV)).containsExactly("g1", "g3");
+          assertThat(after.slot("main", Scenario.RTV, Platforms.IOS).rolloutId).isNull();
+          assertThat(serves(after, "main")).isEqualTo("g3-ios");
+        }));
+    CASES.put(EventType.MANIFESTS_RENEWED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.ManifestsRenewed("urls", List.of(new Renewal("g1-android", Scenario.body("g1-android") + " ", null))),
+        (before, after) -> {
+          EventPayload.PlatformUpdate android = after.groups.get("g1").group().platform("android");
+          EventPayload.PlatformUpdate old = before.groups.get("g1").group().platform("android");
+          assertThat(android.body()).isEqualTo(Scenario.body("g1-android") + " ");
+          assertThat(android).isEqualTo(old.withBody(Scenario.body("g1-android") + " ", null));
+          assertThat(after.groups.get("g1").group().platform("ios"))
+              .isEqualTo(before.groups.get("g1").group().platform("ios"));
+          Prepared served = after.slot("main", Scenario.RTV, Platforms.ANDROID).head;
+          assertThat(served.json().toString(StandardCharsets.UTF_8)).isEqualTo(Scenario.body("g1-android") + " ");
+        }));
+  }
+
+  @Test
+  void everyEventTypeHasACase() {
+    assertThat(CASES.keySet()).containsExactlyInAnyOrder(EventType.values());
+  }
+
+  @ParameterizedTest
+  @EnumSource(EventType.class)
+  void oneEventOfEachTypeHasItsDocumentedEffect(EventType type) {
+    Case c = CASES.get(type);
+    assertThat(c).as("no case for event type %s: add what its fold does", type).isNotNull();
+    AppImage before = build(null, c.before());
+    long sequence = (before == null ? 0 : before.lastSequence()) + 1;
+    EventEnvelope e = EventEnvelope.of(Scenario.APP, sequence, Scenario.T0.plusSeconds(sequence), "test", c.event());
+    assertThat(e.type()).isEqualTo(type);
+
+    AppDelta d = new AppDelta(Scenario.APP, before);
+    assertThat(d.replay(e)).as("applied").isTrue();
+    AppImage after = d.build(before);
+
+    assertThat(after.lastSequence()).isEqualTo(sequence);
+    c.effect().check(before, after);
+    assertThat(build(null, append(c.before(), c.event()))).as("same as replaying all at once").isEqualTo(after);
+  }
+
+  @Test
+  void renewingAnUnknownEntryIsLeftOutAndTheOthersApply() {
+    AppImage before = build(null, List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))));
+    AppDelta d = new AppDelta(Scenario.APP, before);
+    boolean applied = d.replay(EventEnvelope.of(Scenario.APP, 2, Scenario.T0, "test", new EventPayload.ManifestsRenewed(
+        "urls", List.of(new Renewal("nope", "{}", null), new Renewal("g1-ios", "{\"renewed\":1}", null)))));
+    AppImage after = d.build(before);
+
+    assertThat(applied).isFalse();
+    assertThat(after.lastSequence()).isEqualTo(2);
+    assertThat(after.groups.get("g1").group().platform("ios").body()).isEqualTo("{\"renewed\":1}");
+  }
+
+  private static void onlyTheSequenceMoved(AppImage before, AppImage after) {
+    assertThat(after.lastSequence()).isEqualTo(before.lastSequence() + 1);
+    assertThat(after.channels).isEqualTo(before.channels);
+    assertThat(after.groups).isEqualTo(before.groups);
+    assertThat(after.groupOfEntry).isEqualTo(before.groupOfEntry);
+    assertThat(after.lines).isEqualTo(before.lines);
+    assertThat(after.signs()).isEqualTo(before.signs());
+    assertThat(after.prepared).isEqualTo(before.prepared);
+  }
+
+  /** The update id an iOS device on {@code channel} is served, or null. */
+  private static String serves(AppImage app, String channel) {
+    return Resolver.resolve(app, Platforms.IOS, Scenario.RTV, channel, "c", null, null, List.of(), 1).servedUpdateId();
+  }
+
+  private static List<EventPayload> append(List<EventPayload> events, EventPayload last) {
+    List<EventPayload> all = new java.util.ArrayList<>(events);
+    all.add(last);
+    return all;
+  }
+
+  /** The app after {@code events} (numbered from 1) on {@code base}, or null for no events. */
+  private static AppImage build(AppImage base, List<EventPayload> events) {
+    if (events.isEmpty()) {
+      return base;
+    }
+    AppDelta d = new AppDelta(Scenario.APP, base);
+    long seq = base == null ? 0 : base.lastSequence();
+    for (EventPayload p : events) {
+      seq++;
+      assertThat(d.replay(EventEnvelope.of(Scenario.APP, seq, Scenario.T0.plusSeconds(seq), "test", p))).isTrue();
+    }
+    return d.build(base);
+  }
+}
