@@ -45,8 +45,8 @@ class EveryEventTypeFoldTest {
   static UpdateGroup group(String id, String kind, String branch, Rollout rollout) {
     List<PlatformUpdate> ps =
         List.of(
-            new PlatformUpdate("ios", id + "-ios", "2026-11-30T10:00:0" + id.length() + ".000Z", "{\"id\":\"" + id + "-ios\"}", null, "k", List.of("k")),
-            new PlatformUpdate("android", id + "-android", "2026-11-30T10:00:0" + id.length() + ".000Z", "{\"id\":\"" + id + "-android\"}", null, "k", List.of("k")));
+            new PlatformUpdate("ios", id + "-ios", "2026-11-30T10:00:00.000Z", "{\"id\":\"" + id + "-ios\"}", null, "k", List.of("k")),
+            new PlatformUpdate("android", id + "-android", "2026-11-30T10:00:00.000Z", "{\"id\":\"" + id + "-android\"}", null, "k", List.of("k")));
     return new UpdateGroup(id, kind, branch, "1", null, null, "idem-" + id, null, rollout, ps);
   }
 
