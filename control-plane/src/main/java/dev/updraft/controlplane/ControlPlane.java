@@ -11,6 +11,7 @@ import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.log.EventLog;
+import dev.updraft.controlplane.signing.KeyStore;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.GroupState;
@@ -18,7 +19,6 @@ import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.controlplane.storage.GcsAssetStorage;
 import dev.updraft.controlplane.storage.LocalAssetRoute;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
-import dev.updraft.controlplane.signing.KeyStore;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.Topics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -200,7 +200,7 @@ public final class ControlPlane {
               Duration ttl = storage.urlTtl();
               if (ttl != null) {
                 long period = Math.max(10_000, Math.min(3_600_000, ttl.toMillis() / 10));
-                timer = vertx.setPeriodic(period, period, id -> commands.renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
+                timer = vertx.setPeriodic(period, period, id -> commands.renewals().renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
               }
               LOG.info(
                   "control plane listening on {}:{} publicUrl={} storage={} keyStore={}",
@@ -329,18 +329,16 @@ public final class ControlPlane {
     public List<ActiveRollout> activeRollouts() {
       List<ActiveRollout> out = new ArrayList<>();
       for (AppState app : commands.state().apps().values()) {
-        for (GroupState g : app.groups()) {
-          if (g.rollout() != null && g.rollout().active()) {
-            Map<String, String> ids = new LinkedHashMap<>();
-            for (PlatformUpdate p : g.group().platforms()) {
-              ids.put(p.platform(), p.updateId());
-            }
-            out.add(
-                new ActiveRollout(
-                    app.appId(), g.groupId(), g.rollout().rolloutId(), g.group().branch(), g.group().runtimeVersion(),
-                    g.rollout().percentage(), g.rollout().controlGroupId(), g.rollout().guard(), Map.copyOf(ids),
-                    g.rollout().startedAt(), g.rollout().changedAt()));
+        for (GroupState g : app.activeRollouts()) {
+          Map<String, String> ids = new LinkedHashMap<>();
+          for (PlatformUpdate p : g.group().platforms()) {
+            ids.put(p.platform(), p.updateId());
           }
+          out.add(
+              new ActiveRollout(
+                  app.appId(), g.groupId(), g.rollout().rolloutId(), g.group().branch(), g.group().runtimeVersion(),
+                  g.rollout().percentage(), g.rollout().controlGroupId(), g.rollout().guard(), Map.copyOf(ids),
+                  g.rollout().startedAt(), g.rollout().changedAt()));
         }
       }
       return out;
@@ -348,7 +346,7 @@ public final class ControlPlane {
 
     @Override
     public Future<String> revertByGuard(String appId, String groupId, String reason) {
-      return commands.revertRollout(Commands.ACTOR_GUARD, appId, groupId, reason).map(r -> r.replacement().groupId());
+      return commands.rollouts().revertRollout(Commands.ACTOR_GUARD, appId, groupId, reason).map(r -> r.replacement().groupId());
     }
   }
 }

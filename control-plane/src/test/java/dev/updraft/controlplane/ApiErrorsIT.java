@@ -377,6 +377,33 @@ class ApiErrorsIT {
     refused(() -> admin.post("/v1/apps/errors/updates", otherRuntime), 409, "idempotency-key-reused", "a different publish needs a new key");
     refused(() -> admin.post("/v1/apps/errors/updates", first, Map.of("Idempotency-Key", "has space")), 400, "invalid-idempotency-key", "printable ASCII");
 
+    // a roll back and a republish replay their key the same way and refuse it for another branch or runtime
+    Map<String, Object> rollBack = Map.of("branch", "idem-rb", "runtimeVersion", "1", "embedded", true, "idempotencyKey", "idem-rb-1");
+    Http.Resp rolled = admin.post("/v1/apps/errors/rollbacks", rollBack);
+    assertThat(rolled.status()).as(rolled.toString()).isEqualTo(201);
+    Http.Resp rolledAgain = admin.post("/v1/apps/errors/rollbacks", rollBack);
+    assertThat(rolledAgain.status()).as(rolledAgain.toString()).isEqualTo(200);
+    assertThat(rolledAgain.json().get("replayed").asBoolean()).isTrue();
+    assertThat(rolledAgain.json().get("groupId").asText()).isEqualTo(rolled.json().get("groupId").asText());
+    refused(
+        () -> admin.post("/v1/apps/errors/rollbacks", Map.of("branch", "idem-rb-other", "runtimeVersion", "1", "embedded", true), Map.of("Idempotency-Key", "idem-rb-1")),
+        409, "idempotency-key-reused", "a different roll back needs a new key");
+    refused(
+        () -> admin.post("/v1/apps/errors/rollbacks", Map.of("branch", "idem-rb", "runtimeVersion", "1", "embedded", true, "idempotencyKey", "idem-key-1")),
+        409, "idempotency-key-reused", made.json().get("groupId").asText());
+    Map<String, Object> republish = Map.of("branch", "idem-rp", "runtimeVersion", "1", "toGroupId", groupId, "idempotencyKey", "idem-rp-1");
+    Http.Resp copied = admin.post("/v1/apps/errors/rollbacks", republish);
+    assertThat(copied.status()).as(copied.toString()).isEqualTo(201);
+    Http.Resp copiedAgain = admin.post("/v1/apps/errors/rollbacks", republish);
+    assertThat(copiedAgain.status()).as(copiedAgain.toString()).isEqualTo(200);
+    assertThat(copiedAgain.json().get("groupId").asText()).isEqualTo(copied.json().get("groupId").asText());
+    refused(
+        () -> admin.post("/v1/apps/errors/rollbacks", Map.of("branch", "idem-rp-other", "runtimeVersion", "1", "toGroupId", groupId, "idempotencyKey", "idem-rp-1")),
+        409, "idempotency-key-reused", "a different republish needs a new key");
+    refused(
+        () -> admin.post("/v1/apps/errors/rollbacks", Map.of("branch", "idem-rp", "runtimeVersion", "2", "toGroupId", groupId, "idempotencyKey", "idem-rp-1")),
+        409, "idempotency-key-reused", copied.json().get("groupId").asText());
+
     // concurrent first attempts with one key make one group and one event
     ObjectNode race = publishBody();
     race.put("branch", "idem-race");

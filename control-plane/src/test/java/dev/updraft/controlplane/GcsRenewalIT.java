@@ -68,10 +68,10 @@ class GcsRenewalIT {
         assertSignedUrls(m, sa, "7200");
       }
 
-      assertThat(TestSupport.await(cp.commands().renewDue())).as("nothing is due yet").isZero();
+      assertThat(TestSupport.await(cp.commands().renewals().renewDue())).as("nothing is due yet").isZero();
       clock.advance(Duration.ofMinutes(61));
-      assertThat(TestSupport.await(cp.commands().renewDue())).isEqualTo(2);
-      assertThat(TestSupport.await(cp.commands().renewDue())).as("renewed entries are fresh again").isZero();
+      assertThat(TestSupport.await(cp.commands().renewals().renewDue())).isEqualTo(2);
+      assertThat(TestSupport.await(cp.commands().renewals().renewDue())).as("renewed entries are fresh again").isZero();
 
       List<EventEnvelope> events = TestSupport.events(infra, "gcs");
       EventEnvelope last = events.get(events.size() - 1);

@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.controlplane.commands.CommandException;
 import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.controlplane.storage.StoredAsset;
 import io.vertx.core.Handler;
@@ -46,7 +47,7 @@ final class AssetUpload implements Handler<RoutingContext> {
     String app = rc.pathParam("app");
     String sha = rc.pathParam("sha256");
     if (sha == null || !SHA.matcher(sha).matches()) {
-      throw new ApiException(400, "invalid-sha256", "the path must end with the lower-case hex SHA-256 of the bytes (64 characters)");
+      throw new CommandException(400, "invalid-sha256", "the path must end with the lower-case hex SHA-256 of the bytes (64 characters)");
     }
     String cl = req.getHeader("content-length");
     if (cl != null) {
@@ -54,7 +55,7 @@ final class AssetUpload implements Handler<RoutingContext> {
       try {
         n = Long.parseLong(cl.trim());
       } catch (NumberFormatException e) {
-        throw new ApiException(400, "bad-request", "content-length is not a number");
+        throw new CommandException(400, "bad-request", "content-length is not a number");
       }
       if (n > maxBytes) {
         rc.response().putHeader("connection", "close");
@@ -73,7 +74,7 @@ final class AssetUpload implements Handler<RoutingContext> {
         .onComplete(
             ar -> {
               if (ar.failed()) {
-                u.abort(new ApiException(500, "internal", "cannot open a temporary file for the upload: " + ar.cause().getMessage()));
+                u.abort(new CommandException(500, "internal", "cannot open a temporary file for the upload: " + ar.cause().getMessage()));
                 return;
               }
               u.file = ar.result();
@@ -84,8 +85,8 @@ final class AssetUpload implements Handler<RoutingContext> {
             });
   }
 
-  private ApiException tooLarge(long n) {
-    return new ApiException(
+  private CommandException tooLarge(long n) {
+    return new CommandException(
         413, "too-large", "asset of " + n + " bytes is above this server's limit of " + maxBytes + " bytes (--max-asset-bytes)");
   }
 
@@ -147,7 +148,7 @@ final class AssetUpload implements Handler<RoutingContext> {
               v -> {
                 if (!got.equals(sha)) {
                   return io.vertx.core.Future.failedFuture(
-                      new ApiException(
+                      new CommandException(
                           400, "hash-mismatch",
                           "the uploaded " + size + " bytes hash to sha256=" + got + ", not " + sha + "; upload the file whose SHA-256 is in the path"));
                 }
@@ -174,7 +175,7 @@ final class AssetUpload implements Handler<RoutingContext> {
               });
     }
 
-    void abort(ApiException e) {
+    void abort(CommandException e) {
       if (failed) {
         return;
       }

@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.api;
 
 import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.commands.CommandException;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.commands.Tokens;
 import dev.updraft.controlplane.state.ControlState;
@@ -49,7 +50,7 @@ final class Auth {
     }
     String h = rc.request().getHeader("authorization");
     if (h == null || h.isBlank()) {
-      throw new ApiException(
+      throw new CommandException(
           401, "unauthorized", "missing token: send Authorization: Bearer <token> (the admin token, or one from `updraft tokens create`)");
     }
     String source = source(rc);
@@ -57,13 +58,13 @@ final class Auth {
     if (wait > 0) {
       throttled.increment();
       rc.response().putHeader("retry-after", Long.toString(wait));
-      throw new ApiException(
+      throw new CommandException(
           429, "too-many-auth-failures", "too many invalid tokens from this address; retry after " + wait + " s");
     }
     String t = h.trim();
     if (t.length() < 7 || !t.substring(0, 7).equalsIgnoreCase("bearer ")) {
       fail(source);
-      throw new ApiException(401, "unauthorized", "the Authorization header must be 'Bearer <token>'");
+      throw new CommandException(401, "unauthorized", "the Authorization header must be 'Bearer <token>'");
     }
     String token = t.substring(7).trim();
     Principal p;
@@ -74,7 +75,7 @@ final class Auth {
       TokenRef ref = state.get().tokensBySha256().get(sha);
       if (ref == null || !Tokens.matches(token, sha) || Role.of(ref.role()) == null) {
         fail(source);
-        throw new ApiException(401, "unauthorized", "invalid or revoked token");
+        throw new CommandException(401, "unauthorized", "invalid or revoked token");
       }
       p = new Principal(ref.tokenId(), false, ref.appId(), Role.of(ref.role()));
     }
@@ -122,11 +123,11 @@ final class Auth {
       throw new IllegalStateException("authorize(role) used on a route without an :app parameter: " + rc.currentRoute().getPath());
     }
     if (!p.mayActOn(app)) {
-      throw new ApiException(
+      throw new CommandException(
           403, "forbidden", "this token belongs to app " + p.appId() + "; it cannot act on app " + app);
     }
     if (!p.role().allows(role)) {
-      throw new ApiException(
+      throw new CommandException(
           403, "forbidden", "this token has role " + p.role().wireName() + "; this needs role " + role.wireName()
               + (role == Role.ADMIN ? "" : " or admin"));
     }
@@ -143,7 +144,7 @@ final class Auth {
   private void checkBootstrapAdmin(RoutingContext rc) {
     Principal p = authenticate(rc);
     if (!p.bootstrapAdmin()) {
-      throw new ApiException(403, "forbidden", "only the control plane's admin token may do this (app tokens act on their own app)");
+      throw new CommandException(403, "forbidden", "only the control plane's admin token may do this (app tokens act on their own app)");
     }
   }
 

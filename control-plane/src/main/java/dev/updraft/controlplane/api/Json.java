@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.controlplane.commands.CommandException;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
 import java.io.IOException;
@@ -29,10 +30,10 @@ final class Json {
     try {
       n = MAPPER.readTree(b.getBytes());
     } catch (IOException e) {
-      throw new ApiException(400, "bad-json", "the request body is not valid JSON: " + firstLine(e.getMessage()));
+      throw new CommandException(400, "bad-json", "the request body is not valid JSON: " + firstLine(e.getMessage()));
     }
     if (n == null || !n.isObject()) {
-      throw new ApiException(400, "bad-json", "the request body must be a JSON object");
+      throw new CommandException(400, "bad-json", "the request body must be a JSON object");
     }
     return (ObjectNode) n;
   }
@@ -43,7 +44,7 @@ final class Json {
       return null;
     }
     if (!v.isTextual()) {
-      throw new ApiException(400, "invalid-field", field + " must be a string");
+      throw new CommandException(400, "invalid-field", field + " must be a string");
     }
     return v.asText();
   }
@@ -51,7 +52,7 @@ final class Json {
   static String requiredString(ObjectNode n, String field) {
     String v = string(n, field);
     if (v == null) {
-      throw new ApiException(400, "missing-field", field + " is required");
+      throw new CommandException(400, "missing-field", field + " is required");
     }
     return v;
   }
@@ -62,7 +63,7 @@ final class Json {
       return null;
     }
     if (!v.isIntegralNumber() || !v.canConvertToInt()) {
-      throw new ApiException(400, "invalid-field", field + " must be a whole number");
+      throw new CommandException(400, "invalid-field", field + " must be a whole number");
     }
     return v.asInt();
   }
@@ -73,7 +74,7 @@ final class Json {
       return null;
     }
     if (!v.isNumber()) {
-      throw new ApiException(400, "invalid-field", field + " must be a number");
+      throw new CommandException(400, "invalid-field", field + " must be a number");
     }
     return v.asDouble();
   }
@@ -84,7 +85,7 @@ final class Json {
       return null;
     }
     if (!v.isIntegralNumber() || !v.canConvertToLong()) {
-      throw new ApiException(400, "invalid-field", field + " must be a whole number");
+      throw new CommandException(400, "invalid-field", field + " must be a whole number");
     }
     return v.asLong();
   }
@@ -95,7 +96,7 @@ final class Json {
       return false;
     }
     if (!v.isBoolean()) {
-      throw new ApiException(400, "invalid-field", field + " must be true or false");
+      throw new CommandException(400, "invalid-field", field + " must be true or false");
     }
     return v.asBoolean();
   }
@@ -106,12 +107,12 @@ final class Json {
       return null;
     }
     if (!v.isArray()) {
-      throw new ApiException(400, "invalid-field", field + " must be an array of strings");
+      throw new CommandException(400, "invalid-field", field + " must be an array of strings");
     }
     List<String> out = new ArrayList<>();
     for (JsonNode e : v) {
       if (!e.isTextual()) {
-        throw new ApiException(400, "invalid-field", field + " must be an array of strings");
+        throw new CommandException(400, "invalid-field", field + " must be an array of strings");
       }
       out.add(e.asText());
     }
@@ -124,7 +125,7 @@ final class Json {
       return null;
     }
     if (!v.isObject()) {
-      throw new ApiException(400, "invalid-field", field + " must be a JSON object");
+      throw new CommandException(400, "invalid-field", field + " must be a JSON object");
     }
     return (ObjectNode) v;
   }

@@ -2,6 +2,7 @@ package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.controlplane.commands.Requests.Published;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.AuditEntry;
 import dev.updraft.controlplane.state.GroupState;
@@ -116,6 +117,13 @@ final class Views {
         pn.put("signature", p.signature());
       }
     }
+    return n;
+  }
+
+  /** A publish's answer: the group with bodies, and whether an earlier request with its key made it. */
+  static ObjectNode published(Published p) {
+    ObjectNode n = group(p.group(), true);
+    n.put("replayed", p.replayed());
     return n;
   }
 

@@ -1,10 +1,16 @@
 package dev.updraft.controlplane.commands;
 
 /**
- * A command was refused: bad input (4xx) or the log is not writable (503). The status and code go to the
- * API's JSON error as they are; the message says what is wrong and what to do. Nothing was appended.
+ * A refusal: bad input (4xx), or the control plane cannot write now (503). It is the one refusal type of
+ * the control plane, thrown by the API's request checks on the event loop and by commands on the command
+ * thread alike; the API's failure handler answers it as {@code {"error":{"code":…,"message":…}}} with its
+ * status. The code is stable; the message says what is wrong and what to do. When a command is refused,
+ * nothing was appended.
+ *
+ * <p>Unchecked: a refusal ends the request wherever it is found, and the futures that carry commands fail
+ * with it as their cause.
  */
-public final class CommandException extends Exception {
+public final class CommandException extends RuntimeException {
   private final int status;
   private final String code;
 

@@ -132,7 +132,7 @@ public final class CommandProcessor implements AutoCloseable {
   }
 
   /** Submits a command; the future fails with {@link CommandException} when it is refused. */
-  public <T> Future<T> submit(Vertx vertx, String name, Decision<T> decision) {
+  <T> Future<T> submit(Vertx vertx, String name, Decision<T> decision) {
     Timer.Sample sample = Timer.start(metrics);
     Future<T> f = onThread(vertx, () -> run(decision));
     return f.andThen(
@@ -177,7 +177,7 @@ public final class CommandProcessor implements AutoCloseable {
     return promise.future();
   }
 
-  private <T> T run(Decision<T> decision) throws CommandException {
+  private <T> T run(Decision<T> decision) {
     switch (health) {
       case FENCED:
         throw new CommandException(
@@ -188,7 +188,7 @@ public final class CommandProcessor implements AutoCloseable {
       case OK:
         break;
       default:
-        throw new CommandException(503, "unavailable", "the control plane is " + health.name().toLowerCase() + "; retry shortly");
+        throw new CommandException(503, "unavailable", "the control plane is " + health.name().toLowerCase(java.util.Locale.ROOT) + "; retry shortly");
     }
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     ControlState before = state;

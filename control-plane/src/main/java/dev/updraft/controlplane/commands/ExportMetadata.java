@@ -32,7 +32,7 @@ public final class ExportMetadata {
    *
    * @param requested nullable or empty: every ios/android entry of the metadata
    */
-  public static List<PlatformFiles> parse(JsonNode metadata, List<String> requested) throws CommandException {
+  public static List<PlatformFiles> parse(JsonNode metadata, List<String> requested) {
     if (metadata == null || !metadata.isObject()) {
       throw malformed("metadata must be the JSON object from metadata.json");
     }
@@ -107,7 +107,7 @@ public final class ExportMetadata {
   }
 
   /** A path inside the export folder, normalised; refuses anything that could leave it. */
-  public static String path(String p) throws CommandException {
+  public static String path(String p) {
     if (p.isEmpty() || p.length() > 1024 || p.startsWith("/") || p.contains("\\") || p.indexOf('\0') >= 0 || p.contains(":")) {
       throw CommandException.badRequest(
           "bad-path", "path '" + p + "' in metadata.json is not a relative path inside the export folder");

@@ -8,17 +8,17 @@ import java.util.function.Function;
  * What an accepted command does: the events to append (possibly none) and how to read its result from
  * the state once those events are folded.
  */
-public record Plan<T>(List<NewEvent> events, Function<ControlState, T> result) {
+record Plan<T>(List<NewEvent> events, Function<ControlState, T> result) {
   public Plan {
     events = List.copyOf(events);
   }
 
-  public static <T> Plan<T> of(List<NewEvent> events, Function<ControlState, T> result) {
+  static <T> Plan<T> of(List<NewEvent> events, Function<ControlState, T> result) {
     return new Plan<>(events, result);
   }
 
   /** A command that changes nothing (an idempotent retry, say). */
-  public static <T> Plan<T> nothing(T value) {
+  static <T> Plan<T> nothing(T value) {
     return new Plan<>(List.of(), s -> value);
   }
 }

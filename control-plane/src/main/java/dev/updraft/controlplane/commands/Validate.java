@@ -12,7 +12,7 @@ public final class Validate {
 
   private Validate() {}
 
-  public static String appId(String v) throws CommandException {
+  public static String appId(String v) {
     if (v == null || !APP_ID.matcher(v).matches()) {
       throw CommandException.badRequest(
           "invalid-app-id",
@@ -21,7 +21,7 @@ public final class Validate {
     return v;
   }
 
-  public static String branch(String field, String v) throws CommandException {
+  public static String branch(String field, String v) {
     if (v == null || v.isEmpty()) {
       throw CommandException.badRequest("invalid-branch", field + " is required");
     }
@@ -32,7 +32,7 @@ public final class Validate {
     return v;
   }
 
-  public static String channel(String v) throws CommandException {
+  public static String channel(String v) {
     if (v == null || !CHANNEL.matcher(v).matches()) {
       throw CommandException.badRequest(
           "invalid-channel", "channel must be 1-64 letters, digits, '.', '_' or '-': got '" + v + "'");
@@ -44,7 +44,7 @@ public final class Validate {
    * A runtime version exactly as given: non-empty, printable ASCII without leading or trailing spaces,
    * because devices send it in the {@code expo-runtime-version} header and it is compared byte for byte.
    */
-  public static String runtimeVersion(String field, String v) throws CommandException {
+  public static String runtimeVersion(String field, String v) {
     if (v == null || v.isEmpty()) {
       throw CommandException.badRequest(
           "empty-runtime-version", field + " is empty; give the runtime version your build embeds (app.json runtimeVersion)");
@@ -66,7 +66,7 @@ public final class Validate {
     return v;
   }
 
-  public static String keyId(String v) throws CommandException {
+  public static String keyId(String v) {
     if (v == null) {
       return "main";
     }
@@ -77,21 +77,21 @@ public final class Validate {
     return v;
   }
 
-  public static int percentage(String field, int v) throws CommandException {
+  public static int percentage(String field, int v) {
     if (v < 0 || v > 100) {
       throw CommandException.badRequest("invalid-percentage", field + " must be between 0 and 100: got " + v);
     }
     return v;
   }
 
-  public static String text(String field, String v, int max) throws CommandException {
+  public static String text(String field, String v, int max) {
     if (v != null && v.length() > max) {
       throw CommandException.badRequest("invalid-" + field, field + " is longer than " + max + " characters");
     }
     return v == null || v.isEmpty() ? null : v;
   }
 
-  public static String idempotencyKey(String v) throws CommandException {
+  public static String idempotencyKey(String v) {
     if (v == null || v.isEmpty()) {
       return null;
     }

@@ -1,7 +1,6 @@
 package dev.updraft.controlplane.state;
 
 import dev.updraft.events.EventPayload.ChannelMapped;
-import dev.updraft.events.EventPayload.PlatformUpdate;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,14 +10,22 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import org.pcollections.PSortedMap;
+import org.pcollections.PVector;
+import org.pcollections.TreePMap;
+import org.pcollections.TreePVector;
 
 /**
- * One app as folded from its events. Immutable; collections are unmodifiable (sorted maps, lists in
- * log order). The query methods are what command validation and the read API need.
+ * One app as folded from its events. Immutable and persistent: maps are sorted persistent maps, lists
+ * persistent vectors in log order, so the state after an event shares all it did not touch with the state
+ * before (see {@link GroupHistory}). The query methods are what command validation and the read API need;
+ * those about one branch and runtime version read that line's index, not the whole history.
  *
  * @param signing nullable: the app serves unsigned answers
- * @param groups every update group in log order (which is {@code createdAt} order per branch and runtime)
+ * @param history every update group in log order, indexed
  * @param idempotencyKeys idempotency key to group id
+ * @param audit one entry per event, in sequence order
  */
 public record AppState(
     String appId,
@@ -26,77 +33,102 @@ public record AppState(
     Instant createdAt,
     String createdBy,
     long lastSequence,
-    Map<String, TokenState> tokens,
+    PSortedMap<String, TokenState> tokens,
     SigningState signing,
-    Map<String, ChannelMapped> channels,
-    List<GroupState> groups,
-    Map<String, String> idempotencyKeys,
-    List<AuditEntry> audit) {
+    PSortedMap<String, ChannelMapped> channels,
+    GroupHistory history,
+    PSortedMap<String, String> idempotencyKeys,
+    PVector<AuditEntry> audit) {
 
   public AppState {
     Objects.requireNonNull(appId, "appId");
-    tokens = Collections.unmodifiableMap(new TreeMap<>(tokens));
-    channels = Collections.unmodifiableMap(new TreeMap<>(channels));
-    groups = List.copyOf(groups);
-    idempotencyKeys = Collections.unmodifiableMap(new TreeMap<>(idempotencyKeys));
-    audit = List.copyOf(audit);
+    Objects.requireNonNull(tokens, "tokens");
+    Objects.requireNonNull(channels, "channels");
+    Objects.requireNonNull(history, "history");
+    Objects.requireNonNull(idempotencyKeys, "idempotencyKeys");
+    Objects.requireNonNull(audit, "audit");
+  }
+
+  /** An app from plain collections (a snapshot, a test); the indexes are built here. */
+  public AppState(
+      String appId,
+      String displayName,
+      Instant createdAt,
+      String createdBy,
+      long lastSequence,
+      Map<String, TokenState> tokens,
+      SigningState signing,
+      Map<String, ChannelMapped> channels,
+      List<GroupState> groups,
+      Map<String, String> idempotencyKeys,
+      List<AuditEntry> audit) {
+    this(
+        appId, displayName, createdAt, createdBy, lastSequence, TreePMap.from(tokens), signing, TreePMap.from(channels),
+        GroupHistory.of(groups), TreePMap.from(idempotencyKeys), TreePVector.from(audit));
+  }
+
+  /** A new app: nothing but its creation. */
+  static AppState created(String appId, String displayName, Instant createdAt, String createdBy) {
+    return new AppState(
+        appId, displayName, createdAt, createdBy, 0, TreePMap.empty(), null, TreePMap.empty(), GroupHistory.EMPTY,
+        TreePMap.empty(), TreePVector.empty());
+  }
+
+  AppState withTokens(PSortedMap<String, TokenState> t) {
+    return new AppState(appId, displayName, createdAt, createdBy, lastSequence, t, signing, channels, history, idempotencyKeys, audit);
+  }
+
+  AppState withSigning(SigningState s) {
+    return new AppState(appId, displayName, createdAt, createdBy, lastSequence, tokens, s, channels, history, idempotencyKeys, audit);
+  }
+
+  AppState withChannels(PSortedMap<String, ChannelMapped> c) {
+    return new AppState(appId, displayName, createdAt, createdBy, lastSequence, tokens, signing, c, history, idempotencyKeys, audit);
+  }
+
+  AppState withHistory(GroupHistory h, PSortedMap<String, String> keys) {
+    return new AppState(appId, displayName, createdAt, createdBy, lastSequence, tokens, signing, channels, h, keys, audit);
+  }
+
+  /** This app after the event at {@code sequence}, which the audit log shows as {@code entry}. */
+  AppState advanced(long sequence, AuditEntry entry) {
+    return new AppState(
+        appId, displayName, createdAt, createdBy, sequence, tokens, signing, channels, history, idempotencyKeys, audit.plus(entry));
+  }
+
+  /** Every update group in log order (which is {@code createdAt} order per branch and runtime version). */
+  public List<GroupState> groups() {
+    return history.inLogOrder();
   }
 
   /** The group with {@code groupId}, or null. */
   public GroupState group(String groupId) {
-    for (int i = groups.size() - 1; i >= 0; i--) {
-      GroupState g = groups.get(i);
-      if (g.groupId().equals(groupId)) {
-        return g;
-      }
-    }
-    return null;
+    return history.group(groupId);
   }
 
   /** The newest entry for a branch, runtime version and platform, or null. Reverted groups are skipped. */
   public GroupState latestWith(String branch, String runtimeVersion, String platform) {
-    for (int i = groups.size() - 1; i >= 0; i--) {
-      GroupState g = groups.get(i);
-      if (!g.reverted() && on(g, branch, runtimeVersion) && g.platform(platform) != null) {
-        return g;
-      }
-    }
-    return null;
+    return history.latestWith(branch, runtimeVersion, platform);
   }
 
   /** The latest {@code createdAt} (or directive {@code commitTime}) on a branch and runtime version, or null. */
   public String latestCreatedAt(String branch, String runtimeVersion) {
-    for (int i = groups.size() - 1; i >= 0; i--) {
-      GroupState g = groups.get(i);
-      if (on(g, branch, runtimeVersion) && g.createdAt() != null) {
-        return g.createdAt();
-      }
-    }
-    return null;
+    return history.latestCreatedAt(branch, runtimeVersion);
   }
 
   /** The group under an active per-update rollout on a branch and runtime version, or null. */
   public GroupState activeRollout(String branch, String runtimeVersion) {
-    for (int i = groups.size() - 1; i >= 0; i--) {
-      GroupState g = groups.get(i);
-      if (on(g, branch, runtimeVersion) && g.rollout() != null && g.rollout().active()) {
-        return g;
-      }
-    }
-    return null;
+    return history.activeRollout(branch, runtimeVersion);
+  }
+
+  /** Every group under an active per-update rollout, in log order. */
+  public List<GroupState> activeRollouts() {
+    return history.activeRollouts();
   }
 
   /** Platforms that have entries on a branch and runtime version (sorted). */
   public List<String> platformsOn(String branch, String runtimeVersion) {
-    TreeMap<String, Boolean> out = new TreeMap<>();
-    for (GroupState g : groups) {
-      if (on(g, branch, runtimeVersion)) {
-        for (PlatformUpdate p : g.group().platforms()) {
-          out.put(p.platform(), Boolean.TRUE);
-        }
-      }
-    }
-    return List.copyOf(out.keySet());
+    return history.platformsOn(branch, runtimeVersion);
   }
 
   /**
@@ -105,19 +137,10 @@ public record AppState(
    * rollout. These are the bodies renewals and key registrations must refresh.
    */
   public List<Servable> servable() {
-    Map<String, GroupState> newest = new LinkedHashMap<>();
-    for (GroupState g : groups) {
-      if (g.reverted()) {
-        continue;
-      }
-      for (PlatformUpdate p : g.group().platforms()) {
-        newest.put(g.group().branch() + "\u0000" + g.group().runtimeVersion() + "\u0000" + p.platform(), g);
-      }
-    }
     Map<String, Servable> out = new LinkedHashMap<>();
-    for (Map.Entry<String, GroupState> e : newest.entrySet()) {
-      String platform = e.getKey().substring(e.getKey().lastIndexOf('\u0000') + 1);
-      GroupState g = e.getValue();
+    for (GroupHistory.PlatformHead head : history.heads()) {
+      GroupState g = head.newest();
+      String platform = head.platform();
       out.putIfAbsent(g.groupId() + "/" + platform, new Servable(g.groupId(), platform));
       if (g.rollout() != null && g.rollout().active() && g.rollout().controlGroupId() != null) {
         GroupState control = group(g.rollout().controlGroupId());
@@ -131,19 +154,19 @@ public record AppState(
 
   /** Branch names with their runtime versions, from groups and channel mappings (sorted). */
   public Map<String, List<String>> branches() {
-    Map<String, TreeMap<String, Boolean>> acc = new TreeMap<>();
-    for (GroupState g : groups) {
-      acc.computeIfAbsent(g.group().branch(), k -> new TreeMap<>()).put(g.group().runtimeVersion(), Boolean.TRUE);
+    Map<String, TreeSet<String>> acc = new TreeMap<>();
+    for (GroupHistory.LineKey k : history.lineKeys()) {
+      acc.computeIfAbsent(k.branch(), b -> new TreeSet<>()).add(k.runtimeVersion());
     }
     for (ChannelMapped c : channels.values()) {
-      acc.computeIfAbsent(c.branch(), k -> new TreeMap<>());
+      acc.computeIfAbsent(c.branch(), b -> new TreeSet<>());
       if (c.rollout() != null) {
-        acc.computeIfAbsent(c.rollout().branch(), k -> new TreeMap<>());
+        acc.computeIfAbsent(c.rollout().branch(), b -> new TreeSet<>());
       }
     }
     Map<String, List<String>> out = new LinkedHashMap<>();
-    for (Map.Entry<String, TreeMap<String, Boolean>> e : acc.entrySet()) {
-      out.put(e.getKey(), List.copyOf(e.getValue().keySet()));
+    for (Map.Entry<String, TreeSet<String>> e : acc.entrySet()) {
+      out.put(e.getKey(), List.copyOf(e.getValue()));
     }
     return Collections.unmodifiableMap(out);
   }
@@ -159,21 +182,24 @@ public record AppState(
     return out;
   }
 
-  /** Groups on a branch and runtime version (either may be null = any), newest first. */
+  /**
+   * Groups on a branch and runtime version (either may be null = any), newest first; unmodifiable. With
+   * both given this is a view of the line's index.
+   */
   public List<GroupState> groupsNewestFirst(String branch, String runtimeVersion) {
+    if (branch != null && runtimeVersion != null) {
+      return history.newestFirst(branch, runtimeVersion);
+    }
+    List<GroupState> all = groups();
     List<GroupState> out = new ArrayList<>();
-    for (int i = groups.size() - 1; i >= 0; i--) {
-      GroupState g = groups.get(i);
+    for (int i = all.size() - 1; i >= 0; i--) {
+      GroupState g = all.get(i);
       if ((branch == null || branch.equals(g.group().branch()))
           && (runtimeVersion == null || runtimeVersion.equals(g.group().runtimeVersion()))) {
         out.add(g);
       }
     }
-    return out;
-  }
-
-  private static boolean on(GroupState g, String branch, String runtimeVersion) {
-    return g.group().branch().equals(branch) && g.group().runtimeVersion().equals(runtimeVersion);
+    return Collections.unmodifiableList(out);
   }
 
   /** A servable entry: one platform of one group. */

@@ -1,26 +1,37 @@
 package dev.updraft.controlplane.state;
 
-import java.util.Collections;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.Objects;
+import org.pcollections.PSortedMap;
+import org.pcollections.TreePMap;
 
 /**
- * Everything the control plane knows: every app, and an index of token hashes across apps. Immutable;
- * published by one reference swap after each event is folded.
+ * Everything the control plane knows: every app, and an index of token hashes across apps. Immutable and
+ * persistent (replacing one app shares the others); published by one reference swap after each event is
+ * folded.
  *
  * @param apps by app id, sorted
  * @param tokensBySha256 active tokens by the SHA-256 hex of their secret
  */
-public record ControlState(Map<String, AppState> apps, Map<String, TokenRef> tokensBySha256) {
-  public static final ControlState EMPTY = new ControlState(Map.of(), Map.of());
+public record ControlState(PSortedMap<String, AppState> apps, PSortedMap<String, TokenRef> tokensBySha256) {
+  public static final ControlState EMPTY = new ControlState(TreePMap.empty(), TreePMap.empty());
 
   public ControlState {
-    apps = Collections.unmodifiableMap(new TreeMap<>(apps));
-    tokensBySha256 = Collections.unmodifiableMap(new TreeMap<>(tokensBySha256));
+    Objects.requireNonNull(apps, "apps");
+    Objects.requireNonNull(tokensBySha256, "tokensBySha256");
   }
 
   /** The app with {@code appId}, or null. */
   public AppState app(String appId) {
     return apps.get(appId);
+  }
+
+  /** This state with {@code app} replacing the app of its id (or added). */
+  ControlState with(AppState app) {
+    return new ControlState(apps.plus(app.appId(), app), tokensBySha256);
+  }
+
+  /** This state with {@code app} and another token index. */
+  ControlState with(AppState app, PSortedMap<String, TokenRef> index) {
+    return new ControlState(apps.plus(app.appId(), app), index);
   }
 }

@@ -2,7 +2,6 @@ package dev.updraft.controlplane.state;
 
 import dev.updraft.events.Decoded;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventPayload.AppCreated;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
@@ -17,19 +16,27 @@ import dev.updraft.events.EventPayload.TokenIssued;
 import dev.updraft.events.EventPayload.TokenRevoked;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventType;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.StringJoiner;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Folds events into {@link ControlState}. A pure function of its inputs: no clock, no randomness, no
  * I/O, so the state after a replay equals the state the writer had.
+ *
+ * <p>One method per {@link EventType}, chosen by a switch expression without a default: a new event type
+ * does not compile until it has its fold (as Kafka's {@code MetadataDelta.replay}). Each event costs what
+ * it touches: the state is persistent ({@link GroupHistory}), nothing is copied whole.
  *
  * <p>Policy for odd logs: an event for an app never created, or with a sequence at or below the app's
  * last one (a duplicate), is skipped and logged; a gap in the sequence is logged and the event applied.
@@ -44,138 +51,23 @@ public final class StateFold {
   /** The state after {@code e}. */
   public static ControlState apply(ControlState s, EventEnvelope e) {
     AppState app = s.app(e.appId());
+    if (e.type() != EventType.APP_CREATED && !follows(app, e)) {
+      return s;
+    }
     EventPayload p = e.payload();
-    if (p instanceof AppCreated) {
-      if (app != null) {
-        LOG.warn("skipping app.created for existing appId={} sequence={}", e.appId(), e.sequence());
-        return s;
-      }
-      AppCreated c = (AppCreated) p;
-      AppState created =
-          new AppState(
-              e.appId(),
-              c.displayName(),
-              e.occurredAt(),
-              e.actor(),
-              e.sequence(),
-              Map.of(),
-              null,
-              Map.of(),
-              List.of(),
-              Map.of(),
-              List.of(audit(e, "created app " + e.appId() + (c.displayName() == null ? "" : " (" + c.displayName() + ")"))));
-      return withApp(s, created, s.tokensBySha256());
-    }
-    if (app == null) {
-      LOG.warn("skipping event for unknown appId={} type={} sequence={}", e.appId(), e.type().wireName(), e.sequence());
-      return s;
-    }
-    if (e.sequence() <= app.lastSequence()) {
-      LOG.warn(
-          "skipping duplicate event appId={} sequence={} lastSequence={}", e.appId(), e.sequence(), app.lastSequence());
-      return s;
-    }
-    if (e.sequence() != app.lastSequence() + 1) {
-      LOG.error(
-          "sequence gap appId={} expected={} got={}: an event is missing from the log",
-          e.appId(),
-          app.lastSequence() + 1,
-          e.sequence());
-    }
-    Map<String, TokenRef> index = s.tokensBySha256();
-    Folding f = new Folding(app, e);
-    if (p instanceof TokenIssued) {
-      TokenIssued t = (TokenIssued) p;
-      f.tokens.put(
-          t.tokenId(), new TokenState(t.tokenId(), t.role(), t.label(), t.secretSha256(), e.occurredAt(), e.actor(), null));
-      Map<String, TokenRef> ix = new HashMap<>(index);
-      ix.put(t.secretSha256(), new TokenRef(app.appId(), t.tokenId(), t.role()));
-      index = ix;
-      f.summary = "issued token " + t.tokenId() + " (role " + t.role() + (t.label() == null ? "" : ", label " + t.label()) + ")";
-    } else if (p instanceof TokenRevoked) {
-      TokenRevoked t = (TokenRevoked) p;
-      TokenState old = f.tokens.get(t.tokenId());
-      if (old != null && !old.revoked()) {
-        f.tokens.put(
-            t.tokenId(),
-            new TokenState(old.tokenId(), old.role(), old.label(), old.secretSha256(), old.issuedAt(), old.issuedBy(), e.occurredAt()));
-        Map<String, TokenRef> ix = new HashMap<>(index);
-        ix.remove(old.secretSha256());
-        index = ix;
-      }
-      f.summary = "revoked token " + t.tokenId();
-    } else if (p instanceof SigningKeyRegistered) {
-      SigningKeyRegistered k = (SigningKeyRegistered) p;
-      f.signing =
-          new SigningState(
-              k.keyId(),
-              k.certificatePem(),
-              k.certificateSha256(),
-              k.noUpdateDirectiveBody(),
-              k.noUpdateDirectiveSignature(),
-              e.occurredAt());
-      f.renew(k.resigned());
-      f.summary =
-          "registered signing key keyid=" + k.keyId() + " certificate sha256=" + k.certificateSha256() + ", re-signed "
-              + k.resigned().size() + " entries";
-    } else if (p instanceof ChannelMapped) {
-      ChannelMapped c = (ChannelMapped) p;
-      f.channels.put(c.channel(), c);
-      f.summary =
-          "mapped channel " + c.channel() + " to branch " + c.branch()
-              + (c.rollout() == null
-                  ? ""
-                  : " with " + c.rollout().percentage() + "% to branch " + c.rollout().branch()
-                      + (c.rollout().runtimeVersion() == null ? "" : " for runtime " + c.rollout().runtimeVersion()));
-    } else if (p instanceof UpdatePublished) {
-      UpdateGroup g = ((UpdatePublished) p).group();
-      f.addGroup(g);
-      f.summary =
-          (g.republishedFrom() == null ? "published" : "republished group " + g.republishedFrom() + " as")
-              + " group " + g.groupId() + " on branch " + g.branch() + ", runtime " + g.runtimeVersion() + " ("
-              + platforms(g) + ")" + (g.rollout() == null ? "" : " as a rollout at " + g.rollout().percentage() + "%");
-    } else if (p instanceof RolledBackToEmbedded) {
-      UpdateGroup g = ((RolledBackToEmbedded) p).group();
-      f.addGroup(g);
-      f.summary =
-          "rolled back branch " + g.branch() + ", runtime " + g.runtimeVersion() + " to the embedded update ("
-              + platforms(g) + "), group " + g.groupId();
-    } else if (p instanceof RolloutChanged) {
-      RolloutChanged r = (RolloutChanged) p;
-      RolloutState before = f.rolloutOf(r.groupId());
-      f.updateRollout(
-          r.groupId(),
-          old -> new RolloutState(old.rolloutId(), r.percentage(), old.controlGroupId(), r.guard(), old.status(), old.startedAt(), e.occurredAt()),
-          null);
-      f.summary = rolloutChangeSummary(r, before);
-    } else if (p instanceof RolloutFinished) {
-      RolloutFinished r = (RolloutFinished) p;
-      f.updateRollout(
-          r.groupId(),
-          old -> new RolloutState(old.rolloutId(), old.percentage(), old.controlGroupId(), old.guard(), RolloutState.FINISHED, old.startedAt(), e.occurredAt()),
-          null);
-      f.summary = "rollout of group " + r.groupId() + " finished";
-    } else if (p instanceof RolloutReverted) {
-      RolloutReverted r = (RolloutReverted) p;
-      f.updateRollout(
-          r.groupId(),
-          old -> new RolloutState(old.rolloutId(), old.percentage(), old.controlGroupId(), old.guard(), RolloutState.REVERTED, old.startedAt(), e.occurredAt()),
-          r.replacement() == null ? null : r.replacement().groupId());
-      if (r.replacement() != null) {
-        f.addGroup(r.replacement());
-      }
-      f.summary =
-          "rollout of group " + r.groupId() + " reverted" + (r.reason() == null ? "" : ": " + r.reason())
-              + (r.replacement() == null ? "" : "; replaced by group " + r.replacement().groupId()
-                  + (r.replacement().rollsBackToEmbedded() ? " (roll back to embedded)" : ""));
-    } else if (p instanceof ManifestsRenewed) {
-      ManifestsRenewed m = (ManifestsRenewed) p;
-      f.renew(m.renewals());
-      f.summary = "renewed " + m.renewals().size() + " manifests" + (m.reason() == null ? "" : ": " + m.reason());
-    } else {
-      throw new IllegalStateException("no fold for event type=" + e.type().wireName());
-    }
-    return withApp(s, f.build(), index);
+    return switch (e.type()) {
+      case APP_CREATED -> appCreated(s, app, e, (AppCreated) p);
+      case TOKEN_ISSUED -> tokenIssued(s, app, e, (TokenIssued) p);
+      case TOKEN_REVOKED -> tokenRevoked(s, app, e, (TokenRevoked) p);
+      case SIGNING_KEY_REGISTERED -> s.with(signingKeyRegistered(app, e, (SigningKeyRegistered) p));
+      case CHANNEL_MAPPED -> s.with(channelMapped(app, e, (ChannelMapped) p));
+      case UPDATE_PUBLISHED -> s.with(updatePublished(app, e, (UpdatePublished) p));
+      case ROLLED_BACK_TO_EMBEDDED -> s.with(rolledBackToEmbedded(app, e, (RolledBackToEmbedded) p));
+      case ROLLOUT_CHANGED -> s.with(rolloutChanged(app, e, (RolloutChanged) p));
+      case ROLLOUT_FINISHED -> s.with(rolloutFinished(app, e, (RolloutFinished) p));
+      case ROLLOUT_REVERTED -> s.with(rolloutReverted(app, e, (RolloutReverted) p));
+      case MANIFESTS_RENEWED -> s.with(manifestsRenewed(app, e, (ManifestsRenewed) p));
+    };
   }
 
   /** The state after an event of a type (or schema version) this build does not know. */
@@ -184,34 +76,224 @@ public final class StateFold {
     if (app == null || u.sequence() <= app.lastSequence()) {
       return s;
     }
-    List<AuditEntry> audit = new ArrayList<>(app.audit());
-    audit.add(
-        new AuditEntry(
-            u.sequence(), null, u.type(), null, null, "event of a type this version does not know (schema version " + u.schemaVersion() + ")"));
-    AppState next =
-        new AppState(
-            app.appId(),
-            app.displayName(),
-            app.createdAt(),
-            app.createdBy(),
+    return s.with(
+        app.advanced(
             u.sequence(),
-            app.tokens(),
-            app.signing(),
-            app.channels(),
-            app.groups(),
-            app.idempotencyKeys(),
-            audit);
-    return withApp(s, next, s.tokensBySha256());
+            new AuditEntry(
+                u.sequence(), null, u.type(), null, null, "event of a type this version does not know (schema version " + u.schemaVersion() + ")")));
   }
 
-  private static ControlState withApp(ControlState s, AppState app, Map<String, TokenRef> index) {
-    Map<String, AppState> apps = new TreeMap<>(s.apps());
-    apps.put(app.appId(), app);
-    return new ControlState(apps, index);
+  /** Whether {@code e} is the app's next event (a gap is logged and still applied). */
+  private static boolean follows(AppState app, EventEnvelope e) {
+    if (app == null) {
+      LOG.warn("skipping event for unknown appId={} type={} sequence={}", e.appId(), e.type().wireName(), e.sequence());
+      return false;
+    }
+    if (e.sequence() <= app.lastSequence()) {
+      LOG.warn(
+          "skipping duplicate event appId={} sequence={} lastSequence={}", e.appId(), e.sequence(), app.lastSequence());
+      return false;
+    }
+    if (e.sequence() != app.lastSequence() + 1) {
+      LOG.error(
+          "sequence gap appId={} expected={} got={}: an event is missing from the log",
+          e.appId(),
+          app.lastSequence() + 1,
+          e.sequence());
+    }
+    return true;
   }
 
-  private static AuditEntry audit(EventEnvelope e, String summary) {
-    return new AuditEntry(e.sequence(), e.eventId().toString(), e.type().wireName(), e.occurredAt(), e.actor(), summary);
+  /** {@code app} advanced to {@code e}, which the audit log shows as {@code summary}. */
+  private static AppState done(AppState app, EventEnvelope e, String summary) {
+    return app.advanced(e.sequence(), new AuditEntry(e.sequence(), e.eventId().toString(), e.type().wireName(), e.occurredAt(), e.actor(), summary));
+  }
+
+  // ---------------------------------------------------------------- one method per event type
+
+  private static ControlState appCreated(ControlState s, AppState app, EventEnvelope e, AppCreated c) {
+    if (app != null) {
+      LOG.warn("skipping app.created for existing appId={} sequence={}", e.appId(), e.sequence());
+      return s;
+    }
+    AppState created = AppState.created(e.appId(), c.displayName(), e.occurredAt(), e.actor());
+    return s.with(done(created, e, "created app " + e.appId() + (c.displayName() == null ? "" : " (" + c.displayName() + ")")));
+  }
+
+  private static ControlState tokenIssued(ControlState s, AppState app, EventEnvelope e, TokenIssued t) {
+    TokenState token = new TokenState(t.tokenId(), t.role(), t.label(), t.secretSha256(), e.occurredAt(), e.actor(), null);
+    AppState next =
+        done(
+            app.withTokens(app.tokens().plus(t.tokenId(), token)),
+            e,
+            "issued token " + t.tokenId() + " (role " + t.role() + (t.label() == null ? "" : ", label " + t.label()) + ")");
+    return s.with(next, s.tokensBySha256().plus(t.secretSha256(), new TokenRef(app.appId(), t.tokenId(), t.role())));
+  }
+
+  private static ControlState tokenRevoked(ControlState s, AppState app, EventEnvelope e, TokenRevoked t) {
+    TokenState old = app.tokens().get(t.tokenId());
+    String summary = "revoked token " + t.tokenId();
+    if (old == null || old.revoked()) {
+      return s.with(done(app, e, summary));
+    }
+    TokenState revoked =
+        new TokenState(old.tokenId(), old.role(), old.label(), old.secretSha256(), old.issuedAt(), old.issuedBy(), e.occurredAt());
+    return s.with(done(app.withTokens(app.tokens().plus(t.tokenId(), revoked)), e, summary), s.tokensBySha256().minus(old.secretSha256()));
+  }
+
+  private static AppState signingKeyRegistered(AppState app, EventEnvelope e, SigningKeyRegistered k) {
+    SigningState signing =
+        new SigningState(
+            k.keyId(), k.certificatePem(), k.certificateSha256(), k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature(), e.occurredAt());
+    return done(
+        renew(app.withSigning(signing), e, k.resigned()),
+        e,
+        "registered signing key keyid=" + k.keyId() + " certificate sha256=" + k.certificateSha256() + ", re-signed "
+            + k.resigned().size() + " entries");
+  }
+
+  private static AppState channelMapped(AppState app, EventEnvelope e, ChannelMapped c) {
+    return done(
+        app.withChannels(app.channels().plus(c.channel(), c)),
+        e,
+        "mapped channel " + c.channel() + " to branch " + c.branch()
+            + (c.rollout() == null
+                ? ""
+                : " with " + c.rollout().percentage() + "% to branch " + c.rollout().branch()
+                    + (c.rollout().runtimeVersion() == null ? "" : " for runtime " + c.rollout().runtimeVersion())));
+  }
+
+  private static AppState updatePublished(AppState app, EventEnvelope e, UpdatePublished p) {
+    UpdateGroup g = p.group();
+    return done(
+        addGroup(app, e, g),
+        e,
+        (g.republishedFrom() == null ? "published" : "republished group " + g.republishedFrom() + " as")
+            + " group " + g.groupId() + " on branch " + g.branch() + ", runtime " + g.runtimeVersion() + " ("
+            + platforms(g) + ")" + (g.rollout() == null ? "" : " as a rollout at " + g.rollout().percentage() + "%"));
+  }
+
+  private static AppState rolledBackToEmbedded(AppState app, EventEnvelope e, RolledBackToEmbedded r) {
+    UpdateGroup g = r.group();
+    return done(
+        addGroup(app, e, g),
+        e,
+        "rolled back branch " + g.branch() + ", runtime " + g.runtimeVersion() + " to the embedded update ("
+            + platforms(g) + "), group " + g.groupId());
+  }
+
+  private static AppState rolloutChanged(AppState app, EventEnvelope e, RolloutChanged r) {
+    GroupState g = app.group(r.groupId());
+    RolloutState before = g == null ? null : g.rollout();
+    AppState next =
+        updateRollout(
+            app, e, r.groupId(),
+            old -> new RolloutState(old.rolloutId(), r.percentage(), old.controlGroupId(), r.guard(), old.status(), old.startedAt(), e.occurredAt()),
+            null);
+    return done(next, e, rolloutChangeSummary(r, before));
+  }
+
+  private static AppState rolloutFinished(AppState app, EventEnvelope e, RolloutFinished r) {
+    AppState next =
+        updateRollout(
+            app, e, r.groupId(),
+            old -> new RolloutState(old.rolloutId(), old.percentage(), old.controlGroupId(), old.guard(), RolloutState.FINISHED, old.startedAt(), e.occurredAt()),
+            null);
+    return done(next, e, "rollout of group " + r.groupId() + " finished");
+  }
+
+  private static AppState rolloutReverted(AppState app, EventEnvelope e, RolloutReverted r) {
+    AppState next =
+        updateRollout(
+            app, e, r.groupId(),
+            old -> new RolloutState(old.rolloutId(), old.percentage(), old.controlGroupId(), old.guard(), RolloutState.REVERTED, old.startedAt(), e.occurredAt()),
+            r.replacement() == null ? null : r.replacement().groupId());
+    if (r.replacement() != null) {
+      next = addGroup(next, e, r.replacement());
+    }
+    return done(
+        next,
+        e,
+        "rollout of group " + r.groupId() + " reverted" + (r.reason() == null ? "" : ": " + r.reason())
+            + (r.replacement() == null ? "" : "; replaced by group " + r.replacement().groupId()
+                + (r.replacement().rollsBackToEmbedded() ? " (roll back to embedded)" : "")));
+  }
+
+  private static AppState manifestsRenewed(AppState app, EventEnvelope e, ManifestsRenewed m) {
+    return done(
+        renew(app, e, m.renewals()), e, "renewed " + m.renewals().size() + " manifests" + (m.reason() == null ? "" : ": " + m.reason()));
+  }
+
+  // ---------------------------------------------------------------- what several types share
+
+  private static AppState addGroup(AppState app, EventEnvelope e, UpdateGroup g) {
+    Map<String, Instant> rendered = new TreeMap<>();
+    for (PlatformUpdate p : g.platforms()) {
+      rendered.put(p.updateId(), e.occurredAt());
+    }
+    RolloutState rollout =
+        g.rollout() == null
+            ? null
+            : new RolloutState(
+                g.rollout().rolloutId(), g.rollout().percentage(), g.rollout().controlGroupId(), g.rollout().guard(),
+                RolloutState.ACTIVE, e.occurredAt(), e.occurredAt());
+    GroupHistory history = app.history().plus(new GroupState(g, e.sequence(), e.occurredAt(), e.actor(), rendered, rollout, null));
+    var keys = app.idempotencyKeys();
+    if (g.idempotencyKey() != null && !keys.containsKey(g.idempotencyKey())) {
+      keys = keys.plus(g.idempotencyKey(), g.groupId());
+    }
+    return app.withHistory(history, keys);
+  }
+
+  /**
+   * The app with the rollout of {@code groupId} changed (and {@code revertedBy} set when not null); a
+   * group that is unknown or no rollout is logged and left alone.
+   */
+  private static AppState updateRollout(
+      AppState app, EventEnvelope e, String groupId, UnaryOperator<RolloutState> change, String revertedBy) {
+    int pos = app.history().position(groupId);
+    if (pos < 0) {
+      LOG.warn("rollout event for unknown group appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
+      return app;
+    }
+    GroupState g = app.history().at(pos);
+    if (g.rollout() == null) {
+      LOG.warn("rollout event for group without rollout appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
+      return app;
+    }
+    GroupState changed =
+        new GroupState(
+            g.group(), g.sequence(), g.publishedAt(), g.actor(), g.renderedAt(), change.apply(g.rollout()),
+            revertedBy == null ? g.revertedBy() : revertedBy);
+    return app.withHistory(app.history().replace(pos, changed), app.idempotencyKeys());
+  }
+
+  /** The app with new bodies and signatures for the entries {@code renewals} name (found by update id). */
+  private static AppState renew(AppState app, EventEnvelope e, List<Renewal> renewals) {
+    if (renewals.isEmpty()) {
+      return app;
+    }
+    Map<String, Renewal> byId = new HashMap<>();
+    TreeSet<Integer> touched = new TreeSet<>();
+    for (Renewal r : renewals) {
+      byId.put(r.updateId(), r);
+      touched.addAll(app.history().positionsOf(r.updateId()));
+    }
+    GroupHistory history = app.history();
+    for (int pos : touched) {
+      GroupState g = history.at(pos);
+      Map<String, Instant> rendered = new TreeMap<>(g.renderedAt());
+      for (PlatformUpdate p : g.group().platforms()) {
+        Renewal r = byId.get(p.updateId());
+        if (r != null && !r.body().equals(p.body())) {
+          rendered.put(p.updateId(), e.occurredAt());
+        }
+      }
+      history =
+          history.replace(
+              pos, new GroupState(g.group().renewed(byId), g.sequence(), g.publishedAt(), g.actor(), rendered, g.rollout(), g.revertedBy()));
+    }
+    return app.withHistory(history, app.idempotencyKeys());
   }
 
   private static String platforms(UpdateGroup g) {
@@ -220,145 +302,6 @@ public final class StateFold {
       j.add(p.platform());
     }
     return j.toString();
-  }
-
-  /** Mutable scratch copy of one app while one event is folded. */
-  private static final class Folding {
-    final AppState app;
-    final EventEnvelope e;
-    final Map<String, TokenState> tokens;
-    final Map<String, ChannelMapped> channels;
-    final List<GroupState> groups;
-    final Map<String, String> idempotencyKeys;
-    SigningState signing;
-    String summary;
-
-    Folding(AppState app, EventEnvelope e) {
-      this.app = app;
-      this.e = e;
-      this.tokens = new TreeMap<>(app.tokens());
-      this.channels = new TreeMap<>(app.channels());
-      this.groups = new ArrayList<>(app.groups());
-      this.idempotencyKeys = new TreeMap<>(app.idempotencyKeys());
-      this.signing = app.signing();
-    }
-
-    void addGroup(UpdateGroup g) {
-      Map<String, Instant> rendered = new TreeMap<>();
-      for (PlatformUpdate p : g.platforms()) {
-        rendered.put(p.updateId(), e.occurredAt());
-      }
-      RolloutState rollout =
-          g.rollout() == null
-              ? null
-              : new RolloutState(
-                  g.rollout().rolloutId(),
-                  g.rollout().percentage(),
-                  g.rollout().controlGroupId(),
-                  g.rollout().guard(),
-                  RolloutState.ACTIVE,
-                  e.occurredAt(),
-                  e.occurredAt());
-      groups.add(new GroupState(g, e.sequence(), e.occurredAt(), e.actor(), rendered, rollout, null));
-      if (g.idempotencyKey() != null) {
-        idempotencyKeys.putIfAbsent(g.idempotencyKey(), g.groupId());
-      }
-    }
-
-    /** The rollout of {@code groupId} before this event, or null. */
-    RolloutState rolloutOf(String groupId) {
-      for (int i = groups.size() - 1; i >= 0; i--) {
-        if (groups.get(i).groupId().equals(groupId)) {
-          return groups.get(i).rollout();
-        }
-      }
-      return null;
-    }
-
-    void updateRollout(String groupId, java.util.function.UnaryOperator<RolloutState> change, String revertedBy) {
-      for (int i = groups.size() - 1; i >= 0; i--) {
-        GroupState g = groups.get(i);
-        if (g.groupId().equals(groupId)) {
-          if (g.rollout() == null) {
-            LOG.warn("rollout event for group without rollout appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
-            return;
-          }
-          groups.set(
-              i,
-              new GroupState(
-                  g.group(),
-                  g.sequence(),
-                  g.publishedAt(),
-                  g.actor(),
-                  g.renderedAt(),
-                  change.apply(g.rollout()),
-                  revertedBy == null ? g.revertedBy() : revertedBy));
-          return;
-        }
-      }
-      LOG.warn("rollout event for unknown group appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
-    }
-
-    void renew(List<Renewal> renewals) {
-      if (renewals.isEmpty()) {
-        return;
-      }
-      Map<String, Renewal> byId = new HashMap<>();
-      for (Renewal r : renewals) {
-        byId.put(r.updateId(), r);
-      }
-      for (int i = 0; i < groups.size(); i++) {
-        GroupState g = groups.get(i);
-        boolean touched = false;
-        List<PlatformUpdate> ps = new ArrayList<>();
-        Map<String, Instant> rendered = new TreeMap<>(g.renderedAt());
-        for (PlatformUpdate p : g.group().platforms()) {
-          Renewal r = byId.get(p.updateId());
-          if (r == null) {
-            ps.add(p);
-            continue;
-          }
-          touched = true;
-          if (!r.body().equals(p.body())) {
-            rendered.put(p.updateId(), e.occurredAt());
-          }
-          ps.add(new PlatformUpdate(p.platform(), p.updateId(), p.createdAt(), r.body(), r.signature(), p.launchAssetKey(), p.assetKeys()));
-        }
-        if (touched) {
-          UpdateGroup og = g.group();
-          UpdateGroup ng =
-              new UpdateGroup(
-                  og.groupId(),
-                  og.kind(),
-                  og.branch(),
-                  og.runtimeVersion(),
-                  og.message(),
-                  og.gitCommitHash(),
-                  og.idempotencyKey(),
-                  og.republishedFrom(),
-                  og.rollout(),
-                  ps);
-          groups.set(i, new GroupState(ng, g.sequence(), g.publishedAt(), g.actor(), rendered, g.rollout(), g.revertedBy()));
-        }
-      }
-    }
-
-    AppState build() {
-      List<AuditEntry> audit = new ArrayList<>(app.audit());
-      audit.add(audit(e, summary));
-      return new AppState(
-          app.appId(),
-          app.displayName(),
-          app.createdAt(),
-          app.createdBy(),
-          e.sequence(),
-          tokens,
-          signing,
-          channels,
-          groups,
-          idempotencyKeys,
-          audit);
-    }
   }
 
   /** "rollout of group g set to 40% (from 10%)", or what changed of its guard when the share did not. */
@@ -371,7 +314,7 @@ public final class StateFold {
         b.append(" (from ").append(before.percentage()).append("%)");
       }
     }
-    boolean guardChanged = before == null ? r.guard() != null : !java.util.Objects.equals(before.guard(), r.guard());
+    boolean guardChanged = before == null ? r.guard() != null : !Objects.equals(before.guard(), r.guard());
     if (guardChanged) {
       b.append(shareChanged ? "; " : ": ");
       if (r.guard() == null) {

@@ -3,23 +3,27 @@ package dev.updraft.controlplane.commands;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.updraft.controlplane.commands.Prologue.Maker;
 import dev.updraft.controlplane.commands.Requests.Published;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.StateFold;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventPayload.AppCreated;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.RolledBackToEmbedded;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.EventPayload;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** What a publish with an idempotency key that was used before gets, judged on the writer's state. */
+/**
+ * What a publish, republish or roll back with an idempotency key that was used before gets, judged on the
+ * writer's state, and the order of the checks every group-making command starts with.
+ */
 class IdempotencyTest {
   static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
 
@@ -32,7 +36,7 @@ class IdempotencyTest {
     return new UpdateGroup(id, kind, "main", "1", null, null, key, null, null, List.of(ios));
   }
 
-  static AppState app() {
+  static ControlState state() {
     ControlState s = ControlState.EMPTY;
     for (EventEnvelope ev : List.of(
         e(1, new AppCreated("Demo")),
@@ -40,33 +44,97 @@ class IdempotencyTest {
         e(3, new RolledBackToEmbedded(group("g2", UpdateGroup.KIND_ROLLBACK_TO_EMBEDDED, "key-rollback"))))) {
       s = StateFold.apply(s, ev);
     }
-    return s.app("demo");
+    return s;
+  }
+
+  static AppState app() {
+    return state().app("demo");
   }
 
   @Test
   void aRetryOfTheSamePublishGetsTheEarlierGroupAndANewKeyNothing() throws CommandException {
     AppState app = app();
-    Published again = Commands.replayOfPublish(app, "key-publish", "main", "1");
+    Published again = UpdateCommands.replayOfPublish(app, "key-publish", "main", "1");
     assertThat(again.replayed()).isTrue();
     assertThat(again.group().groupId()).isEqualTo("g1");
-    assertThat(Commands.replayOfPublish(app, "key-publish", null, null).group().groupId()).as("fields not given are not compared").isEqualTo("g1");
-    assertThat(Commands.replayOfPublish(app, "key-new", "main", "1")).isNull();
-    assertThat(Commands.replayOfPublish(app, null, "main", "1")).isNull();
+    assertThat(UpdateCommands.replayOfPublish(app, "key-publish", null, null).group().groupId()).as("fields not given are not compared").isEqualTo("g1");
+    assertThat(UpdateCommands.replayOfPublish(app, "key-new", "main", "1")).isNull();
+    assertThat(UpdateCommands.replayOfPublish(app, null, "main", "1")).isNull();
   }
 
   @Test
   void aKeyReusedForAnotherBranchRuntimeOrKindIsAConflictNamingTheEarlierGroup() {
     AppState app = app();
-    assertThatThrownBy(() -> Commands.replayOfPublish(app, "key-publish", "beta", "1"))
+    assertThatThrownBy(() -> UpdateCommands.replayOfPublish(app, "key-publish", "beta", "1"))
         .isInstanceOfSatisfying(CommandException.class, e -> {
           assertThat(e.status()).isEqualTo(409);
           assertThat(e.code()).isEqualTo("idempotency-key-reused");
           assertThat(e.getMessage()).contains("g1", "branch main", "a different publish needs a new key");
         });
-    assertThatThrownBy(() -> Commands.replayOfPublish(app, "key-publish", "main", "2"))
+    assertThatThrownBy(() -> UpdateCommands.replayOfPublish(app, "key-publish", "main", "2"))
         .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo("idempotency-key-reused"));
-    assertThatThrownBy(() -> Commands.replayOfPublish(app, "key-rollback", "main", "1"))
+    assertThatThrownBy(() -> UpdateCommands.replayOfPublish(app, "key-rollback", "main", "1"))
         .as("a key a roll back to embedded used")
         .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.getMessage()).contains("g2"));
+  }
+
+  @Test
+  void aRepublishRetryGetsTheEarlierGroupAndAKeyReusedForAnotherBranchOrRuntimeIsAConflict() {
+    ControlState s = state();
+    Prologue.Start retry = Prologue.start(s, "demo", Maker.REPUBLISH, "key-rollback", "main", "1");
+    assertThat(retry.replay().replayed()).isTrue();
+    assertThat(retry.replay().group().groupId()).as("a republish makes a group of its source's kind").isEqualTo("g2");
+    assertThat(Prologue.start(s, "demo", Maker.REPUBLISH, "key-new", "main", "1").replay()).isNull();
+    assertThatThrownBy(() -> Prologue.start(s, "demo", Maker.REPUBLISH, "key-publish", "beta", "1"))
+        .isInstanceOfSatisfying(CommandException.class, e -> {
+          assertThat(e.status()).isEqualTo(409);
+          assertThat(e.code()).isEqualTo("idempotency-key-reused");
+          assertThat(e.getMessage()).contains("g1", "branch main", "a different republish needs a new key");
+        });
+    assertThatThrownBy(() -> Prologue.start(s, "demo", Maker.REPUBLISH, "key-publish", "main", "2"))
+        .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo("idempotency-key-reused"));
+  }
+
+  @Test
+  void aRollBackRetryGetsTheEarlierGroupAndAKeyReusedForAnotherBranchRuntimeOrKindIsAConflict() {
+    ControlState s = state();
+    Prologue.Start retry = Prologue.start(s, "demo", Maker.ROLLBACK_TO_EMBEDDED, "key-rollback", "main", "1");
+    assertThat(retry.replay().group().groupId()).isEqualTo("g2");
+    assertThatThrownBy(() -> Prologue.start(s, "demo", Maker.ROLLBACK_TO_EMBEDDED, "key-rollback", "beta", "1"))
+        .isInstanceOfSatisfying(CommandException.class, e -> {
+          assertThat(e.status()).isEqualTo(409);
+          assertThat(e.code()).isEqualTo("idempotency-key-reused");
+          assertThat(e.getMessage()).contains("g2", "a different roll back needs a new key");
+        });
+    assertThatThrownBy(() -> Prologue.start(s, "demo", Maker.ROLLBACK_TO_EMBEDDED, "key-rollback", "main", "2"))
+        .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo("idempotency-key-reused"));
+    assertThatThrownBy(() -> Prologue.start(s, "demo", Maker.ROLLBACK_TO_EMBEDDED, "key-publish", "main", "1"))
+        .as("a key a publish used")
+        .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.getMessage()).contains("g1"));
+  }
+
+  @Test
+  void thePrologueChecksTheAppThenTheKeyThenTheBranchAndRuntimeThenTheRollout() {
+    ControlState s = StateFold.apply(
+        state(), e(4, new UpdatePublished(new UpdateGroup("g3", UpdateGroup.KIND_UPDATE, "main", "1", null, null, null, null,
+            new EventPayload.Rollout("r3", 10, "g1", null),
+            List.of(new PlatformUpdate("ios", "g3-ios", "2026-11-30T10:01:00.000Z", "{}", null, "k", List.of("k")))))));
+    for (Maker m : Maker.values()) {
+      assertThatThrownBy(() -> Prologue.start(s, "nope", m, "key-publish", "", "1"))
+          .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo("app-not-found"));
+      assertThatThrownBy(() -> Prologue.start(s, "demo", m, "key-publish", "other", ""))
+          .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo("idempotency-key-reused"));
+      assertThatThrownBy(() -> Prologue.start(s, "demo", m, "key-new", "Not A Branch", "1"))
+          .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo("invalid-branch"));
+      assertThatThrownBy(() -> Prologue.start(s, "demo", m, "key-new", "main", ""))
+          .isInstanceOfSatisfying(CommandException.class, e -> assertThat(e.code()).isEqualTo("empty-runtime-version"));
+      assertThatThrownBy(() -> Prologue.start(s, "demo", m, "key-new", "main", "1"))
+          .isInstanceOfSatisfying(CommandException.class, e -> {
+            assertThat(e.code()).isEqualTo("rollout-in-progress");
+            assertThat(e.getMessage()).contains("g3");
+          });
+    }
+    assertThat(Prologue.start(s, "demo", Maker.PUBLISH, "key-publish", "main", "1").replay().group().groupId())
+        .as("a retry is answered while a rollout runs").isEqualTo("g1");
   }
 }

@@ -1,0 +1,255 @@
+package dev.updraft.controlplane.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.commands.ExportMetadata.AssetFile;
+import dev.updraft.controlplane.commands.ExportMetadata.PlatformFiles;
+import dev.updraft.controlplane.commands.ExportMetadata;
+import dev.updraft.controlplane.commands.Requests.EmbeddedRollbackRequest;
+import dev.updraft.controlplane.commands.Requests.PreparedPlatform;
+import dev.updraft.controlplane.commands.Requests.PublishRequest;
+import dev.updraft.controlplane.commands.Requests.Published;
+import dev.updraft.controlplane.commands.Requests.RepublishRequest;
+import dev.updraft.controlplane.commands.UpdateCommands;
+import dev.updraft.controlplane.commands.Validate;
+import dev.updraft.controlplane.render.AssetRef;
+import dev.updraft.controlplane.render.ContentTypes;
+import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.GroupState;
+import dev.updraft.controlplane.storage.StoredAsset;
+import dev.updraft.events.EventPayload.RolloutGuard;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Update groups: {@code GET/POST /v1/apps/{app}/updates}, {@code GET …/updates/{groupId}} and
+ * {@code POST /v1/apps/{app}/rollbacks}. A publish checks the request's shape and that every file it
+ * names is stored (on a worker thread) before the command runs.
+ */
+final class UpdateRoutes {
+  private final ApiContext ctx;
+  private final Timer publishTimer;
+
+  UpdateRoutes(ApiContext ctx) {
+    this.ctx = ctx;
+    this.publishTimer =
+        Timer.builder("updraft_control_publish_seconds")
+            .description("time from a publish request to its answer (including idempotent retries)")
+            .publishPercentileHistogram()
+            .register(ctx.deps.metrics());
+  }
+
+  void mount(Router router, Handler<RoutingContext> body) {
+    Auth auth = ctx.auth;
+    router.get("/v1/apps/:app/updates").handler(auth.require(Role.READ)).handler(this::listUpdates);
+    router.post("/v1/apps/:app/updates").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::publish);
+    router.get("/v1/apps/:app/updates/:groupId").handler(auth.require(Role.READ)).handler(this::getUpdate);
+    router.post("/v1/apps/:app/rollbacks").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::rollback);
+  }
+
+  private UpdateCommands commands() {
+    return ctx.deps.commands().updates();
+  }
+
+  private record FileRef(String sha256, long size) {}
+
+  private void publish(RoutingContext rc) {
+    Timer.Sample sample = Timer.start(ctx.deps.metrics());
+    AppState a = ctx.app(rc);
+    ObjectNode b = Json.body(rc);
+    String idem = Validate.idempotencyKey(idempotencyKey(rc, b));
+    // a retry answers before its files are checked again; the command repeats this check against the
+    // writer's state, where two concurrent requests with one key are ordered
+    Published earlier = UpdateCommands.replayOfPublish(a, idem, Json.string(b, "branch"), Json.string(b, "runtimeVersion"));
+    if (earlier != null) {
+      Json.send(rc, 200, Views.published(earlier));
+      sample.stop(publishTimer);
+      return;
+    }
+    String branch = Json.requiredString(b, "branch");
+    String runtime = Json.string(b, "runtimeVersion");
+    Validate.branch("branch", branch);
+    Validate.runtimeVersion("runtimeVersion", runtime);
+    List<PlatformFiles> platforms = ExportMetadata.parse(b.get("metadata"), Json.strings(b, "platforms"));
+    Map<String, FileRef> needed = needed(platforms, files(b));
+    ObjectNode expoConfig = Json.object(b, "expoConfig");
+    Integer pct = Json.integer(b, "rolloutPercentage");
+    RolloutGuard guard = RolloutRoutes.guard(Json.object(b, "rolloutGuard"));
+    String message = Json.string(b, "message");
+    String commit = Json.string(b, "gitCommitHash");
+    String app = a.appId();
+    ctx.vertx
+        .executeBlocking(() -> stat(app, needed))
+        .compose(
+            stored ->
+                commands()
+                    .publish(
+                        ctx.actor(rc), app,
+                        new PublishRequest(branch, runtime, message, commit, prepare(platforms, stored), expoConfig, pct, guard, idem)))
+        .onComplete(
+            ar -> {
+              sample.stop(publishTimer);
+              if (ar.failed()) {
+                rc.fail(ar.cause());
+              } else {
+                Json.send(rc, ar.result().replayed() ? 200 : 201, Views.published(ar.result()));
+              }
+            });
+  }
+
+  /** The entry of {@code files} for every path the metadata names, or 400 {@code missing-file}. */
+  private static Map<String, FileRef> needed(List<PlatformFiles> platforms, Map<String, FileRef> files) {
+    Map<String, FileRef> needed = new LinkedHashMap<>();
+    for (String path : ExportMetadata.paths(platforms)) {
+      FileRef f = files.get(path);
+      if (f == null) {
+        throw CommandException.badRequest(
+            "missing-file", "metadata.json names " + path + " but files has no entry for it; is the export folder complete?");
+      }
+      needed.put(path, f);
+    }
+    return needed;
+  }
+
+  /** The platforms with their files resolved to stored assets. */
+  private static List<PreparedPlatform> prepare(List<PlatformFiles> platforms, Map<String, StoredAsset> stored) {
+    List<PreparedPlatform> prepared = new ArrayList<>();
+    for (PlatformFiles pf : platforms) {
+      StoredAsset launch = stored.get(pf.bundlePath());
+      AssetRef launchRef = new AssetRef(launch.sha256Hex(), launch.md5Hex(), ContentTypes.JAVASCRIPT, null);
+      List<AssetRef> assets = new ArrayList<>();
+      for (AssetFile af : pf.assets()) {
+        StoredAsset s = stored.get(af.path());
+        assets.add(new AssetRef(s.sha256Hex(), s.md5Hex(), ContentTypes.of(af.ext()), "." + af.ext()));
+      }
+      prepared.add(new PreparedPlatform(pf.platform(), launchRef, assets));
+    }
+    return prepared;
+  }
+
+  /** The stored asset of every needed path (worker thread), or 400 when one was never uploaded or differs. */
+  private Map<String, StoredAsset> stat(String app, Map<String, FileRef> needed) throws IOException {
+    Map<String, StoredAsset> bySha = new HashMap<>();
+    Map<String, StoredAsset> out = new HashMap<>();
+    for (Map.Entry<String, FileRef> e : needed.entrySet()) {
+      FileRef f = e.getValue();
+      StoredAsset s = bySha.containsKey(f.sha256()) ? bySha.get(f.sha256()) : ctx.deps.storage().stat(app, f.sha256());
+      bySha.put(f.sha256(), s);
+      if (s == null) {
+        throw CommandException.badRequest(
+            "asset-not-uploaded",
+            "file " + e.getKey() + " (sha256=" + f.sha256() + ") was never uploaded; upload it with PUT /v1/apps/" + app + "/assets/" + f.sha256() + " first");
+      }
+      if (s.size() != f.size()) {
+        throw CommandException.badRequest(
+            "size-mismatch",
+            "file " + e.getKey() + " is " + f.size() + " bytes but the stored bytes with sha256=" + f.sha256() + " are " + s.size() + " bytes");
+      }
+      out.put(e.getKey(), s);
+    }
+    return out;
+  }
+
+  private static Map<String, FileRef> files(ObjectNode b) {
+    ObjectNode files = Json.object(b, "files");
+    if (files == null) {
+      throw CommandException.badRequest("missing-field", "files (path -> {sha256, size} for every file metadata.json names) is required");
+    }
+    Map<String, FileRef> out = new HashMap<>();
+    for (Map.Entry<String, JsonNode> e : files.properties()) {
+      String path = ExportMetadata.path(e.getKey());
+      JsonNode v = e.getValue();
+      JsonNode sha = v == null ? null : v.get("sha256");
+      JsonNode size = v == null ? null : v.get("size");
+      if (sha == null || !sha.isTextual() || !AssetUpload.SHA.matcher(sha.asText()).matches()) {
+        throw CommandException.badRequest("invalid-field", "files[\"" + e.getKey() + "\"].sha256 must be the lower-case hex SHA-256 of the file");
+      }
+      if (size == null || !size.isIntegralNumber() || size.asLong() < 0) {
+        throw CommandException.badRequest("invalid-field", "files[\"" + e.getKey() + "\"].size must be the file's size in bytes");
+      }
+      out.put(path, new FileRef(sha.asText(), size.asLong()));
+    }
+    return out;
+  }
+
+  private static String idempotencyKey(RoutingContext rc, ObjectNode b) {
+    String h = rc.request().getHeader("idempotency-key");
+    return h != null ? h.trim() : Json.string(b, "idempotencyKey");
+  }
+
+  private void listUpdates(RoutingContext rc) {
+    AppState a = ctx.app(rc);
+    String branch = rc.queryParams().get("branch");
+    String runtime = rc.queryParams().get("runtimeVersion");
+    int limit = ApiContext.intParam(rc, "limit", 50, 1, 200);
+    Long cursor = ApiContext.longParam(rc, "cursor");
+    List<GroupState> all = a.groupsNewestFirst(branch, runtime);
+    ObjectNode n = Json.MAPPER.createObjectNode();
+    ArrayNode items = n.putArray("items");
+    Long next = null;
+    for (GroupState g : all) {
+      if (cursor != null && g.sequence() >= cursor) {
+        continue;
+      }
+      if (items.size() == limit) {
+        next = items.isEmpty() ? null : items.get(items.size() - 1).get("sequence").asLong();
+        break;
+      }
+      items.add(Views.group(g, false));
+    }
+    if (next == null) {
+      n.putNull("nextCursor");
+    } else {
+      n.put("nextCursor", Long.toString(next));
+    }
+    Json.send(rc, 200, n);
+  }
+
+  private void getUpdate(RoutingContext rc) {
+    AppState a = ctx.app(rc);
+    GroupState g = a.group(rc.pathParam("groupId"));
+    if (g == null) {
+      throw CommandException.notFound("update-not-found", "app " + a.appId() + " has no update group " + rc.pathParam("groupId"));
+    }
+    Json.send(rc, 200, Views.group(g, true));
+  }
+
+  private void rollback(RoutingContext rc) {
+    AppState a = ctx.app(rc);
+    ObjectNode b = Json.body(rc);
+    String idem = Validate.idempotencyKey(idempotencyKey(rc, b));
+    String branch = Json.requiredString(b, "branch");
+    String runtime = Json.string(b, "runtimeVersion");
+    String to = Json.string(b, "toGroupId");
+    boolean embedded = Json.bool(b, "embedded");
+    List<String> platforms = Json.strings(b, "platforms");
+    String message = Json.string(b, "message");
+    if ((to == null) == !embedded) {
+      throw CommandException.badRequest("invalid-rollback", "give exactly one of toGroupId (republish that group) or \"embedded\": true");
+    }
+    Future<Published> f =
+        embedded
+            ? commands().rollBackToEmbedded(ctx.actor(rc), a.appId(), new EmbeddedRollbackRequest(branch, runtime, platforms, message, idem))
+            : commands().republish(ctx.actor(rc), a.appId(), new RepublishRequest(branch, runtime, to, platforms, message, idem));
+    f.onComplete(
+        ar -> {
+          if (ar.failed()) {
+            rc.fail(ar.cause());
+          } else {
+            Json.send(rc, ar.result().replayed() ? 200 : 201, Views.published(ar.result()));
+          }
+        });
+  }
+}

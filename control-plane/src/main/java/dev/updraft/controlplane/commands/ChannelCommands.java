@@ -1,0 +1,63 @@
+package dev.updraft.controlplane.commands;
+
+import dev.updraft.controlplane.commands.Requests.ChannelRequest;
+import dev.updraft.controlplane.state.AppState;
+import dev.updraft.events.EventPayload.BranchRollout;
+import dev.updraft.events.EventPayload.ChannelMapped;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/** Channel mappings. Thread-safe. */
+public final class ChannelCommands {
+  private final Vertx vertx;
+  private final CommandProcessor processor;
+
+  ChannelCommands(Vertx vertx, CommandProcessor processor) {
+    this.vertx = vertx;
+    this.processor = processor;
+  }
+
+  /** Maps a channel to a branch, optionally with a second branch for a share of devices. */
+  public Future<ChannelMapped> mapChannel(String actor, String appId, ChannelRequest req) {
+    return processor.submit(
+        vertx,
+        "map-channel",
+        (s, now) -> {
+          AppState app = Prologue.app(s, appId);
+          Validate.channel(req.channel());
+          Validate.branch("branch", req.branch());
+          ChannelMapped mapped = new ChannelMapped(req.channel(), req.branch(), branchRollout(app, req));
+          return Plan.of(List.of(new NewEvent(appId, actor, mapped)), st -> st.app(appId).channels().get(req.channel()));
+        });
+  }
+
+  /** The second branch a request asks for (null: none). */
+  private static BranchRollout branchRollout(AppState app, ChannelRequest req) {
+    if (req.rolloutBranch() == null) {
+      if (req.percentage() != null || req.rolloutRuntimeVersion() != null) {
+        throw CommandException.badRequest("invalid-branch", "percentage and rolloutRuntimeVersion need rolloutBranch");
+      }
+      return null;
+    }
+    Validate.branch("rolloutBranch", req.rolloutBranch());
+    if (req.rolloutBranch().equals(req.branch())) {
+      throw CommandException.badRequest("invalid-branch", "rolloutBranch must differ from branch " + req.branch());
+    }
+    if (req.percentage() == null) {
+      throw CommandException.badRequest("invalid-percentage", "percentage is required with rolloutBranch");
+    }
+    Validate.percentage("percentage", req.percentage());
+    String rt = req.rolloutRuntimeVersion() == null ? null : Validate.runtimeVersion("rolloutRuntimeVersion", req.rolloutRuntimeVersion());
+    ChannelMapped old = app.channels().get(req.channel());
+    // keep the rollout id while the second branch stays the same, so raising the share only adds devices
+    String rolloutId =
+        old != null && old.rollout() != null && old.rollout().branch().equals(req.rolloutBranch())
+                && Objects.equals(old.rollout().runtimeVersion(), rt)
+            ? old.rollout().rolloutId()
+            : UUID.randomUUID().toString();
+    return new BranchRollout(rolloutId, req.rolloutBranch(), req.percentage(), rt);
+  }
+}

@@ -1,0 +1,102 @@
+package dev.updraft.controlplane.commands;
+
+import dev.updraft.controlplane.render.ManifestRenderer;
+import dev.updraft.controlplane.render.UrlSource;
+import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.GroupState;
+import dev.updraft.controlplane.storage.AssetStorage;
+import dev.updraft.events.EventPayload.ManifestsRenewed;
+import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.Renewal;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Renews manifests whose pre-signed asset URLs are past half their lifetime (storage without expiring URLs
+ * renews nothing). Thread-safe.
+ */
+public final class Renewals {
+  private static final int RENEWALS_PER_EVENT = 50;
+
+  private final Vertx vertx;
+  private final CommandProcessor processor;
+  private final AssetStorage storage;
+  private final Groups groups;
+  private final Counter renewed;
+
+  Renewals(Vertx vertx, CommandProcessor processor, AssetStorage storage, Groups groups, MeterRegistry metrics) {
+    this.vertx = vertx;
+    this.processor = processor;
+    this.storage = storage;
+    this.groups = groups;
+    this.renewed =
+        Counter.builder("updraft_control_manifests_renewed_total")
+            .description("manifest bodies re-rendered with fresh pre-signed asset URLs")
+            .register(metrics);
+  }
+
+  /**
+   * Renders fresh manifests for servable entries whose pre-signed URLs are past half their lifetime.
+   *
+   * @return how many entries were renewed
+   */
+  public Future<Integer> renewDue() {
+    Duration ttl = storage.urlTtl();
+    if (ttl == null) {
+      return Future.succeededFuture(0);
+    }
+    return processor.submit(
+            vertx,
+            "renew",
+            (s, now) -> {
+              List<NewEvent> events = new ArrayList<>();
+              int total = 0;
+              for (AppState app : s.apps().values()) {
+                List<Renewal> due = due(app, ttl, now);
+                for (int i = 0; i < due.size(); i += RENEWALS_PER_EVENT) {
+                  List<Renewal> chunk = due.subList(i, Math.min(due.size(), i + RENEWALS_PER_EVENT));
+                  events.add(
+                      new NewEvent(
+                          app.appId(),
+                          Commands.ACTOR_SYSTEM,
+                          new ManifestsRenewed(
+                              "pre-signed asset URLs renewed before expiry (valid for " + ttl + " from " + now + ")", List.copyOf(chunk))));
+                }
+                total += due.size();
+              }
+              int n = total;
+              return Plan.of(events, st -> n);
+            })
+        .onSuccess(renewed::increment);
+  }
+
+  /** Fresh bodies for the app's servable manifests rendered more than half a lifetime ago. */
+  private List<Renewal> due(AppState app, Duration ttl, Instant now) {
+    List<Renewal> due = new ArrayList<>();
+    Groups.Sign sign = null;
+    UrlSource urls = storage.urls(app.appId());
+    for (AppState.Servable sv : app.servable()) {
+      GroupState g = app.group(sv.groupId());
+      if (g.group().rollsBackToEmbedded()) {
+        continue;
+      }
+      PlatformUpdate p = g.platform(sv.platform());
+      Instant rendered = g.renderedAt().get(p.updateId());
+      if (rendered != null && rendered.plus(ttl.dividedBy(2)).isAfter(now)) {
+        continue;
+      }
+      if (sign == null) {
+        sign = groups.signer(app);
+      }
+      String body = ManifestRenderer.rerender(p.body(), null, null, urls);
+      due.add(new Renewal(p.updateId(), body, sign.header(body)));
+    }
+    return due;
+  }
+}

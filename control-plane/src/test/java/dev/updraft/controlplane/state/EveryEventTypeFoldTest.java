@@ -1,0 +1,135 @@
+package dev.updraft.controlplane.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.events.EventEnvelope;
+import dev.updraft.events.EventPayload.AppCreated;
+import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.EventPayload.ManifestsRenewed;
+import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.Renewal;
+import dev.updraft.events.EventPayload.RolledBackToEmbedded;
+import dev.updraft.events.EventPayload.Rollout;
+import dev.updraft.events.EventPayload.RolloutChanged;
+import dev.updraft.events.EventPayload.RolloutFinished;
+import dev.updraft.events.EventPayload.RolloutReverted;
+import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.TokenIssued;
+import dev.updraft.events.EventPayload.TokenRevoked;
+import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventType;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every {@link EventType} has a fold that changes the state: one event of each, folded after a small log,
+ * must leave one more audit entry of its type and change something besides the audit and the sequence.
+ * A new type fails to compile here ({@link #sample} is a switch without a default) until it has a sample,
+ * and fails the test when its fold ignores it.
+ */
+class EveryEventTypeFoldTest {
+  static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+
+  /** Types whose events only show in the audit log (none today): listing one here is a decision. */
+  static final Set<EventType> AUDIT_ONLY = Set.of();
+
+  static EventEnvelope e(String appId, long seq, EventPayload p) {
+    return new EventEnvelope(new UUID(1, seq), p.type(), EventType.CURRENT_SCHEMA_VERSION, appId, seq, T0.plusSeconds(seq), "admin", p);
+  }
+
+  static UpdateGroup group(String id, String kind, String branch, Rollout rollout) {
+    List<PlatformUpdate> ps =
+        List.of(
+            new PlatformUpdate("ios", id + "-ios", "2026-11-30T10:00:00.000Z", "{\"id\":\"" + id + "-ios\"}", null, "k", List.of("k")),
+            new PlatformUpdate("android", id + "-android", "2026-11-30T10:00:00.000Z", "{\"id\":\"" + id + "-android\"}", null, "k", List.of("k")));
+    return new UpdateGroup(id, kind, branch, "1", null, null, "idem-" + id, null, rollout, ps);
+  }
+
+  /** An app with a token, an update and a rollout of the next one in progress: every type has something to change. */
+  static ControlState base() {
+    ControlState s = ControlState.EMPTY;
+    for (EventEnvelope ev :
+        List.of(
+            e("demo", 1, new AppCreated("Demo")),
+            e("demo", 2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci")),
+            e("demo", 3, new UpdatePublished(group("g1", UpdateGroup.KIND_UPDATE, "main", null))),
+            e("demo", 4, new UpdatePublished(group("g2", UpdateGroup.KIND_UPDATE, "main", new Rollout("r2", 10, "g1", null)))))) {
+      s = StateFold.apply(s, ev);
+    }
+    return s;
+  }
+
+  /** One event of {@code type} that applies to {@link #base()}. */
+  static EventPayload sample(EventType type) {
+    return switch (type) {
+      case APP_CREATED -> new AppCreated("Another app");
+      case TOKEN_ISSUED -> new TokenIssued("tok_2", "read", "bb".repeat(32), null);
+      case TOKEN_REVOKED -> new TokenRevoked("tok_1");
+      case SIGNING_KEY_REGISTERED ->
+          new SigningKeyRegistered(
+              "main", "-----BEGIN CERTIFICATE-----", "cc".repeat(32), "{}", "sig=\"n\"", List.of(new Renewal("g1-ios", "{\"id\":\"g1-ios\"}", "sig=\"s\"")));
+      case CHANNEL_MAPPED -> new ChannelMapped("production", "main", null);
+      case UPDATE_PUBLISHED -> new UpdatePublished(group("g3", UpdateGroup.KIND_UPDATE, "beta", null));
+      case ROLLED_BACK_TO_EMBEDDED -> new RolledBackToEmbedded(group("g4", UpdateGroup.KIND_ROLLBACK_TO_EMBEDDED, "beta", null));
+      case ROLLOUT_CHANGED -> new RolloutChanged("g2", "r2", 50, null);
+      case ROLLOUT_FINISHED -> new RolloutFinished("g2", "r2");
+      case ROLLOUT_REVERTED -> new RolloutReverted("g2", "r2", "crashes", group("g5", UpdateGroup.KIND_UPDATE, "main", null));
+      case MANIFESTS_RENEWED -> new ManifestsRenewed("renew", List.of(new Renewal("g2-android", "{\"renewed\":true}", null)));
+    };
+  }
+
+  /** What an app is besides its audit log and last sequence. */
+  record Content(Object tokens, Object signing, Object channels, Object groups, Object idempotencyKeys) {
+    static Content of(AppState a) {
+      return a == null ? null : new Content(a.tokens(), a.signing(), a.channels(), a.groups(), a.idempotencyKeys());
+    }
+  }
+
+  @Test
+  void everyEventTypeChangesTheStateAndShowsInTheAuditLog() {
+    ControlState before = base();
+    for (EventType type : EventType.values()) {
+      String appId = type == EventType.APP_CREATED ? "other" : "demo";
+      AppState old = before.app(appId);
+      long seq = old == null ? 1 : old.lastSequence() + 1;
+      ControlState after = StateFold.apply(before, e(appId, seq, sample(type)));
+      AppState app = after.app(appId);
+
+      assertThat(app).as(type + " folds").isNotNull();
+      assertThat(app.lastSequence()).as(type + " advances the sequence").isEqualTo(seq);
+      int auditBefore = old == null ? 0 : old.audit().size();
+      assertThat(app.audit()).as(type + " shows in the audit log").hasSize(auditBefore + 1);
+      AuditEntry entry = app.audit().get(auditBefore);
+      assertThat(entry.type()).isEqualTo(type.wireName());
+      assertThat(entry.summary()).as(type + " says what happened").isNotBlank();
+      if (!AUDIT_ONLY.contains(type)) {
+        assertThat(Content.of(app)).as(type + " changes the app, not only its audit log").isNotEqualTo(Content.of(old));
+      }
+    }
+  }
+
+  @Test
+  void eachSampleDoesWhatItsTypeSays() {
+    ControlState s = base();
+    AppState demo = s.app("demo");
+    long next = demo.lastSequence() + 1;
+    assertThat(StateFold.apply(s, e("demo", next, sample(EventType.TOKEN_REVOKED))).tokensBySha256()).isEmpty();
+    assertThat(StateFold.apply(s, e("demo", next, sample(EventType.TOKEN_ISSUED))).tokensBySha256()).hasSize(2);
+    assertThat(StateFold.apply(s, e("demo", next, sample(EventType.ROLLOUT_FINISHED))).app("demo").activeRollout("main", "1")).isNull();
+    AppState reverted = StateFold.apply(s, e("demo", next, sample(EventType.ROLLOUT_REVERTED))).app("demo");
+    assertThat(reverted.group("g2").revertedBy()).isEqualTo("g5");
+    assertThat(reverted.latestWith("main", "1", "ios").groupId()).isEqualTo("g5");
+    AppState renewed = StateFold.apply(s, e("demo", next, sample(EventType.MANIFESTS_RENEWED))).app("demo");
+    assertThat(renewed.group("g2").platform("android").body()).isEqualTo("{\"renewed\":true}");
+    assertThat(renewed.group("g2").renderedAt().get("g2-android")).isEqualTo(T0.plusSeconds(next));
+    assertThat(renewed.group("g2").platform("ios").body()).isEqualTo(demo.group("g2").platform("ios").body());
+    AppState signed = StateFold.apply(s, e("demo", next, sample(EventType.SIGNING_KEY_REGISTERED))).app("demo");
+    assertThat(signed.group("g1").platform("ios").signature()).isEqualTo("sig=\"s\"");
+    assertThat(signed.group("g1").renderedAt()).as("same body: not rendered again").isEqualTo(demo.group("g1").renderedAt());
+  }
+}
