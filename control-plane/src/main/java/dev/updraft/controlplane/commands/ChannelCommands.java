@@ -52,12 +52,12 @@ public final class ChannelCommands {
     Validate.percentage("percentage", req.percentage());
     String rt = req.rolloutRuntimeVersion() == null ? null : Validate.runtimeVersion("rolloutRuntimeVersion", req.rolloutRuntimeVersion());
     ChannelMapped old = app.channels().get(req.channel());
-    // keep the rollout id while the second branch stays the same, so raising the share only adds devices
-    String rolloutId =
-        old != null && old.rollout() != null && old.rollout().branch().equals(req.rolloutBranch())
-                && Objects.equals(old.rollout().runtimeVersion(), rt)
-            ? old.rollout().rolloutId()
-            : UUID.randomUUID().toString();
-    return new BranchRollout(rolloutId, req.rolloutBranch(), req.percentage(), rt);
+    // keep the rollout (its id and bucketing algorithm) while the second branch stays the same, so raising the
+    // share only adds devices
+    if (old != null && old.rollout() != null && old.rollout().branch().equals(req.rolloutBranch())
+        && Objects.equals(old.rollout().runtimeVersion(), rt)) {
+      return old.rollout().withPercentage(req.percentage());
+    }
+    return new BranchRollout(UUID.randomUUID().toString(), req.rolloutBranch(), req.percentage(), rt);
   }
 }
