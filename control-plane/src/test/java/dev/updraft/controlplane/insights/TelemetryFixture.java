@@ -1,11 +1,11 @@
 package dev.updraft.controlplane.insights;
 
 import dev.updraft.common.Settings;
-import dev.updraft.controlplane.ingest.IngesterConfig;
-import dev.updraft.controlplane.ingest.TelemetryIngester;
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.CheckInCodec;
 import dev.updraft.events.Topics;
+import dev.updraft.ingester.IngesterConfig;
+import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.testing.Infra;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
