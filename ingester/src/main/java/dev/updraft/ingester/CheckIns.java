@@ -1,5 +1,6 @@
 package dev.updraft.ingester;
 
+import dev.updraft.events.Bucketing;
 import dev.updraft.events.CheckIn;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,29 +45,28 @@ final class CheckIns {
         failed.add(id);
       }
     }
-    Integer bucket = c.rolloutBucket();
     long at = c.atEpochMillis() > 0 ? c.atEpochMillis() : Math.max(0, recordTimestamp);
-    return new CheckIn(
-        c.v(),
-        name(c.checkInId(), MAX_ID),
-        name(c.appId(), MAX_ID),
-        name(c.platform(), MAX_ID),
-        name(c.runtimeVersion(), MAX_NAME),
-        name(c.channel(), MAX_NAME),
-        clientId == null ? null : clientId.toLowerCase(Locale.ROOT),
-        name(c.currentUpdateId(), MAX_ID),
-        name(c.embeddedUpdateId(), MAX_ID),
-        failed,
-        name(c.outcome(), MAX_NAME),
-        name(c.reason(), MAX_NAME),
-        name(c.branch(), MAX_NAME),
-        c.inBranchRollout(),
-        bucket,
-        name(c.servedUpdateId(), MAX_ID),
-        name(c.servedGroupId(), MAX_ID),
-        text(c.fatalError(), MAX_FATAL_ERROR),
-        at,
-        text(c.edgeId(), MAX_NAME));
+    // from the check-in as sent: a field with no rule here (v, the branch-rollout flag and bucket, any
+    // field added later) is kept as it is
+    return c.toBuilder()
+        .checkInId(name(c.checkInId(), MAX_ID))
+        .appId(name(c.appId(), MAX_ID))
+        .platform(name(c.platform(), MAX_ID))
+        .runtimeVersion(name(c.runtimeVersion(), MAX_NAME))
+        .channel(name(c.channel(), MAX_NAME))
+        .clientId(clientId == null ? null : clientId.toLowerCase(Locale.ROOT))
+        .currentUpdateId(name(c.currentUpdateId(), MAX_ID))
+        .embeddedUpdateId(name(c.embeddedUpdateId(), MAX_ID))
+        .failedUpdateIds(failed)
+        .outcome(name(c.outcome(), MAX_NAME))
+        .reason(name(c.reason(), MAX_NAME))
+        .branch(name(c.branch(), MAX_NAME))
+        .servedUpdateId(name(c.servedUpdateId(), MAX_ID))
+        .servedGroupId(name(c.servedGroupId(), MAX_ID))
+        .fatalError(text(c.fatalError(), MAX_FATAL_ERROR))
+        .atEpochMillis(at)
+        .edgeId(text(c.edgeId(), MAX_NAME))
+        .build();
   }
 
   /** Why a decoded check-in cannot be stored, or null when it can. */
@@ -99,8 +99,8 @@ final class CheckIns {
       return "atEpochMillis after year 9999: atEpochMillis=" + c.atEpochMillis();
     }
     Integer bucket = c.rolloutBucket();
-    if (bucket != null && (bucket < 0 || bucket > 9_999)) {
-      return "rolloutBucket out of 0..9999: rolloutBucket=" + bucket;
+    if (bucket != null && (bucket < 0 || bucket >= Bucketing.BUCKETS)) {
+      return "rolloutBucket out of 0.." + (Bucketing.BUCKETS - 1) + ": rolloutBucket=" + bucket;
     }
     return null;
   }

@@ -16,8 +16,25 @@ class BatchTest {
   private static final String U2 = "b2222222-0000-4000-8000-000000000000";
 
   private static CheckIn checkIn(String client, String current, List<String> failed, String outcome, String served, long at) {
-    return new CheckIn(1, client + "@" + at, "app", "ios", "1.0.0", "production", client, current, EMB, failed, outcome,
-        CheckIn.REASON_NEW_UPDATE, "main", false, 17, served, served == null ? null : "g2", null, at, "edge-1");
+    return CheckIn.builder()
+        .checkInId(client + "@" + at)
+        .appId("app")
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .channel("production")
+        .clientId(client)
+        .currentUpdateId(current)
+        .embeddedUpdateId(EMB)
+        .failedUpdateIds(failed)
+        .outcome(outcome)
+        .reason(CheckIn.REASON_NEW_UPDATE)
+        .branch("main")
+        .rolloutBucket(17)
+        .servedUpdateId(served)
+        .servedGroupId(served == null ? null : "g2")
+        .atEpochMillis(at)
+        .edgeId("edge-1")
+        .build();
   }
 
   private static void add(Batch b, long offset, CheckIn c) {
@@ -96,9 +113,18 @@ class BatchTest {
 
   @Test
   void cleansValuesPostgresWouldRefuseAndRejectsKeysTooLongToIndex() {
-    CheckIn nul = new CheckIn(1, "c\u00001", "app", "ios", "1.0.0", "prod\u0000uction", "D1-ABC", null, null,
-        List.of(U1, U1, " "), CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_NO_UPDATE_FOR_RUNTIME, null, false, null,
-        null, null, "x".repeat(5000), 0, null);
+    CheckIn nul = CheckIn.builder()
+        .checkInId("c\u00001")
+        .appId("app")
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .channel("prod\u0000uction")
+        .clientId("D1-ABC")
+        .failedUpdateIds(List.of(U1, U1, " "))
+        .outcome(CheckIn.OUTCOME_NO_UPDATE)
+        .reason(CheckIn.REASON_NO_UPDATE_FOR_RUNTIME)
+        .fatalError("x".repeat(5000))
+        .build();
     CheckIn clean = CheckIns.clean(nul, 1234L);
     assertThat(clean.checkInId()).isEqualTo("c1");
     assertThat(clean.channel()).isEqualTo("production");
@@ -107,15 +133,34 @@ class BatchTest {
     assertThat(clean.fatalError()).hasSize(1024);
     assertThat(clean.atEpochMillis()).as("no edge time: the Kafka record's").isEqualTo(1234L);
 
-    CheckIn longKey = new CheckIn(1, "c", "app", "ios", "1.0.0", null, "y".repeat(129), null, null, List.of(),
-        null, null, null, false, null, null, null, null, 1, null);
+    CheckIn longKey = CheckIn.builder()
+        .checkInId("c")
+        .appId("app")
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .clientId("y".repeat(129))
+        .atEpochMillis(1)
+        .build();
     assertThat(CheckIns.clean(longKey, 0)).isNull();
     assertThat(CheckIns.problem(longKey)).isEqualTo("clientId longer than 128 characters: length=129");
-    CheckIn badBucket = new CheckIn(1, "c", "app", "ios", "1.0.0", null, "d", null, null, List.of(),
-        null, null, null, false, 10_000, null, null, null, 1, null);
+    CheckIn badBucket = CheckIn.builder()
+        .checkInId("c")
+        .appId("app")
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .clientId("d")
+        .rolloutBucket(10_000)
+        .atEpochMillis(1)
+        .build();
     assertThat(CheckIns.problem(badBucket)).contains("rolloutBucket");
-    CheckIn farFuture = new CheckIn(1, "c", "app", "ios", "1.0.0", null, "d", null, null, List.of(),
-        null, null, null, false, null, null, null, null, Long.MAX_VALUE, null);
+    CheckIn farFuture = CheckIn.builder()
+        .checkInId("c")
+        .appId("app")
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .clientId("d")
+        .atEpochMillis(Long.MAX_VALUE)
+        .build();
     assertThat(CheckIns.problem(farFuture)).startsWith("atEpochMillis after year 9999");
   }
 }

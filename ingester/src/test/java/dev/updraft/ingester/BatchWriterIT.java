@@ -125,9 +125,21 @@ class BatchWriterIT {
   }
 
   private static CheckIn onUpdate(String app, String client, String update, long at) {
-    return new CheckIn(1, client + at, app, "ios", "1.0.0", "production", client, update, "emb", List.of(),
-        CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_ALREADY_LATEST, "production", false, null, null, null, null,
-        1_767_261_600_000L + at, "edge-1");
+    return CheckIn.builder()
+        .checkInId(client + at)
+        .appId(app)
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .channel("production")
+        .clientId(client)
+        .currentUpdateId(update)
+        .embeddedUpdateId("emb")
+        .outcome(CheckIn.OUTCOME_NO_UPDATE)
+        .reason(CheckIn.REASON_ALREADY_LATEST)
+        .branch("production")
+        .atEpochMillis(1_767_261_600_000L + at)
+        .edgeId("edge-1")
+        .build();
   }
 
   @Test

@@ -100,27 +100,27 @@ final class CheckInScenario {
       }
       String fatal = rnd.nextInt(100) < 2 ? "Error: boom " + i : null;
       out.add(
-          new CheckIn(
-              CheckIn.CURRENT_VERSION,
-              appId + "-" + seed + "-" + i,
-              appId,
-              platform,
-              "1.0.0",
-              channel,
-              client,
-              current,
-              embedded(platform),
-              failed,
-              outcome,
-              reason,
-              channel == null ? "main" : channel,
-              rnd.nextInt(10) == 0,
-              bucket,
-              served,
-              servedGroup,
-              fatal,
-              startMillis + 7L * i,
-              "edge-" + (i % 2)));
+          CheckIn.builder()
+              .checkInId(appId + "-" + seed + "-" + i)
+              .appId(appId)
+              .platform(platform)
+              .runtimeVersion("1.0.0")
+              .channel(channel)
+              .clientId(client)
+              .currentUpdateId(current)
+              .embeddedUpdateId(embedded(platform))
+              .failedUpdateIds(failed)
+              .outcome(outcome)
+              .reason(reason)
+              .branch(channel == null ? "main" : channel)
+              .inBranchRollout(rnd.nextInt(10) == 0)
+              .rolloutBucket(bucket)
+              .servedUpdateId(served)
+              .servedGroupId(servedGroup)
+              .fatalError(fatal)
+              .atEpochMillis(startMillis + 7L * i)
+              .edgeId("edge-" + (i % 2))
+              .build());
     }
     return new CheckInScenario(appId, out);
   }

@@ -401,11 +401,27 @@ final class IngestBenchmark {
       String current = r < 30 ? embedded : r < 90 ? latest : CheckInScenario.u1(platform);
       boolean serve = !latest.equals(current) && rnd.nextInt(100) < 60;
       List<String> failed = rnd.nextInt(100) < 3 ? List.of(latest) : List.of();
-      return new CheckIn(CheckIn.CURRENT_VERSION, "b-" + (seq++), "bench-app", platform, "1.0.0", channel, client, current,
-          embedded, failed, serve ? CheckIn.OUTCOME_UPDATE : CheckIn.OUTCOME_NO_UPDATE,
-          serve ? CheckIn.REASON_NEW_UPDATE : CheckIn.REASON_ALREADY_LATEST, channel == null ? "main" : channel,
-          rnd.nextInt(10) == 0, serve ? rnd.nextInt(10_000) : null, serve ? latest : null, serve ? "group-u2" : null,
-          rnd.nextInt(500) == 0 ? "Error: boom" : null, at, "edge-" + (d % 3));
+      return CheckIn.builder()
+          .checkInId("b-" + (seq++))
+          .appId("bench-app")
+          .platform(platform)
+          .runtimeVersion("1.0.0")
+          .channel(channel)
+          .clientId(client)
+          .currentUpdateId(current)
+          .embeddedUpdateId(embedded)
+          .failedUpdateIds(failed)
+          .outcome(serve ? CheckIn.OUTCOME_UPDATE : CheckIn.OUTCOME_NO_UPDATE)
+          .reason(serve ? CheckIn.REASON_NEW_UPDATE : CheckIn.REASON_ALREADY_LATEST)
+          .branch(channel == null ? "main" : channel)
+          .inBranchRollout(rnd.nextInt(10) == 0)
+          .rolloutBucket(serve ? rnd.nextInt(10_000) : null)
+          .servedUpdateId(serve ? latest : null)
+          .servedGroupId(serve ? "group-u2" : null)
+          .fatalError(rnd.nextInt(500) == 0 ? "Error: boom" : null)
+          .atEpochMillis(at)
+          .edgeId("edge-" + (d % 3))
+          .build();
     }
   }
 

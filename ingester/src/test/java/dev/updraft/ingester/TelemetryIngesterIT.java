@@ -225,9 +225,21 @@ class TelemetryIngesterIT {
   }
 
   static CheckIn checkIn(String app, String id, String client) {
-    return new CheckIn(1, id, app, "ios", "1.0.0", "production", client, "11111111-0000-4000-8000-000000000001",
-        "11111111-0000-4000-8000-000000000001", List.of(), CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_ALREADY_LATEST,
-        "production", false, null, null, null, null, 1_767_261_600_000L, "edge-1");
+    return CheckIn.builder()
+        .checkInId(id)
+        .appId(app)
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .channel("production")
+        .clientId(client)
+        .currentUpdateId("11111111-0000-4000-8000-000000000001")
+        .embeddedUpdateId("11111111-0000-4000-8000-000000000001")
+        .outcome(CheckIn.OUTCOME_NO_UPDATE)
+        .reason(CheckIn.REASON_ALREADY_LATEST)
+        .branch("production")
+        .atEpochMillis(1_767_261_600_000L)
+        .edgeId("edge-1")
+        .build();
   }
 
   static double counter(TelemetryIngester i, String name) {
