@@ -70,34 +70,54 @@ final class Batch {
 
   /** A device's collapsed check-ins. */
   static final class Device {
+    final DeviceKey key;
     CheckIn latest;
     long first = Long.MAX_VALUE;
     long last = Long.MIN_VALUE;
     long checkIns;
     String fatalError;
     long fatalErrorAt;
+
+    Device(DeviceKey key) {
+      this.key = key;
+    }
   }
 
   /** Counters of one {@code update_hourly} row. */
   static final class Hour {
+    final HourKey key;
     long launches;
     long embeddedLaunches;
     long failureReports;
     long served;
+
+    Hour(HourKey key) {
+      this.key = key;
+    }
   }
 
   /** A device's failure reports of one update. */
   static final class Failure {
+    final DeviceUpdateKey key;
     String platform;
     long first = Long.MAX_VALUE;
     long last = Long.MIN_VALUE;
     long reports;
+
+    Failure(DeviceUpdateKey key) {
+      this.key = key;
+    }
   }
 
   /** The first time a device was served one update. */
   static final class Receipt {
+    final DeviceUpdateKey key;
     String platform;
     long first = Long.MAX_VALUE;
+
+    Receipt(DeviceUpdateKey key) {
+      this.key = key;
+    }
   }
 
   /** A record that is not a check-in. */
@@ -159,15 +179,15 @@ final class Batch {
     long hour = Math.floorDiv(at, HOUR_MS) * HOUR_MS;
 
     Hour launch = hours.computeIfAbsent(
-        new HourKey(app, c.currentUpdateId() == null ? "" : c.currentUpdateId(), hour, platform, channel), k -> new Hour());
+        new HourKey(app, c.currentUpdateId() == null ? "" : c.currentUpdateId(), hour, platform, channel), Hour::new);
     launch.launches++;
     if (SOURCE_EMBEDDED.equals(source)) {
       launch.embeddedLaunches++;
     }
     for (String failedId : c.failedUpdateIds()) {
-      hours.computeIfAbsent(new HourKey(app, failedId, hour, platform, channel), k -> new Hour()).failureReports++;
+      hours.computeIfAbsent(new HourKey(app, failedId, hour, platform, channel), Hour::new).failureReports++;
       if (client != null) {
-        Failure f = failures.computeIfAbsent(new DeviceUpdateKey(app, failedId, client), k -> new Failure());
+        Failure f = failures.computeIfAbsent(new DeviceUpdateKey(app, failedId, client), Failure::new);
         f.platform = platform;
         f.first = Math.min(f.first, at);
         f.last = Math.max(f.last, at);
@@ -175,15 +195,15 @@ final class Batch {
       }
     }
     if (CheckIn.OUTCOME_UPDATE.equals(c.outcome()) && c.servedUpdateId() != null) {
-      hours.computeIfAbsent(new HourKey(app, c.servedUpdateId(), hour, platform, channel), k -> new Hour()).served++;
+      hours.computeIfAbsent(new HourKey(app, c.servedUpdateId(), hour, platform, channel), Hour::new).served++;
       if (client != null) {
-        Receipt r = receipts.computeIfAbsent(new DeviceUpdateKey(app, c.servedUpdateId(), client), k -> new Receipt());
+        Receipt r = receipts.computeIfAbsent(new DeviceUpdateKey(app, c.servedUpdateId(), client), Receipt::new);
         r.platform = platform;
         r.first = Math.min(r.first, at);
       }
     }
     if (client != null) {
-      Device d = devices.computeIfAbsent(new DeviceKey(app, client), k -> new Device());
+      Device d = devices.computeIfAbsent(new DeviceKey(app, client), Device::new);
       d.latest = c; // records of one device come in offset order: the last one added is the newest
       d.first = Math.min(d.first, at);
       d.last = Math.max(d.last, at);

@@ -9,7 +9,11 @@ import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
@@ -149,5 +153,104 @@ class BatchWriterIT {
     assertThat(TelemetryIngesterIT.await(w.loadOffsets(List.of(0, 1, 2)))).containsExactly(java.util.Map.entry(0, 4L));
     assertThatThrownBy(() -> TelemetryIngesterIT.await(new BatchWriter(pool, "load").write(batch("load", 0, false, 0, 1, "x"))))
         .hasCauseInstanceOf(BatchWriter.StaleBatchException.class);
+  }
+
+  @Test
+  void storesEveryFieldInItsColumnAndMergesAnExistingRowByTheColumnsRules() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "fields");
+    String app = "app-fields";
+    long t = 1_767_261_600_000L; // 2026-01-01T10:00:00Z
+    TopicPartition tp = new TopicPartition("fields", 0);
+    // every field a distinct value, so that two columns swapped or one left out cannot go unnoticed
+    CheckIn crashed = CheckIn.builder()
+        .checkInId("ci-1").appId(app).platform("ios").runtimeVersion("1.0.0").channel("staging").clientId("dev-f")
+        .currentUpdateId("emb-f").embeddedUpdateId("emb-f").failedUpdateIds(List.of("fail-1"))
+        .outcome(CheckIn.OUTCOME_NO_UPDATE).reason(CheckIn.REASON_PREVIOUSLY_FAILED).branch("branch-1")
+        .fatalError("TypeError: boom").atEpochMillis(t).edgeId("edge-1")
+        .build();
+    CheckIn newest = CheckIn.builder()
+        .checkInId("ci-2").appId(app).platform("android").runtimeVersion("2.0.0").channel("production").clientId("dev-f")
+        .currentUpdateId("cur-2").embeddedUpdateId("emb-2").failedUpdateIds(List.of("fail-2", "fail-3"))
+        .outcome(CheckIn.OUTCOME_UPDATE).reason(CheckIn.REASON_NEW_UPDATE).branch("branch-2").inBranchRollout(true)
+        .rolloutBucket(4_321).servedUpdateId("served-2").servedGroupId("group-2").atEpochMillis(t + 5_000)
+        .edgeId("edge-2")
+        .build();
+    Batch one = new Batch(false);
+    one.cover(tp, 0, false, 0);
+    one.add(CheckIns.clean(crashed, 0));
+    one.cover(tp, 0, false, 1);
+    one.reject(tp, 1, "not a check-in: bad", "{\"x\":1}");
+    TelemetryIngesterIT.await(w.write(one));
+    Batch two = new Batch(false);
+    two.cover(tp, 2, true, 2);
+    two.add(CheckIns.clean(newest, 0));
+    TelemetryIngesterIT.await(w.write(two));
+
+    assertThat(db.rows("SELECT client_id, platform, runtime_version, channel, current_update_id, embedded_update_id,"
+            + " source, check_ins, last_check_in_id, outcome, reason, branch, in_branch_rollout, rollout_bucket,"
+            + " served_update_id, served_group_id, array_to_string(failed_update_ids, ','), fatal_error, edge_id,"
+            + " (extract(epoch FROM first_seen) * 1000)::bigint, (extract(epoch FROM last_seen) * 1000)::bigint,"
+            + " (extract(epoch FROM fatal_error_at) * 1000)::bigint, prev_update_id, prev_platform, prev_channel,"
+            + " prev_source FROM devices WHERE app_id = ?", app))
+        .as("the newest check-in's fields, the counts added up, the fatal error kept, the previous counting key")
+        .containsExactly(List.of("dev-f", "android", "2.0.0", "production", "cur-2", "emb-2", Batch.SOURCE_OTA, 2L,
+            "ci-2", CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "branch-2", true, 4_321, "served-2", "group-2",
+            "fail-2,fail-3", "TypeError: boom", "edge-2", t, t + 5_000, t, "emb-f", "ios", "staging",
+            Batch.SOURCE_EMBEDDED));
+    assertThat(db.counts("SELECT update_id || '|' || platform || '|' || channel || '|' || source, devices"
+            + " FROM device_counts WHERE app_id = ? AND devices <> 0", app))
+        .as("the device moved from its old counting key to its new one")
+        .isEqualTo(Map.of("cur-2|android|production|" + Batch.SOURCE_OTA, 1L));
+    assertThat(db.rows("SELECT update_id, platform, channel, (extract(epoch FROM hour) * 1000)::bigint, launches,"
+            + " embedded_launches, failure_reports, served FROM update_hourly WHERE app_id = ? ORDER BY update_id", app))
+        .containsExactly(
+            List.of("cur-2", "android", "production", t, 1L, 0L, 0L, 0L),
+            List.of("emb-f", "ios", "staging", t, 1L, 1L, 0L, 0L),
+            List.of("fail-1", "ios", "staging", t, 0L, 0L, 1L, 0L),
+            List.of("fail-2", "android", "production", t, 0L, 0L, 1L, 0L),
+            List.of("fail-3", "android", "production", t, 0L, 0L, 1L, 0L),
+            List.of("served-2", "android", "production", t, 0L, 0L, 0L, 1L));
+    assertThat(db.rows("SELECT update_id, client_id, platform, (extract(epoch FROM first_reported) * 1000)::bigint,"
+            + " (extract(epoch FROM last_reported) * 1000)::bigint, reports FROM update_failures WHERE app_id = ?"
+            + " ORDER BY update_id", app))
+        .containsExactly(
+            List.of("fail-1", "dev-f", "ios", t, t, 1L),
+            List.of("fail-2", "dev-f", "android", t + 5_000, t + 5_000, 1L),
+            List.of("fail-3", "dev-f", "android", t + 5_000, t + 5_000, 1L));
+    assertThat(db.rows("SELECT update_id, client_id, platform, (extract(epoch FROM first_served) * 1000)::bigint"
+            + " FROM update_receipts WHERE app_id = ?", app))
+        .containsExactly(List.of("served-2", "dev-f", "android", t + 5_000));
+    assertThat(db.rows("SELECT topic, kafka_partition, record_offset, error, value_excerpt FROM ingest_rejects"
+            + " WHERE topic = 'fields'"))
+        .containsExactly(List.of("fields", 0, 1L, "not a check-in: bad", "{\"x\":1}"));
+  }
+
+  @Test
+  void everyColumnOfTheWrittenTablesIsWrittenFromTheColumnTables() {
+    Map<String, Upsert<?>> written = Map.of(
+        "devices", Tables.DEVICES,
+        "device_counts", Tables.DEVICE_COUNTS,
+        "update_hourly", Tables.UPDATE_HOURLY,
+        "update_failures", Tables.UPDATE_FAILURES,
+        "update_receipts", Tables.UPDATE_RECEIPTS,
+        "ingest_rejects", Tables.INGEST_REJECTS);
+    // columns no batch sends: set from the existing row on conflict, or by a DEFAULT
+    Map<String, Set<String>> notSent = Map.of(
+        "devices", Set.of("prev_update_id", "prev_platform", "prev_channel", "prev_source"),
+        "ingest_rejects", Set.of("rejected_at"));
+    for (Map.Entry<String, Upsert<?>> e : written.entrySet()) {
+      Set<String> expected = new TreeSet<>(notSent.getOrDefault(e.getKey(), Set.of()));
+      for (Upsert.Column<?> c : e.getValue().columns()) {
+        expected.add(c.name());
+      }
+      Set<String> inDb = new HashSet<>();
+      for (List<Object> r : db.rows("SELECT column_name FROM information_schema.columns"
+          + " WHERE table_schema = current_schema() AND table_name = ?", e.getKey())) {
+        inDb.add((String) r.get(0));
+      }
+      assertThat(new TreeSet<>(inDb))
+          .as("columns of %s in the migrated schema vs the lines of its column table (Tables)", e.getKey())
+          .isEqualTo(expected);
+    }
   }
 }
