@@ -1,15 +1,7 @@
 package dev.updraft.ingester;
 
-import dev.updraft.events.CheckIn;
-import dev.updraft.events.CheckInCodec;
-import io.vertx.pgclient.PgException;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,11 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -37,8 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Exactly once</h2>
  * PostgreSQL, not Kafka, holds the consumed positions ({@code ingest_offsets}). A newly assigned partition
- * stays paused until its stored offset has been read and the consumer seeked there (a partition with no
- * stored offset starts at the beginning of the log). Every batch records, per partition, the offset it
+ * stays paused until its stored offset has been read and the consumer seeked there ({@link Partitions}; a
+ * partition with no stored offset starts at the beginning of the log). Every batch records, per partition, the offset it
  * starts from and the one after its last record; {@link BatchWriter} applies it only if PostgreSQL still
  * holds the start offset. A crash at any point therefore loses nothing (what was not committed is read
  * again) and counts nothing twice (what was committed moved the offsets, so a replay of it is refused).
@@ -52,10 +42,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>PostgreSQL down or slow</h2>
  * A failed write keeps its batch, pauses every partition, and is retried with exponential backoff
- * (100 ms to 5 s) while the loop keeps polling (so the group keeps the instance) and reports lag; the
- * first success resumes consumption. Decoding never fails the loop: a record that is not a check-in is
- * counted, logged with its topic, partition and offset, stored in {@code ingest_rejects} by the same
- * transaction, and skipped.
+ * (100 ms to 5 s, {@link PgHealth}) while the loop keeps polling (so the group keeps the instance) and
+ * reports lag; the first success resumes consumption. Decoding never fails the loop ({@link Intake}): a
+ * record that is not a check-in is counted, logged with its topic, partition and offset, stored in
+ * {@code ingest_rejects} by the same transaction, and skipped. Partitions moved by the group are handled
+ * by {@link Rebalance}.
  *
  * <p>Not thread-safe except {@link #stop()}, {@link #halt()} and {@link #exited()}, which any thread may
  * call.
@@ -88,24 +79,6 @@ final class IngestLoop implements Runnable {
   }
 
   static final long WRITE_TIMEOUT_MS = 60_000;
-  static final long READ_TIMEOUT_MS = 10_000;
-  static final long MIN_BACKOFF_MS = 100;
-  static final long MAX_BACKOFF_MS = 5_000;
-  private static final long LAG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-  private static final int LOGGED_REJECTS = 100;
-
-  /** The consumed position of one positioned partition. */
-  private static final class Position {
-    /** The offset after the last record put in a batch (or the stored offset when none was). */
-    long next;
-    /** Whether PostgreSQL holds (or a pending batch inserts) a row for the partition. */
-    boolean row;
-
-    Position(long next, boolean row) {
-      this.next = next;
-      this.row = row;
-    }
-  }
 
   /** A write in flight. */
   private record Flight(Batch batch, CompletableFuture<Integer> result) {}
@@ -115,6 +88,9 @@ final class IngestLoop implements Runnable {
   private final BatchWriter writer;
   private final IngestMetrics metrics;
   private final IngestMetrics.Loop gauges;
+  private final PgHealth health;
+  private final Partitions partitions;
+  private final Intake intake;
   private final Hook hook;
   private final CommitListener listener;
   private final int batchSize;
@@ -125,22 +101,11 @@ final class IngestLoop implements Runnable {
   private volatile boolean halted;
 
   // consumer-thread state
-  private final Map<TopicPartition, Position> positions = new HashMap<>();
-  private final Set<TopicPartition> unpositioned = new HashSet<>();
-  /** Next offsets known to be stored in PostgreSQL (what lag is counted from). */
-  private final Map<TopicPartition, Long> stored = new HashMap<>();
   private Batch current;
   private Flight inflight;
   /** A batch whose write failed, to be retried before anything else is written. */
   private Batch failed;
-  /** The last PostgreSQL operation failed; consumption is paused until one succeeds. */
-  private boolean pgTrouble;
-  private int attempts;
-  private long retryAtNanos;
-  private long troubleSinceNanos;
-  private long nextLagNanos;
   private boolean closing;
-  private long rejected;
   private int loopErrors;
   /** Incremented by every {@link #resetToStored()}. */
   private int resets;
@@ -159,14 +124,14 @@ final class IngestLoop implements Runnable {
     this.writer = writer;
     this.metrics = metrics;
     this.gauges = metrics.newLoop();
+    this.health = new PgHealth(gauges);
+    this.partitions = new Partitions(topic, consumer, writer, metrics, gauges, health);
+    this.intake = new Intake(topic, metrics);
     this.batchSize = batchSize;
     this.batchWaitNanos = batchWait.toNanos();
     this.hook = hook;
     this.listener = listener;
     this.current = newBatch();
-    // nanoTime has an arbitrary origin (it may be negative): deadlines start from now, never from 0
-    this.retryAtNanos = System.nanoTime();
-    this.nextLagNanos = this.retryAtNanos;
   }
 
   /** Asks the loop to write what it holds and stop; returns at once. */
@@ -201,7 +166,7 @@ final class IngestLoop implements Runnable {
   public void run() {
     Throwable crash = null;
     try {
-      consumer.subscribe(List.of(topic), new Rebalance());
+      consumer.subscribe(List.of(topic), new Rebalance(this, partitions, topic));
       while (!stopping) {
         try {
           step();
@@ -240,25 +205,21 @@ final class IngestLoop implements Runnable {
 
   private void step() {
     long now = System.nanoTime();
-    if (!unpositioned.isEmpty() && failed == null && now - retryAtNanos >= 0) {
-      position();
+    if (partitions.waiting() && failed == null && health.retryDue(now) && partitions.positionFromStored()) {
+      health.succeeded();
+      pgRecovered();
     }
-    applyPauses();
+    partitions.applyPauses(failed != null || current.records() >= batchSize);
     ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollTimeoutMs()));
     int generation = resets;
     records:
     for (TopicPartition tp : records.partitions()) {
-      Position pos = positions.get(tp);
+      Partitions.Position pos = partitions.of(tp);
       if (pos == null) {
-        if (!unpositioned.contains(tp)) {
-          LOG.warn("records from a partition never positioned from PostgreSQL: topic={} partition={}; repositioning", topic, tp.partition());
-          unpositioned.add(tp);
-          consumer.pause(List.of(tp));
-        }
         continue; // read again after the seek to the stored offset
       }
       for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
-        accept(tp, pos, r);
+        intake.accept(current, tp, pos, r);
         if (current.records() >= batchSize) {
           batchFull();
           if (resets != generation) {
@@ -274,7 +235,7 @@ final class IngestLoop implements Runnable {
     }
     if (inflight == null) {
       if (failed != null) {
-        if (System.nanoTime() - retryAtNanos >= 0) {
+        if (health.retryDue(System.nanoTime())) {
           metrics.pgRetries.increment();
           Batch b = failed;
           failed = null;
@@ -284,49 +245,7 @@ final class IngestLoop implements Runnable {
         startWrite(takeCurrent());
       }
     }
-    updateLag();
-  }
-
-  private void accept(TopicPartition tp, Position pos, ConsumerRecord<byte[], byte[]> r) {
-    if (r.offset() < pos.next) {
-      LOG.warn(
-          "offset went back: topic={} partition={} expected>={} got={} (log truncated or recreated?); reading on",
-          topic, tp.partition(), pos.next, r.offset());
-    }
-    current.cover(tp, pos.next, pos.row, r.offset());
-    pos.next = r.offset() + 1;
-    pos.row = true;
-    String error;
-    CheckIn clean = null;
-    try {
-      CheckIn decoded = CheckInCodec.decode(r.value());
-      clean = CheckIns.clean(decoded, r.timestamp());
-      error = clean == null ? CheckIns.problem(decoded) : null;
-    } catch (IOException | RuntimeException e) {
-      error = "not a check-in: " + e.getMessage();
-    }
-    if (clean != null) {
-      current.add(clean);
-    } else {
-      reject(tp, r, error);
-    }
-  }
-
-  private void reject(TopicPartition tp, ConsumerRecord<byte[], byte[]> r, String error) {
-    metrics.decodeErrors.increment();
-    rejected++;
-    String why = CheckIns.withoutNul(error.length() > 500 ? error.substring(0, 500) : error);
-    if (rejected <= LOGGED_REJECTS || rejected % 1000 == 0) {
-      LOG.warn(
-          "skipping a record that is not a check-in (rejects so far={}): topic={} partition={} offset={}: {}",
-          rejected, topic, tp.partition(), r.offset(), why);
-    }
-    String excerpt = null;
-    if (r.value() != null) {
-      String v = new String(r.value(), 0, Math.min(r.value().length, 512), StandardCharsets.UTF_8);
-      excerpt = CheckIns.withoutNul(v);
-    }
-    current.reject(tp, r.offset(), why, excerpt);
+    partitions.updateLag();
   }
 
   /** The batch reached the size cap in the middle of a poll: write it as soon as the running write ends. */
@@ -411,7 +330,7 @@ final class IngestLoop implements Runnable {
     Set<TopicPartition> assigned = consumer.assignment();
     for (Map.Entry<TopicPartition, Batch.Range> e : b.ranges().entrySet()) {
       if (assigned.contains(e.getKey())) {
-        stored.put(e.getKey(), e.getValue().next);
+        partitions.stored(e.getKey(), e.getValue().next);
         commit.put(e.getKey(), new OffsetAndMetadata(e.getValue().next));
       }
     }
@@ -423,7 +342,7 @@ final class IngestLoop implements Runnable {
     if (b.checkIns() > 0) {
       metrics.delay.record(Math.max(0, nowMillis - b.oldestAt()), TimeUnit.MILLISECONDS);
     }
-    attempts = 0;
+    health.succeeded();
     pgRecovered();
     if (!commit.isEmpty()) {
       // for operators' tools only (kafka-consumer-groups): PostgreSQL holds the positions that count
@@ -443,125 +362,13 @@ final class IngestLoop implements Runnable {
   private void writeFailed(Batch b, Throwable err) {
     metrics.pgFailures.increment();
     failed = b;
-    trouble("writing a batch of " + b.records() + " records (ranges=" + BatchWriter.describe(b) + ")", err);
+    health.failed("writing a batch of " + b.records() + " records (ranges=" + BatchWriter.describe(b) + ")", err);
   }
 
-  private void trouble(String what, Throwable err) {
-    attempts++;
-    long backoff = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attempts - 1, 16));
-    retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoff);
-    String detail = err instanceof PgException ? "SQLSTATE " + ((PgException) err).getSqlState() + " " + err.getMessage() : err.toString();
-    if (!pgTrouble) {
-      pgTrouble = true;
-      troubleSinceNanos = System.nanoTime();
-      gauges.paused.set(1);
-      LOG.warn("PostgreSQL failed {}: {}; consumption paused, retrying in {} ms", what, detail, backoff);
-    } else if (attempts % 10 == 0) {
-      LOG.warn("PostgreSQL still failing after {} attempts ({} s): {}: {}", attempts,
-          TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - troubleSinceNanos), what, detail);
-    } else {
-      LOG.debug("PostgreSQL failed again (attempt {}): {}: {}", attempts, what, detail);
-    }
-    if (err instanceof PgException && isDataError(((PgException) err).getSqlState())) {
-      LOG.error("PostgreSQL refused the data itself ({}): the batch will keep failing until an operator looks at it", detail);
-    }
-  }
-
-  private static boolean isDataError(String sqlState) {
-    return sqlState != null && (sqlState.startsWith("22") || sqlState.startsWith("23") || sqlState.startsWith("42"));
-  }
-
+  /** Ends a PostgreSQL outage unless a failed batch is still held. */
   private void pgRecovered() {
-    if (pgTrouble && failed == null) {
-      pgTrouble = false;
-      gauges.paused.set(0);
-      LOG.info("PostgreSQL writable again after {} ms; consumption resumed",
-          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - troubleSinceNanos));
-    }
-  }
-
-  /** Reads the stored offsets of the partitions waiting for them and seeks there. */
-  private void position() {
-    Set<TopicPartition> assigned = consumer.assignment();
-    unpositioned.retainAll(assigned);
-    if (unpositioned.isEmpty()) {
-      return;
-    }
-    List<TopicPartition> todo = new ArrayList<>(unpositioned);
-    List<Integer> ids = new ArrayList<>(todo.size());
-    for (TopicPartition tp : todo) {
-      ids.add(tp.partition());
-    }
-    Map<Integer, Long> next;
-    try {
-      next = writer.loadOffsets(ids).toCompletionStage().toCompletableFuture().get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      metrics.pgFailures.increment();
-      trouble("reading the stored offsets of partitions " + ids, e.getCause());
-      return;
-    } catch (TimeoutException e) {
-      metrics.pgFailures.increment();
-      trouble("reading the stored offsets of partitions " + ids, e);
-      return;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return;
-    }
-    List<TopicPartition> fromStart = new ArrayList<>();
-    StringBuilder where = new StringBuilder();
-    for (TopicPartition tp : todo) {
-      Long n = next.get(tp.partition());
-      if (n == null) {
-        fromStart.add(tp);
-      } else {
-        consumer.seek(tp, n);
-        positions.put(tp, new Position(n, true));
-        stored.put(tp, n);
-        unpositioned.remove(tp);
-        where.append(' ').append(tp.partition()).append('@').append(n);
-      }
-    }
-    if (!fromStart.isEmpty()) {
-      consumer.seekToBeginning(fromStart);
-      for (TopicPartition tp : fromStart) {
-        long p = consumer.position(tp, Duration.ofMillis(READ_TIMEOUT_MS));
-        positions.put(tp, new Position(p, false));
-        stored.put(tp, p);
-        unpositioned.remove(tp);
-        where.append(' ').append(tp.partition()).append("@start=").append(p);
-      }
-    }
-    LOG.info("partitions positioned at the offsets stored in PostgreSQL: topic={}{}", topic, where);
     if (failed == null) {
-      attempts = 0;
-      pgRecovered();
-    }
-  }
-
-  /**
-   * Pauses what must not be read: partitions not positioned yet, and all of them while PostgreSQL is
-   * failing or the batch is full; resumes the rest.
-   */
-  private void applyPauses() {
-    Set<TopicPartition> assigned = consumer.assignment();
-    boolean gate = failed != null || current.records() >= batchSize;
-    Set<TopicPartition> paused = consumer.paused();
-    List<TopicPartition> pause = new ArrayList<>();
-    List<TopicPartition> resume = new ArrayList<>();
-    for (TopicPartition tp : assigned) {
-      boolean want = gate || unpositioned.contains(tp);
-      boolean is = paused.contains(tp);
-      if (want && !is) {
-        pause.add(tp);
-      } else if (!want && is) {
-        resume.add(tp);
-      }
-    }
-    if (!pause.isEmpty()) {
-      consumer.pause(pause);
-    }
-    if (!resume.isEmpty()) {
-      consumer.resume(resume);
+      health.recovered();
     }
   }
 
@@ -569,69 +376,19 @@ final class IngestLoop implements Runnable {
     if (inflight != null) {
       return 5;
     }
-    if (failed != null || (pgTrouble && !unpositioned.isEmpty())) {
-      long untilRetry = TimeUnit.NANOSECONDS.toMillis(retryAtNanos - System.nanoTime());
-      return Math.max(1, Math.min(100, untilRetry));
+    if (failed != null || (health.inTrouble() && partitions.waiting())) {
+      return Math.max(1, Math.min(100, health.millisUntilRetry()));
     }
     return 100;
   }
 
-  /** Lag: records between the offsets stored in PostgreSQL and the log end, over assigned partitions. */
-  private void updateLag() {
-    long now = System.nanoTime();
-    if (now - nextLagNanos < 0) {
-      return;
-    }
-    nextLagNanos = now + LAG_INTERVAL_NANOS;
-    Set<TopicPartition> assigned = consumer.assignment();
-    gauges.partitions.set(assigned.size());
-    if (assigned.isEmpty()) {
-      gauges.lag.set(0);
-      return;
-    }
-    try {
-      Map<TopicPartition, Long> end = consumer.endOffsets(assigned, Duration.ofMillis(500));
-      Set<TopicPartition> unknown = new HashSet<>();
-      long lag = 0;
-      for (TopicPartition tp : assigned) {
-        Long s = stored.get(tp);
-        Long e = end.get(tp);
-        if (e == null) {
-          continue;
-        }
-        if (s == null) {
-          unknown.add(tp);
-        } else {
-          lag += Math.max(0, e - s);
-        }
-      }
-      if (!unknown.isEmpty()) {
-        // never positioned (PostgreSQL was down at assignment): count from Kafka's informational commits
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(unknown, Duration.ofMillis(500));
-        Map<TopicPartition, Long> start = consumer.beginningOffsets(unknown, Duration.ofMillis(500));
-        for (TopicPartition tp : unknown) {
-          OffsetAndMetadata c = committed.get(tp);
-          long from = c != null ? c.offset() : start.getOrDefault(tp, 0L);
-          lag += Math.max(0, end.get(tp) - from);
-        }
-      }
-      gauges.lag.set(lag);
-    } catch (KafkaException e) {
-      LOG.debug("lag not updated: {}", e.toString());
-    }
-  }
-
   /** Drops every uncommitted record and positions all assigned partitions again from PostgreSQL. */
-  private void resetToStored() {
+  void resetToStored() {
     resets++;
     current = newBatch();
     failed = null;
     inflight = null; // abandoned if running: whatever it does, the stored offsets say where to resume
-    Set<TopicPartition> assigned = consumer.assignment();
-    positions.clear();
-    unpositioned.clear();
-    unpositioned.addAll(assigned);
-    consumer.pause(assigned);
+    partitions.resetAll();
   }
 
   private void loopError(RuntimeException e) {
@@ -643,7 +400,7 @@ final class IngestLoop implements Runnable {
     } catch (RuntimeException again) {
       LOG.warn("could not reset the consumer: {}", again.toString());
     }
-    long pause = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(loopErrors - 1, 16));
+    long pause = PgHealth.backoffMs(loopErrors);
     long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
     while (!stopping && System.nanoTime() - until < 0) {
       try {
@@ -676,66 +433,27 @@ final class IngestLoop implements Runnable {
     }
   }
 
-  private void forget(Collection<TopicPartition> partitions) {
-    positions.keySet().removeAll(partitions);
-    unpositioned.removeAll(partitions);
-    stored.keySet().removeAll(partitions);
+  /** Whether the loop is closing its consumer (rebalance callbacks then only forget partitions). */
+  boolean closing() {
+    return closing;
   }
 
-  /** Runs inside {@code poll()} on the consumer thread. */
-  private final class Rebalance implements ConsumerRebalanceListener {
-    @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-      if (closing || revoked.isEmpty()) {
-        forget(revoked);
-        return;
-      }
-      // settle before handing over: finish the running write and write what is held, once
-      if (inflight != null) {
-        complete(true);
-      }
-      if (failed == null && !current.isEmpty()) {
-        startWrite(takeCurrent());
-        complete(true);
-      }
-      if (failed != null) {
-        LOG.info("partitions revoked while PostgreSQL is failing: {} records dropped, to be read again from the stored offsets",
-            failed.records() + current.records());
-        resetToStored();
-      }
-      forget(revoked);
-      LOG.info("partitions revoked: topic={} partitions={}", topic, ids(revoked));
+  /**
+   * Before partitions are handed over: finishes the running write and writes what is held, once; when
+   * PostgreSQL is failing, drops it all to be read again from the stored offsets.
+   */
+  void settleBeforeHandOver() {
+    if (inflight != null) {
+      complete(true);
     }
-
-    @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
-      if (assigned.isEmpty()) {
-        return;
-      }
-      unpositioned.addAll(assigned);
-      consumer.pause(assigned);
-      gauges.partitions.set(consumer.assignment().size());
-      LOG.info("partitions assigned: topic={} partitions={}", topic, ids(assigned));
+    if (failed == null && !current.isEmpty()) {
+      startWrite(takeCurrent());
+      complete(true);
     }
-
-    @Override
-    public void onPartitionsLost(Collection<TopicPartition> lost) {
-      if (closing) {
-        forget(lost);
-        return;
-      }
-      LOG.warn("partitions lost: topic={} partitions={}; dropping uncommitted check-ins", topic, ids(lost));
+    if (failed != null) {
+      LOG.info("partitions revoked while PostgreSQL is failing: {} records dropped, to be read again from the stored offsets",
+          failed.records() + current.records());
       resetToStored();
-      forget(lost);
-    }
-
-    private List<Integer> ids(Collection<TopicPartition> tps) {
-      List<Integer> ids = new ArrayList<>();
-      for (TopicPartition tp : tps) {
-        ids.add(tp.partition());
-      }
-      ids.sort(null);
-      return ids;
     }
   }
 }
