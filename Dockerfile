@@ -8,7 +8,10 @@ COPY events-schema events-schema
 COPY common common
 COPY embedded embedded
 COPY test-support test-support
+COPY db-schema db-schema
+COPY ingester ingester
 COPY control-plane control-plane
+COPY console-tests console-tests
 COPY edge-node edge-node
 COPY cli cli
 COPY load load

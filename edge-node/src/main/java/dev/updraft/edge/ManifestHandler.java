@@ -286,27 +286,27 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     if (checkins == null) {
       return;
     }
-    checkins.offer(new CheckIn(
-        CheckIn.CURRENT_VERSION,
-        CheckInIds.next(),
-        r.appId,
-        r.platformRaw == null ? "" : r.platformRaw,
-        r.runtimeVersion,
-        r.channel,
-        r.clientId,
-        r.currentId,
-        r.embeddedId,
-        r.failedIds,
-        outcome,
-        reason,
-        d == null ? null : d.branch(),
-        d != null && d.inBranchRollout(),
-        d == null || d.rolloutBucket() < 0 ? null : d.rolloutBucket(),
-        served ? d.servedUpdateId() : null,
-        served ? d.servedGroupId() : null,
-        r.fatalError,
-        System.currentTimeMillis(),
-        edgeId));
+    checkins.offer(CheckIn.builder()
+        .checkInId(CheckInIds.next())
+        .appId(r.appId)
+        .platform(r.platformRaw == null ? "" : r.platformRaw)
+        .runtimeVersion(r.runtimeVersion)
+        .channel(r.channel)
+        .clientId(r.clientId)
+        .currentUpdateId(r.currentId)
+        .embeddedUpdateId(r.embeddedId)
+        .failedUpdateIds(r.failedIds)
+        .outcome(outcome)
+        .reason(reason)
+        .branch(d == null ? null : d.branch())
+        .inBranchRollout(d != null && d.inBranchRollout())
+        .rolloutBucket(d == null || d.rolloutBucket() < 0 ? null : d.rolloutBucket())
+        .servedUpdateId(served ? d.servedUpdateId() : null)
+        .servedGroupId(served ? d.servedGroupId() : null)
+        .fatalError(r.fatalError)
+        .atEpochMillis(System.currentTimeMillis())
+        .edgeId(edgeId)
+        .build());
   }
 
   private void accessLog(HttpServerRequest req, int status, String what, long t0) {

@@ -7,6 +7,10 @@ import java.util.List;
  * carries what the device reported and what it was served and why, so that "why didn't my device
  * update?" is answered from data, not from logs.
  *
+ * <p>Built by name, never by position: {@code CheckIn.builder().appId(..).platform(..)...build()}, or
+ * {@code c.toBuilder().channel(..).build()} for a copy with some fields changed. The record and its JSON
+ * (the field names below) are the wire format; the builder is only a way to call the constructor.
+ *
  * @param v wire version of this record, {@link #CURRENT_VERSION}
  * @param checkInId unique per request: the ingester counts each id once
  * @param clientId the lower-cased {@code EAS-Client-ID}; nullable (some clients send none)
@@ -74,5 +78,186 @@ public record CheckIn(
 
   public CheckIn {
     failedUpdateIds = failedUpdateIds == null ? List.of() : List.copyOf(failedUpdateIds);
+  }
+
+  /** A builder with {@code v} = {@link #CURRENT_VERSION}, no failed ids, and every other field empty (null, false, 0). */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding every field of this check-in. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.v = v;
+    b.checkInId = checkInId;
+    b.appId = appId;
+    b.platform = platform;
+    b.runtimeVersion = runtimeVersion;
+    b.channel = channel;
+    b.clientId = clientId;
+    b.currentUpdateId = currentUpdateId;
+    b.embeddedUpdateId = embeddedUpdateId;
+    b.failedUpdateIds = failedUpdateIds;
+    b.outcome = outcome;
+    b.reason = reason;
+    b.branch = branch;
+    b.inBranchRollout = inBranchRollout;
+    b.rolloutBucket = rolloutBucket;
+    b.servedUpdateId = servedUpdateId;
+    b.servedGroupId = servedGroupId;
+    b.fatalError = fatalError;
+    b.atEpochMillis = atEpochMillis;
+    b.edgeId = edgeId;
+    return b;
+  }
+
+  /** Sets the fields of a {@link CheckIn} by name. Not thread-safe; {@link #build()} may be called again. */
+  public static final class Builder {
+    private int v = CURRENT_VERSION;
+    private String checkInId;
+    private String appId;
+    private String platform;
+    private String runtimeVersion;
+    private String channel;
+    private String clientId;
+    private String currentUpdateId;
+    private String embeddedUpdateId;
+    private List<String> failedUpdateIds = List.of();
+    private String outcome;
+    private String reason;
+    private String branch;
+    private boolean inBranchRollout;
+    private Integer rolloutBucket;
+    private String servedUpdateId;
+    private String servedGroupId;
+    private String fatalError;
+    private long atEpochMillis;
+    private String edgeId;
+
+    private Builder() {}
+
+    public Builder v(int v) {
+      this.v = v;
+      return this;
+    }
+
+    public Builder checkInId(String checkInId) {
+      this.checkInId = checkInId;
+      return this;
+    }
+
+    public Builder appId(String appId) {
+      this.appId = appId;
+      return this;
+    }
+
+    public Builder platform(String platform) {
+      this.platform = platform;
+      return this;
+    }
+
+    public Builder runtimeVersion(String runtimeVersion) {
+      this.runtimeVersion = runtimeVersion;
+      return this;
+    }
+
+    public Builder channel(String channel) {
+      this.channel = channel;
+      return this;
+    }
+
+    public Builder clientId(String clientId) {
+      this.clientId = clientId;
+      return this;
+    }
+
+    public Builder currentUpdateId(String currentUpdateId) {
+      this.currentUpdateId = currentUpdateId;
+      return this;
+    }
+
+    public Builder embeddedUpdateId(String embeddedUpdateId) {
+      this.embeddedUpdateId = embeddedUpdateId;
+      return this;
+    }
+
+    public Builder failedUpdateIds(List<String> failedUpdateIds) {
+      this.failedUpdateIds = failedUpdateIds;
+      return this;
+    }
+
+    public Builder outcome(String outcome) {
+      this.outcome = outcome;
+      return this;
+    }
+
+    public Builder reason(String reason) {
+      this.reason = reason;
+      return this;
+    }
+
+    public Builder branch(String branch) {
+      this.branch = branch;
+      return this;
+    }
+
+    public Builder inBranchRollout(boolean inBranchRollout) {
+      this.inBranchRollout = inBranchRollout;
+      return this;
+    }
+
+    public Builder rolloutBucket(Integer rolloutBucket) {
+      this.rolloutBucket = rolloutBucket;
+      return this;
+    }
+
+    public Builder servedUpdateId(String servedUpdateId) {
+      this.servedUpdateId = servedUpdateId;
+      return this;
+    }
+
+    public Builder servedGroupId(String servedGroupId) {
+      this.servedGroupId = servedGroupId;
+      return this;
+    }
+
+    public Builder fatalError(String fatalError) {
+      this.fatalError = fatalError;
+      return this;
+    }
+
+    public Builder atEpochMillis(long atEpochMillis) {
+      this.atEpochMillis = atEpochMillis;
+      return this;
+    }
+
+    public Builder edgeId(String edgeId) {
+      this.edgeId = edgeId;
+      return this;
+    }
+
+    public CheckIn build() {
+      return new CheckIn(
+          v,
+          checkInId,
+          appId,
+          platform,
+          runtimeVersion,
+          channel,
+          clientId,
+          currentUpdateId,
+          embeddedUpdateId,
+          failedUpdateIds,
+          outcome,
+          reason,
+          branch,
+          inBranchRollout,
+          rolloutBucket,
+          servedUpdateId,
+          servedGroupId,
+          fatalError,
+          atEpochMillis,
+          edgeId);
+    }
   }
 }

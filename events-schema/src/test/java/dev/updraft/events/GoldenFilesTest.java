@@ -286,26 +286,25 @@ class GoldenFilesTest {
 
     assertThat(c)
         .isEqualTo(
-            new CheckIn(
-                1,
-                "e1c0ffee-0000-4000-8000-000000000001",
-                "demo",
-                "ios",
-                "1.0.0",
-                "production",
-                "2f8e2c4e-8e1d-4bd5-9a5e-6a3f1e0c9b7d",
-                "0b6d8f3a-2222-4b4b-9c9c-000000000003",
-                "0b6d8f3a-2222-4b4b-9c9c-000000000003",
-                List.of("11111111-2222-4333-8444-555555555555"),
-                CheckIn.OUTCOME_UPDATE,
-                CheckIn.REASON_NEW_UPDATE,
-                "production",
-                false,
-                417,
-                "9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f",
-                "5b0e3c0a-1111-4a4a-8b8b-000000000001",
-                null,
-                1796032800123L,
-                "edge-1"));
+            CheckIn.builder()
+                .v(1)
+                .checkInId("e1c0ffee-0000-4000-8000-000000000001")
+                .appId("demo")
+                .platform("ios")
+                .runtimeVersion("1.0.0")
+                .channel("production")
+                .clientId("2f8e2c4e-8e1d-4bd5-9a5e-6a3f1e0c9b7d")
+                .currentUpdateId("0b6d8f3a-2222-4b4b-9c9c-000000000003")
+                .embeddedUpdateId("0b6d8f3a-2222-4b4b-9c9c-000000000003")
+                .failedUpdateIds(List.of("11111111-2222-4333-8444-555555555555"))
+                .outcome(CheckIn.OUTCOME_UPDATE)
+                .reason(CheckIn.REASON_NEW_UPDATE)
+                .branch("production")
+                .rolloutBucket(417)
+                .servedUpdateId("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f")
+                .servedGroupId("5b0e3c0a-1111-4a4a-8b8b-000000000001")
+                .atEpochMillis(1796032800123L)
+                .edgeId("edge-1")
+                .build());
   }
 }

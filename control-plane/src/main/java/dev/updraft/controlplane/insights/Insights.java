@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.insights;
 
-import dev.updraft.controlplane.ingest.SchemaMigrations;
+import dev.updraft.dbschema.SchemaMigrations;
 import dev.updraft.events.EventPayload;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -1,7 +1,7 @@
 package dev.updraft.controlplane.insights;
 
 import dev.updraft.common.ConfigException;
-import dev.updraft.controlplane.ingest.SchemaMigrations;
+import dev.updraft.dbschema.SchemaMigrations;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetClientOptions;

@@ -63,9 +63,21 @@ class InsightsIT {
     // #5  i1 on its embedded bundle is served A
     list.add(c("i1", "ios", "production", EMB_IOS, List.of(), up, CheckIn.REASON_NEW_UPDATE, A_IOS, ago(Duration.ofHours(30))));
     // #6  a2 has a runtime version nothing was published for
-    list.add(new CheckIn(1, "a2-6", APP, "android", "2.0.0", "production", "a2", EMB_ANDROID, EMB_ANDROID, List.of(), no,
-        CheckIn.REASON_NO_UPDATE_FOR_RUNTIME, "production", false, null, null, null, null,
-        ago(Duration.ofHours(20)).toEpochMilli(), "edge-2"));
+    list.add(CheckIn.builder()
+        .checkInId("a2-6")
+        .appId(APP)
+        .platform("android")
+        .runtimeVersion("2.0.0")
+        .channel("production")
+        .clientId("a2")
+        .currentUpdateId(EMB_ANDROID)
+        .embeddedUpdateId(EMB_ANDROID)
+        .outcome(no)
+        .reason(CheckIn.REASON_NO_UPDATE_FOR_RUNTIME)
+        .branch("production")
+        .atEpochMillis(ago(Duration.ofHours(20)).toEpochMilli())
+        .edgeId("edge-2")
+        .build());
     // #7  i3 runs A
     list.add(c("i3", "ios", "staging", A_IOS, List.of(), no, CheckIn.REASON_ALREADY_LATEST, null, ago(Duration.ofHours(5))));
     // #8  i2 on its embedded bundle is served A
@@ -73,9 +85,23 @@ class InsightsIT {
     // #9  i1 now runs A
     list.add(c("i1", "ios", "production", A_IOS, List.of(), no, CheckIn.REASON_ALREADY_LATEST, null, ago(Duration.ofHours(2))));
     // #10 A crashed on i2: back on its embedded bundle, reports A failed, sends the fatal error once
-    list.add(new CheckIn(1, "i2-10", APP, "ios", "1.0.0", "production", "i2", EMB_IOS, EMB_IOS, List.of(A_IOS), no,
-        CheckIn.REASON_PREVIOUSLY_FAILED, "production", false, null, null, null, "TypeError: undefined is not a function",
-        ago(Duration.ofHours(1)).toEpochMilli(), "edge-1"));
+    list.add(CheckIn.builder()
+        .checkInId("i2-10")
+        .appId(APP)
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .channel("production")
+        .clientId("i2")
+        .currentUpdateId(EMB_IOS)
+        .embeddedUpdateId(EMB_IOS)
+        .failedUpdateIds(List.of(A_IOS))
+        .outcome(no)
+        .reason(CheckIn.REASON_PREVIOUSLY_FAILED)
+        .branch("production")
+        .fatalError("TypeError: undefined is not a function")
+        .atEpochMillis(ago(Duration.ofHours(1)).toEpochMilli())
+        .edgeId("edge-1")
+        .build());
     // #11 no client id, runs A (ios)
     list.add(c(null, "ios", "production", A_IOS, List.of(), no, CheckIn.REASON_ALREADY_LATEST, null, ago(Duration.ofHours(1))));
     // #12 a1 now runs A

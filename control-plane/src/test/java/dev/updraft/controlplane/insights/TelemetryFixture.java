@@ -1,11 +1,11 @@
 package dev.updraft.controlplane.insights;
 
 import dev.updraft.common.Settings;
-import dev.updraft.controlplane.ingest.IngesterConfig;
-import dev.updraft.controlplane.ingest.TelemetryIngester;
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.CheckInCodec;
 import dev.updraft.events.Topics;
+import dev.updraft.ingester.IngesterConfig;
+import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.testing.Infra;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -126,10 +126,25 @@ final class TelemetryFixture implements AutoCloseable {
       String reason,
       String served,
       Instant at) {
-    return new CheckIn(1, client + "@" + at.toEpochMilli() + "#" + Math.abs((long) (current + failed + outcome).hashCode()),
-        app, platform, "1.0.0", channel, client, current, embedded, failed, outcome, reason,
-        channel == null ? "main" : channel, false, served == null ? null : 4_242, served, served == null ? null : "group-" + served,
-        null, at.toEpochMilli(), "edge-1");
+    return CheckIn.builder()
+        .checkInId(client + "@" + at.toEpochMilli() + "#" + Math.abs((long) (current + failed + outcome).hashCode()))
+        .appId(app)
+        .platform(platform)
+        .runtimeVersion("1.0.0")
+        .channel(channel)
+        .clientId(client)
+        .currentUpdateId(current)
+        .embeddedUpdateId(embedded)
+        .failedUpdateIds(failed)
+        .outcome(outcome)
+        .reason(reason)
+        .branch(channel == null ? "main" : channel)
+        .rolloutBucket(served == null ? null : 4_242)
+        .servedUpdateId(served)
+        .servedGroupId(served == null ? null : "group-" + served)
+        .atEpochMillis(at.toEpochMilli())
+        .edgeId("edge-1")
+        .build();
   }
 
   @Override

@@ -16,8 +16,20 @@ import org.junit.jupiter.api.Test;
 class CheckInEmitterTest {
 
   private static CheckIn checkIn(String id) {
-    return new CheckIn(1, id, "app", "ios", "1.0.0", "production", "c", null, null, List.of(), CheckIn.OUTCOME_UPDATE,
-        CheckIn.REASON_NEW_UPDATE, "main", false, null, "u", "g", null, 0L, "edge");
+    return CheckIn.builder()
+        .checkInId(id)
+        .appId("app")
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .channel("production")
+        .clientId("c")
+        .outcome(CheckIn.OUTCOME_UPDATE)
+        .reason(CheckIn.REASON_NEW_UPDATE)
+        .branch("main")
+        .servedUpdateId("u")
+        .servedGroupId("g")
+        .edgeId("edge")
+        .build();
   }
 
   /** A sink whose send blocks until released, like a producer with a full buffer. */

@@ -44,8 +44,26 @@ class CheckInJsonTest {
     for (int i = r.nextInt(4); i > 0; i--) {
       failed.add(nonNull(r));
     }
-    return new CheckIn(1, nonNull(r), nonNull(r), nonNull(r), pick(r), pick(r), pick(r), pick(r), pick(r), failed,
-        nonNull(r), nonNull(r), pick(r), r.nextBoolean(), r.nextBoolean() ? null : r.nextInt(10_000), pick(r), pick(r),
-        pick(r), r.nextLong(0, Long.MAX_VALUE), nonNull(r));
+    return CheckIn.builder()
+        .checkInId(nonNull(r))
+        .appId(nonNull(r))
+        .platform(nonNull(r))
+        .runtimeVersion(pick(r))
+        .channel(pick(r))
+        .clientId(pick(r))
+        .currentUpdateId(pick(r))
+        .embeddedUpdateId(pick(r))
+        .failedUpdateIds(failed)
+        .outcome(nonNull(r))
+        .reason(nonNull(r))
+        .branch(pick(r))
+        .inBranchRollout(r.nextBoolean())
+        .rolloutBucket(r.nextBoolean() ? null : r.nextInt(10_000))
+        .servedUpdateId(pick(r))
+        .servedGroupId(pick(r))
+        .fatalError(pick(r))
+        .atEpochMillis(r.nextLong(0, Long.MAX_VALUE))
+        .edgeId(nonNull(r))
+        .build();
   }
 }

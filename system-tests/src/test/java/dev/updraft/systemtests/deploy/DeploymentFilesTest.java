@@ -7,8 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlaneConfig;
-import dev.updraft.controlplane.ingest.IngesterConfig;
 import dev.updraft.edge.EdgeConfig;
+import dev.updraft.ingester.IngesterConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;

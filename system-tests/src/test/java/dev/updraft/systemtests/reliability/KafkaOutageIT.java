@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ingest.TelemetryIngester;
 import dev.updraft.edge.EdgeNode;
 import dev.updraft.embedded.EmbeddedKafka;
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.Topics;
+import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

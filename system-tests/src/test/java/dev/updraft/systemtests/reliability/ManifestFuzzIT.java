@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ingest.TelemetryIngester;
 import dev.updraft.edge.EdgeNode;
+import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.systemtests.reliability.FuzzInputs.Input;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;

@@ -3,9 +3,9 @@ package dev.updraft.systemtests.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ingest.TelemetryIngester;
 import dev.updraft.edge.EdgeNode;
 import dev.updraft.embedded.EmbeddedPostgresServer;
+import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;

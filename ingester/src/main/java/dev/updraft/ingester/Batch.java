@@ -1,0 +1,282 @@
+package dev.updraft.ingester;
+
+import dev.updraft.events.CheckIn;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The check-ins of consecutive Kafka records, folded into the rows one PostgreSQL transaction writes,
+ * plus the offset range per partition that the transaction records. Repeated check-ins of one device
+ * collapse into one device row (its newest check-in; counts added up), so a batch writes one row per
+ * device, per (update, hour, platform, channel), per (update, failing device) and per (update, device
+ * served it), however many check-ins it holds.
+ *
+ * <p>Not thread-safe: filled on the ingester's consumer thread, then handed whole to the writer and never
+ * changed again.
+ */
+final class Batch {
+  static final long HOUR_MS = 3_600_000L;
+
+  static final String SOURCE_EMBEDDED = "embedded";
+  static final String SOURCE_OTA = "ota";
+  static final String SOURCE_UNKNOWN = "unknown";
+
+  /** A device of the registry. */
+  record DeviceKey(String appId, String clientId) {}
+
+  /** A row of {@code update_hourly}; {@code ""} stands for no update / no channel. */
+  record HourKey(String appId, String updateId, long hourMillis, String platform, String channel)
+      implements Comparable<HourKey> {
+    @Override
+    public int compareTo(HourKey o) {
+      int c = appId.compareTo(o.appId);
+      if (c == 0) {
+        c = updateId.compareTo(o.updateId);
+      }
+      if (c == 0) {
+        c = Long.compare(hourMillis, o.hourMillis);
+      }
+      if (c == 0) {
+        c = platform.compareTo(o.platform);
+      }
+      return c != 0 ? c : channel.compareTo(o.channel);
+    }
+  }
+
+  /** One device's relation to one update (failed it, or was served it). */
+  record DeviceUpdateKey(String appId, String updateId, String clientId) {}
+
+  /** The offsets of one partition this batch covers. */
+  static final class Range {
+    /** The next offset PostgreSQL must hold for this batch to apply; meaningless when no row is expected. */
+    final long expected;
+    /** Whether PostgreSQL must already hold a row for the partition (false: this batch inserts it). */
+    final boolean expectedRow;
+    /** The offset after the last record covered. */
+    long next;
+
+    Range(long expected, boolean expectedRow, long next) {
+      this.expected = expected;
+      this.expectedRow = expectedRow;
+      this.next = next;
+    }
+  }
+
+  /** A device's collapsed check-ins. */
+  static final class Device {
+    final DeviceKey key;
+    CheckIn latest;
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    long checkIns;
+    String fatalError;
+    long fatalErrorAt;
+
+    Device(DeviceKey key) {
+      this.key = key;
+    }
+  }
+
+  /** Counters of one {@code update_hourly} row. */
+  static final class Hour {
+    final HourKey key;
+    long launches;
+    long embeddedLaunches;
+    long failureReports;
+    long served;
+
+    Hour(HourKey key) {
+      this.key = key;
+    }
+  }
+
+  /** A device's failure reports of one update. */
+  static final class Failure {
+    final DeviceUpdateKey key;
+    String platform;
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    long reports;
+
+    Failure(DeviceUpdateKey key) {
+      this.key = key;
+    }
+  }
+
+  /** The first time a device was served one update. */
+  static final class Receipt {
+    final DeviceUpdateKey key;
+    String platform;
+    long first = Long.MAX_VALUE;
+
+    Receipt(DeviceUpdateKey key) {
+      this.key = key;
+    }
+  }
+
+  /** A record that is not a check-in. */
+  record Reject(TopicPartition partition, long offset, String error, String excerpt) {}
+
+  private final Map<TopicPartition, Range> ranges = new LinkedHashMap<>();
+  private final Map<DeviceKey, Device> devices = new HashMap<>();
+  private final Map<HourKey, Hour> hours = new HashMap<>();
+  private final Map<DeviceUpdateKey, Failure> failures = new HashMap<>();
+  private final Map<DeviceUpdateKey, Receipt> receipts = new HashMap<>();
+  private final List<Reject> rejects = new ArrayList<>();
+  private final boolean keepTimes;
+  private long[] times = new long[0];
+  private int records;
+  private int checkIns;
+  private long oldestAt = Long.MAX_VALUE;
+  private long firstRecordNanos;
+
+  /** @param keepTimes keep every check-in's time (for latency measurements), not only the oldest */
+  Batch(boolean keepTimes) {
+    this.keepTimes = keepTimes;
+  }
+
+  /**
+   * Records that this batch covers {@code offset} of {@code partition}. The first call for a partition
+   * fixes what PostgreSQL must hold for the batch to apply ({@code expected}, {@code expectedRow}).
+   */
+  void cover(TopicPartition partition, long expected, boolean expectedRow, long offset) {
+    if (records == 0) {
+      firstRecordNanos = System.nanoTime();
+    }
+    Range r = ranges.get(partition);
+    if (r == null) {
+      ranges.put(partition, new Range(expected, expectedRow, offset + 1));
+    } else {
+      r.next = offset + 1;
+    }
+    records++;
+  }
+
+  /** Adds a cleaned check-in (see {@link CheckIns#clean}); call {@link #cover} for its record too. */
+  void add(CheckIn c) {
+    checkIns++;
+    long at = c.atEpochMillis();
+    if (at < oldestAt) {
+      oldestAt = at;
+    }
+    if (keepTimes) {
+      if (checkIns > times.length) {
+        times = Arrays.copyOf(times, Math.max(1024, times.length * 2));
+      }
+      times[checkIns - 1] = at;
+    }
+    String app = c.appId();
+    String platform = c.platform();
+    String channel = c.channel() == null ? "" : c.channel();
+    String client = c.clientId();
+    String source = source(c);
+    long hour = Math.floorDiv(at, HOUR_MS) * HOUR_MS;
+
+    Hour launch = hours.computeIfAbsent(
+        new HourKey(app, c.currentUpdateId() == null ? "" : c.currentUpdateId(), hour, platform, channel), Hour::new);
+    launch.launches++;
+    if (SOURCE_EMBEDDED.equals(source)) {
+      launch.embeddedLaunches++;
+    }
+    for (String failedId : c.failedUpdateIds()) {
+      hours.computeIfAbsent(new HourKey(app, failedId, hour, platform, channel), Hour::new).failureReports++;
+      if (client != null) {
+        Failure f = failures.computeIfAbsent(new DeviceUpdateKey(app, failedId, client), Failure::new);
+        f.platform = platform;
+        f.first = Math.min(f.first, at);
+        f.last = Math.max(f.last, at);
+        f.reports++;
+      }
+    }
+    if (CheckIn.OUTCOME_UPDATE.equals(c.outcome()) && c.servedUpdateId() != null) {
+      hours.computeIfAbsent(new HourKey(app, c.servedUpdateId(), hour, platform, channel), Hour::new).served++;
+      if (client != null) {
+        Receipt r = receipts.computeIfAbsent(new DeviceUpdateKey(app, c.servedUpdateId(), client), Receipt::new);
+        r.platform = platform;
+        r.first = Math.min(r.first, at);
+      }
+    }
+    if (client != null) {
+      Device d = devices.computeIfAbsent(new DeviceKey(app, client), Device::new);
+      d.latest = c; // records of one device come in offset order: the last one added is the newest
+      d.first = Math.min(d.first, at);
+      d.last = Math.max(d.last, at);
+      d.checkIns++;
+      if (c.fatalError() != null) {
+        d.fatalError = c.fatalError();
+        d.fatalErrorAt = at;
+      }
+    }
+  }
+
+  /** Adds a record that is not a check-in; call {@link #cover} for it too. */
+  void reject(TopicPartition partition, long offset, String error, String excerpt) {
+    rejects.add(new Reject(partition, offset, Objects.requireNonNull(error), excerpt));
+  }
+
+  /** How the device runs: its current update is the embedded one, another one, or not reported. */
+  static String source(CheckIn c) {
+    if (c.currentUpdateId() == null) {
+      return SOURCE_UNKNOWN;
+    }
+    return c.currentUpdateId().equals(c.embeddedUpdateId()) ? SOURCE_EMBEDDED : SOURCE_OTA;
+  }
+
+  /** Kafka records covered: check-ins and rejects. */
+  int records() {
+    return records;
+  }
+
+  int checkIns() {
+    return checkIns;
+  }
+
+  boolean isEmpty() {
+    return records == 0;
+  }
+
+  /** {@link System#nanoTime()} when the first record was covered. */
+  long firstRecordNanos() {
+    return firstRecordNanos;
+  }
+
+  /** Edge time of the oldest check-in, or {@link Long#MAX_VALUE} when there is none. */
+  long oldestAt() {
+    return oldestAt;
+  }
+
+  /** The times of the check-ins when kept (see constructor), in a fresh array. */
+  long[] times() {
+    return Arrays.copyOf(times, keepTimes ? checkIns : 0);
+  }
+
+  Map<TopicPartition, Range> ranges() {
+    return ranges;
+  }
+
+  Map<DeviceKey, Device> devices() {
+    return devices;
+  }
+
+  Map<HourKey, Hour> hours() {
+    return hours;
+  }
+
+  Map<DeviceUpdateKey, Failure> failures() {
+    return failures;
+  }
+
+  Map<DeviceUpdateKey, Receipt> receipts() {
+    return receipts;
+  }
+
+  List<Reject> rejects() {
+    return rejects;
+  }
+}

@@ -1,0 +1,140 @@
+package dev.updraft.ingester;
+
+import dev.updraft.events.Bucketing;
+import dev.updraft.events.CheckIn;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Turns a decoded check-in into one PostgreSQL will always accept, or says why it is rejected. Every
+ * check that protects a whole batch lives here: one value PostgreSQL refuses (a NUL character, a key too
+ * long for a B-tree index) would otherwise fail the batch's transaction on every retry and stop the
+ * ingester for good. Stateless and thread-safe.
+ */
+final class CheckIns {
+  /** Longest identifier kept in a key column (app, client, update, platform). */
+  static final int MAX_ID = 128;
+  /** Longest channel, branch, runtime version or edge id. */
+  static final int MAX_NAME = 256;
+  /** {@code expo-fatal-error} is cut to this many characters by clients already. */
+  static final int MAX_FATAL_ERROR = 1024;
+  /** 9999-12-31T23:59:59.999Z: a later time (a broken clock) would make PostgreSQL refuse the batch. */
+  static final long MAX_TIME = 253_402_300_799_999L;
+  /** Clients send at most 5 failed ids; more than this is not a real client. */
+  static final int MAX_FAILED_IDS = 16;
+
+  private CheckIns() {}
+
+  /**
+   * A cleaned copy of {@code c}: NUL characters removed, blank strings made null, the client id in lower
+   * case, the fatal error cut to 1024 characters, the failed ids de-duplicated, and the time taken from
+   * the Kafka record when the check-in carries none.
+   *
+   * @return null when the check-in cannot be kept; {@link #problem(CheckIn)} says why
+   */
+  static CheckIn clean(CheckIn c, long recordTimestamp) {
+    if (problem(c) != null) {
+      return null;
+    }
+    String clientId = name(c.clientId(), MAX_ID);
+    List<String> failed = new ArrayList<>(Math.min(c.failedUpdateIds().size(), MAX_FAILED_IDS));
+    for (String f : c.failedUpdateIds()) {
+      String id = name(f, MAX_ID);
+      if (id != null && !failed.contains(id) && failed.size() < MAX_FAILED_IDS) {
+        failed.add(id);
+      }
+    }
+    long at = c.atEpochMillis() > 0 ? c.atEpochMillis() : Math.max(0, recordTimestamp);
+    // from the check-in as sent: a field with no rule here (v, the branch-rollout flag and bucket, any
+    // field added later) is kept as it is
+    return c.toBuilder()
+        .checkInId(name(c.checkInId(), MAX_ID))
+        .appId(name(c.appId(), MAX_ID))
+        .platform(name(c.platform(), MAX_ID))
+        .runtimeVersion(name(c.runtimeVersion(), MAX_NAME))
+        .channel(name(c.channel(), MAX_NAME))
+        .clientId(clientId == null ? null : clientId.toLowerCase(Locale.ROOT))
+        .currentUpdateId(name(c.currentUpdateId(), MAX_ID))
+        .embeddedUpdateId(name(c.embeddedUpdateId(), MAX_ID))
+        .failedUpdateIds(failed)
+        .outcome(name(c.outcome(), MAX_NAME))
+        .reason(name(c.reason(), MAX_NAME))
+        .branch(name(c.branch(), MAX_NAME))
+        .servedUpdateId(name(c.servedUpdateId(), MAX_ID))
+        .servedGroupId(name(c.servedGroupId(), MAX_ID))
+        .fatalError(text(c.fatalError(), MAX_FATAL_ERROR))
+        .atEpochMillis(at)
+        .edgeId(text(c.edgeId(), MAX_NAME))
+        .build();
+  }
+
+  /** Why a decoded check-in cannot be stored, or null when it can. */
+  static String problem(CheckIn c) {
+    if (blank(c.checkInId()) || blank(c.appId()) || blank(c.platform())) {
+      return "checkInId, appId and platform are required";
+    }
+    String[] ids = {c.appId(), c.platform(), c.clientId(), c.checkInId(), c.currentUpdateId(), c.embeddedUpdateId(),
+        c.servedUpdateId(), c.servedGroupId()};
+    String[] idNames = {"appId", "platform", "clientId", "checkInId", "currentUpdateId", "embeddedUpdateId",
+        "servedUpdateId", "servedGroupId"};
+    for (int i = 0; i < ids.length; i++) {
+      if (ids[i] != null && ids[i].length() > MAX_ID) {
+        return idNames[i] + " longer than " + MAX_ID + " characters: length=" + ids[i].length();
+      }
+    }
+    String[] names = {c.channel(), c.runtimeVersion(), c.branch(), c.outcome(), c.reason()};
+    String[] nameNames = {"channel", "runtimeVersion", "branch", "outcome", "reason"};
+    for (int i = 0; i < names.length; i++) {
+      if (names[i] != null && names[i].length() > MAX_NAME) {
+        return nameNames[i] + " longer than " + MAX_NAME + " characters: length=" + names[i].length();
+      }
+    }
+    for (String f : c.failedUpdateIds()) {
+      if (f != null && f.length() > MAX_ID) {
+        return "failedUpdateIds entry longer than " + MAX_ID + " characters: length=" + f.length();
+      }
+    }
+    if (c.atEpochMillis() > MAX_TIME) {
+      return "atEpochMillis after year 9999: atEpochMillis=" + c.atEpochMillis();
+    }
+    Integer bucket = c.rolloutBucket();
+    if (bucket != null && (bucket < 0 || bucket >= Bucketing.BUCKETS)) {
+      return "rolloutBucket out of 0.." + (Bucketing.BUCKETS - 1) + ": rolloutBucket=" + bucket;
+    }
+    return null;
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+
+  /** An identifier-like value: trimmed, without NULs, null when blank, never longer than {@code max}. */
+  private static String name(String s, int max) {
+    if (s == null) {
+      return null;
+    }
+    String t = withoutNul(s).trim();
+    if (t.isEmpty()) {
+      return null;
+    }
+    return t.length() > max ? t.substring(0, max) : t;
+  }
+
+  /** Free text: without NULs, null when empty, cut to {@code max}. */
+  private static String text(String s, int max) {
+    if (s == null) {
+      return null;
+    }
+    String t = withoutNul(s);
+    if (t.isEmpty()) {
+      return null;
+    }
+    return t.length() > max ? t.substring(0, max) : t;
+  }
+
+  /** PostgreSQL text cannot hold U+0000. */
+  static String withoutNul(String s) {
+    return s.indexOf('\u0000') < 0 ? s : s.replace("\u0000", "");
+  }
+}

@@ -1,0 +1,459 @@
+package dev.updraft.ingester;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ingester's consumer loop, run by one dedicated thread (never an event loop): poll, decode, fold
+ * into a {@link Batch}, write the batch with its offsets in one PostgreSQL transaction.
+ *
+ * <h2>Exactly once</h2>
+ * PostgreSQL, not Kafka, holds the consumed positions ({@code ingest_offsets}). A newly assigned partition
+ * stays paused until its stored offset has been read and the consumer seeked there ({@link Partitions}; a
+ * partition with no stored offset starts at the beginning of the log). Every batch records, per partition, the offset it
+ * starts from and the one after its last record; {@link BatchWriter} applies it only if PostgreSQL still
+ * holds the start offset. A crash at any point therefore loses nothing (what was not committed is read
+ * again) and counts nothing twice (what was committed moved the offsets, so a replay of it is refused).
+ *
+ * <h2>Smart batching</h2>
+ * One write per loop is in flight at a time while the next batch fills (a process runs
+ * {@code --ingest-consumers} loops, each with its own partitions, so PostgreSQL works on several): at the end of a poll the batch is written
+ * if no write is running; otherwise it keeps filling until the running write ends, the size cap is
+ * reached, or its oldest record has waited {@code --ingest-batch-wait} (then the loop waits for the
+ * running write). So batches grow with PostgreSQL's latency and the decode work overlaps the database.
+ *
+ * <h2>PostgreSQL down or slow</h2>
+ * A failed write keeps its batch, pauses every partition, and is retried with exponential backoff
+ * (100 ms to 5 s, {@link PgHealth}) while the loop keeps polling (so the group keeps the instance) and
+ * reports lag; the first success resumes consumption. Decoding never fails the loop ({@link Intake}): a
+ * record that is not a check-in is counted, logged with its topic, partition and offset, stored in
+ * {@code ingest_rejects} by the same transaction, and skipped. Partitions moved by the group are handled
+ * by {@link Rebalance}.
+ *
+ * <p>Not thread-safe except {@link #stop()}, {@link #halt()} and {@link #exited()}, which any thread may
+ * call.
+ */
+final class IngestLoop implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
+
+  /** Named points of the loop where tests inject faults (a thrown {@link Error} stops the loop at once). */
+  enum Point {
+    /** After a poll's records were added to the batch, before any write is started or completed. */
+    AFTER_POLL,
+    /** After PostgreSQL confirmed a batch's commit, before the loop updated anything of its own. */
+    AFTER_COMMIT
+  }
+
+  /** Fault injection for tests; called on the consumer thread. */
+  interface Hook {
+    Hook NONE = (point, loop) -> {};
+
+    void at(Point point, IngestLoop loop);
+  }
+
+  /** Told of every committed batch (benchmarks); called on the consumer thread. */
+  interface CommitListener {
+    /**
+     * @param commitMillis wall-clock time the commit was seen
+     * @param checkInTimes the edge times of the batch's check-ins
+     */
+    void committed(long commitMillis, long[] checkInTimes);
+  }
+
+  static final long WRITE_TIMEOUT_MS = 60_000;
+
+  /** A write in flight. */
+  private record Flight(Batch batch, CompletableFuture<Integer> result) {}
+
+  private final String topic;
+  private final Consumer<byte[], byte[]> consumer;
+  private final BatchWriter writer;
+  private final IngestMetrics metrics;
+  private final IngestMetrics.Loop gauges;
+  private final PgHealth health;
+  private final Partitions partitions;
+  private final Intake intake;
+  private final Hook hook;
+  private final CommitListener listener;
+  private final int batchSize;
+  private final long batchWaitNanos;
+  private final CompletableFuture<Void> exited = new CompletableFuture<>();
+  private volatile boolean stopping;
+  /** Stop without writing what is held (another loop of the process died abruptly). */
+  private volatile boolean halted;
+
+  // consumer-thread state
+  private Batch current;
+  private Flight inflight;
+  /** A batch whose write failed, to be retried before anything else is written. */
+  private Batch failed;
+  private boolean closing;
+  private int loopErrors;
+  /** Incremented by every {@link #resetToStored()}. */
+  private int resets;
+
+  IngestLoop(
+      String topic,
+      Consumer<byte[], byte[]> consumer,
+      BatchWriter writer,
+      IngestMetrics metrics,
+      int batchSize,
+      Duration batchWait,
+      Hook hook,
+      CommitListener listener) {
+    this.topic = topic;
+    this.consumer = consumer;
+    this.writer = writer;
+    this.metrics = metrics;
+    this.gauges = metrics.newLoop();
+    this.health = new PgHealth(gauges);
+    this.partitions = new Partitions(topic, consumer, writer, metrics, gauges, health);
+    this.intake = new Intake(topic, metrics);
+    this.batchSize = batchSize;
+    this.batchWaitNanos = batchWait.toNanos();
+    this.hook = hook;
+    this.listener = listener;
+    this.current = newBatch();
+  }
+
+  /** Asks the loop to write what it holds and stop; returns at once. */
+  void stop() {
+    stopping = true;
+    if (!exited.isDone()) {
+      try {
+        consumer.wakeup();
+      } catch (RuntimeException e) {
+        LOG.debug("wakeup of a closing consumer: {}", e.toString());
+      }
+    }
+  }
+
+  /** Stops at once without writing what is held, as if the process had died; returns at once. */
+  void halt() {
+    halted = true;
+    stop();
+  }
+
+  /** Whether a batch write is running (consumer thread only: for tests' fault injection). */
+  boolean writing() {
+    return inflight != null;
+  }
+
+  /** Completed when the loop's thread is done: normally, or exceptionally when it stopped abruptly. */
+  CompletableFuture<Void> exited() {
+    return exited;
+  }
+
+  @Override
+  public void run() {
+    Throwable crash = null;
+    try {
+      consumer.subscribe(List.of(topic), new Rebalance(this, partitions, topic));
+      while (!stopping) {
+        try {
+          step();
+          loopErrors = 0;
+        } catch (WakeupException e) {
+          // stop() woke the poll up
+        } catch (RuntimeException e) {
+          loopError(e);
+        }
+      }
+      if (!halted) {
+        drain();
+      }
+    } catch (Error e) {
+      // a VM error, or a simulated crash in a test: stop here and write nothing more
+      crash = e;
+    } finally {
+      closing = true;
+      try {
+        // after a crash or a halt nothing more is written, but the consumer still gets a moment to leave the
+        // group, so that the partitions move on now rather than after the session timeout
+        consumer.close(CloseOptions.timeout(crash == null && !halted ? Duration.ofSeconds(5) : Duration.ofSeconds(1)));
+      } catch (RuntimeException e) {
+        LOG.warn("telemetry consumer did not close cleanly: topic={}", topic, e);
+      }
+      gauges.partitions.set(0);
+      if (crash == null) {
+        LOG.info("telemetry ingest loop {}: topic={}", halted ? "halted" : "stopped", topic);
+        exited.complete(null);
+      } else {
+        LOG.error("telemetry ingest loop stopped abruptly: topic={}", topic, crash);
+        exited.completeExceptionally(crash);
+      }
+    }
+  }
+
+  private void step() {
+    long now = System.nanoTime();
+    if (partitions.waiting() && failed == null && health.retryDue(now) && partitions.positionFromStored()) {
+      health.succeeded();
+      pgRecovered();
+    }
+    partitions.applyPauses(failed != null || current.records() >= batchSize);
+    ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollTimeoutMs()));
+    int generation = resets;
+    records:
+    for (TopicPartition tp : records.partitions()) {
+      Partitions.Position pos = partitions.of(tp);
+      if (pos == null) {
+        continue; // read again after the seek to the stored offset
+      }
+      for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+        intake.accept(current, tp, pos, r);
+        if (current.records() >= batchSize) {
+          batchFull();
+          if (resets != generation) {
+            break records; // positions were reset from PostgreSQL: the rest of this poll is read again
+          }
+        }
+      }
+    }
+    hook.at(Point.AFTER_POLL, this);
+    if (inflight != null) {
+      boolean waitedEnough = !current.isEmpty() && System.nanoTime() - current.firstRecordNanos() >= batchWaitNanos;
+      complete(waitedEnough);
+    }
+    if (inflight == null) {
+      if (failed != null) {
+        if (health.retryDue(System.nanoTime())) {
+          metrics.pgRetries.increment();
+          Batch b = failed;
+          failed = null;
+          startWrite(b);
+        }
+      } else if (!current.isEmpty()) {
+        startWrite(takeCurrent());
+      }
+    }
+    partitions.updateLag();
+  }
+
+  /** The batch reached the size cap in the middle of a poll: write it as soon as the running write ends. */
+  private void batchFull() {
+    if (failed != null) {
+      return; // PostgreSQL is failing: the batch may grow by the rest of this poll, then everything pauses
+    }
+    if (inflight != null) {
+      complete(true);
+    }
+    if (inflight == null && failed == null) {
+      startWrite(takeCurrent());
+    }
+  }
+
+  private Batch takeCurrent() {
+    Batch b = current;
+    current = newBatch();
+    return b;
+  }
+
+  private Batch newBatch() {
+    return new Batch(listener != null);
+  }
+
+  private void startWrite(Batch b) {
+    long t0 = System.nanoTime();
+    CompletableFuture<Integer> result = writer.write(b).toCompletionStage().toCompletableFuture();
+    result.whenComplete((rows, err) -> metrics.pgTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS));
+    inflight = new Flight(b, result);
+  }
+
+  /**
+   * Handles the end of the running write.
+   *
+   * @param block wait for it (up to {@link #WRITE_TIMEOUT_MS}); otherwise return at once when it is running
+   */
+  private void complete(boolean block) {
+    Flight f = inflight;
+    Integer rows = null;
+    Throwable err = null;
+    if (block) {
+      try {
+        rows = f.result().get(WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        err = e.getCause();
+      } catch (TimeoutException e) {
+        // the transaction may still commit later: the offset condition makes the retry safe either way
+        err = new TimeoutException("batch write not finished after " + WRITE_TIMEOUT_MS + " ms: ranges=" + BatchWriter.describe(f.batch()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        err = e;
+      }
+    } else {
+      if (!f.result().isDone()) {
+        return;
+      }
+      try {
+        rows = f.result().getNow(null);
+      } catch (CompletionException e) {
+        err = e.getCause();
+      } catch (CancellationException e) {
+        err = e;
+      }
+    }
+    inflight = null;
+    if (err == null) {
+      committed(f.batch(), rows);
+    } else if (err instanceof BatchWriter.StaleBatchException) {
+      metrics.staleBatches.increment();
+      pgRecovered();
+      LOG.warn("{}; dropping uncommitted check-ins and reading on from the offsets stored in PostgreSQL", err.getMessage());
+      resetToStored();
+    } else {
+      writeFailed(f.batch(), err);
+    }
+  }
+
+  private void committed(Batch b, int deviceRows) {
+    hook.at(Point.AFTER_COMMIT, this);
+    Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+    Set<TopicPartition> assigned = consumer.assignment();
+    for (Map.Entry<TopicPartition, Batch.Range> e : b.ranges().entrySet()) {
+      if (assigned.contains(e.getKey())) {
+        partitions.stored(e.getKey(), e.getValue().next);
+        commit.put(e.getKey(), new OffsetAndMetadata(e.getValue().next));
+      }
+    }
+    long nowMillis = System.currentTimeMillis();
+    metrics.records.increment(b.checkIns());
+    metrics.deviceRows.increment(deviceRows);
+    metrics.batches.increment();
+    metrics.batchSize.record(b.records());
+    if (b.checkIns() > 0) {
+      metrics.delay.record(Math.max(0, nowMillis - b.oldestAt()), TimeUnit.MILLISECONDS);
+    }
+    health.succeeded();
+    pgRecovered();
+    if (!commit.isEmpty()) {
+      // for operators' tools only (kafka-consumer-groups): PostgreSQL holds the positions that count
+      consumer.commitAsync(
+          commit,
+          (offsets, e) -> {
+            if (e != null) {
+              LOG.debug("informational Kafka offset commit failed: {}", e.toString());
+            }
+          });
+    }
+    if (listener != null) {
+      listener.committed(nowMillis, b.times());
+    }
+  }
+
+  private void writeFailed(Batch b, Throwable err) {
+    metrics.pgFailures.increment();
+    failed = b;
+    health.failed("writing a batch of " + b.records() + " records (ranges=" + BatchWriter.describe(b) + ")", err);
+  }
+
+  /** Ends a PostgreSQL outage unless a failed batch is still held. */
+  private void pgRecovered() {
+    if (failed == null) {
+      health.recovered();
+    }
+  }
+
+  private long pollTimeoutMs() {
+    if (inflight != null) {
+      return 5;
+    }
+    if (failed != null || (health.inTrouble() && partitions.waiting())) {
+      return Math.max(1, Math.min(100, health.millisUntilRetry()));
+    }
+    return 100;
+  }
+
+  /** Drops every uncommitted record and positions all assigned partitions again from PostgreSQL. */
+  void resetToStored() {
+    resets++;
+    current = newBatch();
+    failed = null;
+    inflight = null; // abandoned if running: whatever it does, the stored offsets say where to resume
+    partitions.resetAll();
+  }
+
+  private void loopError(RuntimeException e) {
+    loopErrors++;
+    LOG.error("telemetry ingest loop error (in a row={}); dropping uncommitted check-ins and reading on from the"
+        + " offsets stored in PostgreSQL", loopErrors, e);
+    try {
+      resetToStored();
+    } catch (RuntimeException again) {
+      LOG.warn("could not reset the consumer: {}", again.toString());
+    }
+    long pause = PgHealth.backoffMs(loopErrors);
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
+    while (!stopping && System.nanoTime() - until < 0) {
+      try {
+        Thread.sleep(Math.min(100, pause)); // bounded backoff so a persistent fault does not spin
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** On stop: finish the running write, then try once to write what is held. */
+  private void drain() {
+    if (inflight != null) {
+      complete(true);
+    }
+    if (failed != null) {
+      Batch b = failed;
+      failed = null;
+      startWrite(b);
+      complete(true);
+    }
+    if (failed == null && !current.isEmpty()) {
+      startWrite(takeCurrent());
+      complete(true);
+    }
+    int left = (failed == null ? 0 : failed.records()) + current.records();
+    if (left > 0) {
+      LOG.warn("stopping with {} consumed records not written to PostgreSQL; the next ingester reads them again", left);
+    }
+  }
+
+  /** Whether the loop is closing its consumer (rebalance callbacks then only forget partitions). */
+  boolean closing() {
+    return closing;
+  }
+
+  /**
+   * Before partitions are handed over: finishes the running write and writes what is held, once; when
+   * PostgreSQL is failing, drops it all to be read again from the stored offsets.
+   */
+  void settleBeforeHandOver() {
+    if (inflight != null) {
+      complete(true);
+    }
+    if (failed == null && !current.isEmpty()) {
+      startWrite(takeCurrent());
+      complete(true);
+    }
+    if (failed != null) {
+      LOG.info("partitions revoked while PostgreSQL is failing: {} records dropped, to be read again from the stored offsets",
+          failed.records() + current.records());
+      resetToStored();
+    }
+  }
+}

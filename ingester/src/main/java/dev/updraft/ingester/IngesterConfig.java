@@ -1,0 +1,140 @@
+package dev.updraft.ingester;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import dev.updraft.events.Topics;
+import io.vertx.pgclient.PgConnectOptions;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * The telemetry ingester's configuration, read once at start from flags and {@code UPDRAFT_*}
+ * environment variables and validated there. Immutable.
+ *
+ * @param kafkaBootstrap {@code --kafka-bootstrap}: Kafka bootstrap servers
+ * @param topicPrefix {@code --topic-prefix}: put in front of {@code updraft.telemetry}
+ * @param postgresUrl {@code --postgres-url}: {@code postgresql://user[:password]@host[:port]/database}
+ * @param consumerGroup {@code --consumer-group}: every ingester of one deployment uses the same group,
+ *     so that the telemetry partitions are spread over the running instances
+ * @param batchSize {@code --ingest-batch-size}: most check-ins written in one PostgreSQL transaction
+ * @param batchWait {@code --ingest-batch-wait}: longest a consumed check-in waits in a batch while the
+ *     previous batch is still being written (a batch is otherwise written at the end of each poll)
+ * @param consumers {@code --ingest-consumers}: Kafka consumers (threads, each writing its own batches) in
+ *     this process; more than the topic's partitions over all instances leaves some idle
+ * @param metricsPort {@code --metrics-port}: HTTP port of {@code /metrics} and {@code /healthz}; 0 runs no
+ *     HTTP server (when embedded in a process that serves metrics itself)
+ * @param bind {@code --bind}: address of that HTTP server
+ */
+public record IngesterConfig(
+    String kafkaBootstrap,
+    String topicPrefix,
+    String postgresUrl,
+    String consumerGroup,
+    int batchSize,
+    Duration batchWait,
+    int consumers,
+    int metricsPort,
+    String bind) {
+
+  public static final String DEFAULT_KAFKA_BOOTSTRAP = "127.0.0.1:9092";
+  public static final String DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/updraft";
+  public static final String DEFAULT_CONSUMER_GROUP = "updraft-ingester";
+  public static final int DEFAULT_BATCH_SIZE = 10_000;
+  public static final Duration DEFAULT_BATCH_WAIT = Duration.ofMillis(500);
+  /** Two writers keep PostgreSQL busy while the other one's batch is being decoded and sent. */
+  public static final int DEFAULT_CONSUMERS = 2;
+  public static final int DEFAULT_METRICS_PORT = 9400;
+  public static final String DEFAULT_BIND = "0.0.0.0";
+
+  /** Every flag the ingester reads (names without the leading dashes); any other flag is rejected. */
+  public static final Set<String> FLAGS =
+      Set.of(
+          "kafka-bootstrap",
+          "topic-prefix",
+          "postgres-url",
+          "consumer-group",
+          "ingest-batch-size",
+          "ingest-batch-wait",
+          "ingest-consumers",
+          "metrics-port",
+          "bind");
+
+  public IngesterConfig {
+    if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
+      throw new ConfigException("--kafka-bootstrap must not be empty");
+    }
+    topicPrefix = topicPrefix == null ? "" : topicPrefix;
+    if (consumerGroup == null || consumerGroup.isBlank()) {
+      throw new ConfigException("--consumer-group must not be empty");
+    }
+    if (batchSize < 1 || batchSize > 100_000) {
+      throw new ConfigException("--ingest-batch-size must be between 1 and 100000: got " + batchSize);
+    }
+    if (batchWait == null || batchWait.toMillis() < 1 || batchWait.toMillis() > 60_000) {
+      throw new ConfigException("--ingest-batch-wait must be between 1ms and 60s: got " + batchWait);
+    }
+    if (consumers < 1 || consumers > 64) {
+      throw new ConfigException("--ingest-consumers must be between 1 and 64: got " + consumers);
+    }
+    if (metricsPort < 0 || metricsPort > 65535) {
+      throw new ConfigException("--metrics-port must be between 0 and 65535: got " + metricsPort);
+    }
+    pgOptions(postgresUrl); // validates
+  }
+
+  /** Reads and validates the ingester's flags; unknown flags are rejected by name. */
+  public static IngesterConfig from(Settings s) {
+    s.rejectUnknown(FLAGS);
+    return new IngesterConfig(
+        s.string("kafka-bootstrap", DEFAULT_KAFKA_BOOTSTRAP),
+        s.string("topic-prefix", ""),
+        s.string("postgres-url", DEFAULT_POSTGRES_URL),
+        s.string("consumer-group", DEFAULT_CONSUMER_GROUP),
+        s.integer("ingest-batch-size", DEFAULT_BATCH_SIZE, 1, 100_000),
+        s.duration("ingest-batch-wait", DEFAULT_BATCH_WAIT),
+        s.integer("ingest-consumers", DEFAULT_CONSUMERS, 1, 64),
+        s.port("metrics-port", DEFAULT_METRICS_PORT, true),
+        s.string("bind", DEFAULT_BIND));
+  }
+
+  /** The telemetry topic: {@code <prefix>updraft.telemetry}. */
+  public String topic() {
+    return Topics.telemetry(topicPrefix);
+  }
+
+  /** Connection options parsed from {@link #postgresUrl()}. */
+  public PgConnectOptions pgConnectOptions() {
+    return pgOptions(postgresUrl);
+  }
+
+  /**
+   * Parses a PostgreSQL URL; the only place a URL is turned into options, so that the ingester and the
+   * insights service connect the same way.
+   */
+  static PgConnectOptions pgOptions(String url) {
+    if (url == null || !(url.startsWith("postgresql://") || url.startsWith("postgres://"))) {
+      throw new ConfigException(
+          "--postgres-url must look like postgresql://user@host:port/database: got '" + redact(url) + "'");
+    }
+    try {
+      return PgConnectOptions.fromUri(url);
+    } catch (RuntimeException e) {
+      throw new ConfigException("--postgres-url is not a valid PostgreSQL URL: '" + redact(url) + "': " + e.getMessage());
+    }
+  }
+
+  /** The URL with any password replaced, for messages and logs. */
+  static String redact(String url) {
+    if (url == null) {
+      return "null";
+    }
+    return url.replaceAll("(://[^:/@]+:)[^@]*@", "$1***@");
+  }
+
+  @Override
+  public String toString() {
+    return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl)
+        + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
+        + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + "]";
+  }
+}

@@ -1,0 +1,75 @@
+package dev.updraft.ingester;
+
+import dev.updraft.events.CheckIn;
+import dev.updraft.events.CheckInCodec;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts one consumed record into a {@link Batch}: its offset always, then the cleaned check-in, or, for a
+ * record that is not a check-in PostgreSQL can store, a reject with the reason. Decoding never fails the
+ * loop: a reject is counted, logged with its topic, partition and offset (the first 100, then every
+ * 1000th) and stored in {@code ingest_rejects} by the batch's transaction.
+ *
+ * <p>Not thread-safe: the loop's consumer thread only.
+ */
+final class Intake {
+  private static final Logger LOG = LoggerFactory.getLogger(Intake.class);
+  private static final int LOGGED_REJECTS = 100;
+
+  private final String topic;
+  private final IngestMetrics metrics;
+  private long rejected;
+
+  Intake(String topic, IngestMetrics metrics) {
+    this.topic = topic;
+    this.metrics = metrics;
+  }
+
+  /** Adds {@code r}, read from {@code tp} at {@code pos}, to {@code batch} and moves {@code pos} past it. */
+  void accept(Batch batch, TopicPartition tp, Partitions.Position pos, ConsumerRecord<byte[], byte[]> r) {
+    if (r.offset() < pos.next) {
+      LOG.warn(
+          "offset went back: topic={} partition={} expected>={} got={} (log truncated or recreated?); reading on",
+          topic, tp.partition(), pos.next, r.offset());
+    }
+    batch.cover(tp, pos.next, pos.row, r.offset());
+    pos.next = r.offset() + 1;
+    pos.row = true;
+    String error;
+    CheckIn clean = null;
+    try {
+      CheckIn decoded = CheckInCodec.decode(r.value());
+      clean = CheckIns.clean(decoded, r.timestamp());
+      error = clean == null ? CheckIns.problem(decoded) : null;
+    } catch (IOException | RuntimeException e) {
+      error = "not a check-in: " + e.getMessage();
+    }
+    if (clean != null) {
+      batch.add(clean);
+    } else {
+      reject(batch, tp, r, error);
+    }
+  }
+
+  private void reject(Batch batch, TopicPartition tp, ConsumerRecord<byte[], byte[]> r, String error) {
+    metrics.decodeErrors.increment();
+    rejected++;
+    String why = CheckIns.withoutNul(error.length() > 500 ? error.substring(0, 500) : error);
+    if (rejected <= LOGGED_REJECTS || rejected % 1000 == 0) {
+      LOG.warn(
+          "skipping a record that is not a check-in (rejects so far={}): topic={} partition={} offset={}: {}",
+          rejected, topic, tp.partition(), r.offset(), why);
+    }
+    String excerpt = null;
+    if (r.value() != null) {
+      String v = new String(r.value(), 0, Math.min(r.value().length, 512), StandardCharsets.UTF_8);
+      excerpt = CheckIns.withoutNul(v);
+    }
+    batch.reject(tp, r.offset(), why, excerpt);
+  }
+}

@@ -1,0 +1,255 @@
+package dev.updraft.ingester;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The partitions of one consumer loop and where each is read from. PostgreSQL, not Kafka, holds the
+ * consumed positions ({@code ingest_offsets}): a newly assigned partition stays paused until its stored
+ * offset has been read and the consumer seeked there (a partition with no stored offset starts at the
+ * beginning of the log). Also pauses everything while the loop must not read, and reports the lag
+ * counted from the stored offsets.
+ *
+ * <p>Not thread-safe: the loop's consumer thread only (rebalance callbacks run there too, inside
+ * {@code poll()}).
+ */
+final class Partitions {
+  private static final Logger LOG = LoggerFactory.getLogger(Partitions.class);
+
+  static final long READ_TIMEOUT_MS = 10_000;
+  private static final long LAG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** The consumed position of one positioned partition. */
+  static final class Position {
+    /** The offset after the last record put in a batch (or the stored offset when none was). */
+    long next;
+    /** Whether PostgreSQL holds (or a pending batch inserts) a row for the partition. */
+    boolean row;
+
+    Position(long next, boolean row) {
+      this.next = next;
+      this.row = row;
+    }
+  }
+
+  private final String topic;
+  private final Consumer<byte[], byte[]> consumer;
+  private final BatchWriter writer;
+  private final IngestMetrics metrics;
+  private final IngestMetrics.Loop gauges;
+  private final PgHealth health;
+  private final Map<TopicPartition, Position> positions = new HashMap<>();
+  private final Set<TopicPartition> unpositioned = new HashSet<>();
+  /** Next offsets known to be stored in PostgreSQL (what lag is counted from). */
+  private final Map<TopicPartition, Long> stored = new HashMap<>();
+  private long nextLagNanos;
+
+  Partitions(
+      String topic,
+      Consumer<byte[], byte[]> consumer,
+      BatchWriter writer,
+      IngestMetrics metrics,
+      IngestMetrics.Loop gauges,
+      PgHealth health) {
+    this.topic = topic;
+    this.consumer = consumer;
+    this.writer = writer;
+    this.metrics = metrics;
+    this.gauges = gauges;
+    this.health = health;
+    this.nextLagNanos = System.nanoTime();
+  }
+
+  /**
+   * Where {@code tp} is read from, or null when it is not positioned yet; records of a partition that
+   * was never even waiting for its position pause it and are read again once it is positioned.
+   */
+  Position of(TopicPartition tp) {
+    Position pos = positions.get(tp);
+    if (pos == null && !unpositioned.contains(tp)) {
+      LOG.warn("records from a partition never positioned from PostgreSQL: topic={} partition={}; repositioning", topic, tp.partition());
+      unpositioned.add(tp);
+      consumer.pause(List.of(tp));
+    }
+    return pos;
+  }
+
+  /** Whether some assigned partition waits for its stored offset. */
+  boolean waiting() {
+    return !unpositioned.isEmpty();
+  }
+
+  /**
+   * Reads the stored offsets of the partitions waiting for them and seeks there. A PostgreSQL failure is
+   * counted and reported to the {@link PgHealth}; they stay waiting.
+   *
+   * @return whether partitions were positioned
+   */
+  boolean positionFromStored() {
+    Set<TopicPartition> assigned = consumer.assignment();
+    unpositioned.retainAll(assigned);
+    if (unpositioned.isEmpty()) {
+      return false;
+    }
+    List<TopicPartition> todo = new ArrayList<>(unpositioned);
+    List<Integer> ids = new ArrayList<>(todo.size());
+    for (TopicPartition tp : todo) {
+      ids.add(tp.partition());
+    }
+    Map<Integer, Long> next;
+    try {
+      next = writer.loadOffsets(ids).toCompletionStage().toCompletableFuture().get(READ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      metrics.pgFailures.increment();
+      health.failed("reading the stored offsets of partitions " + ids, e.getCause());
+      return false;
+    } catch (TimeoutException e) {
+      metrics.pgFailures.increment();
+      health.failed("reading the stored offsets of partitions " + ids, e);
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    List<TopicPartition> fromStart = new ArrayList<>();
+    StringBuilder where = new StringBuilder();
+    for (TopicPartition tp : todo) {
+      Long n = next.get(tp.partition());
+      if (n == null) {
+        fromStart.add(tp);
+      } else {
+        consumer.seek(tp, n);
+        positions.put(tp, new Position(n, true));
+        stored.put(tp, n);
+        unpositioned.remove(tp);
+        where.append(' ').append(tp.partition()).append('@').append(n);
+      }
+    }
+    if (!fromStart.isEmpty()) {
+      consumer.seekToBeginning(fromStart);
+      for (TopicPartition tp : fromStart) {
+        long p = consumer.position(tp, Duration.ofMillis(READ_TIMEOUT_MS));
+        positions.put(tp, new Position(p, false));
+        stored.put(tp, p);
+        unpositioned.remove(tp);
+        where.append(' ').append(tp.partition()).append("@start=").append(p);
+      }
+    }
+    LOG.info("partitions positioned at the offsets stored in PostgreSQL: topic={}{}", topic, where);
+    return true;
+  }
+
+  /** PostgreSQL now holds {@code next} for {@code tp} (a batch committed). */
+  void stored(TopicPartition tp, long next) {
+    stored.put(tp, next);
+  }
+
+  /** Newly assigned partitions: paused until positioned. */
+  void assigned(Collection<TopicPartition> assigned) {
+    unpositioned.addAll(assigned);
+    consumer.pause(assigned);
+    gauges.partitions.set(consumer.assignment().size());
+  }
+
+  /** Partitions no longer assigned. */
+  void forget(Collection<TopicPartition> partitions) {
+    positions.keySet().removeAll(partitions);
+    unpositioned.removeAll(partitions);
+    stored.keySet().removeAll(partitions);
+  }
+
+  /** Forgets every position: all assigned partitions wait for their stored offsets again, paused. */
+  void resetAll() {
+    Set<TopicPartition> assigned = consumer.assignment();
+    positions.clear();
+    unpositioned.clear();
+    unpositioned.addAll(assigned);
+    consumer.pause(assigned);
+  }
+
+  /**
+   * Pauses what must not be read: partitions not positioned yet, and all of them when {@code gate}
+   * (PostgreSQL is failing or the batch is full); resumes the rest.
+   */
+  void applyPauses(boolean gate) {
+    Set<TopicPartition> assigned = consumer.assignment();
+    Set<TopicPartition> paused = consumer.paused();
+    List<TopicPartition> pause = new ArrayList<>();
+    List<TopicPartition> resume = new ArrayList<>();
+    for (TopicPartition tp : assigned) {
+      boolean want = gate || unpositioned.contains(tp);
+      boolean is = paused.contains(tp);
+      if (want && !is) {
+        pause.add(tp);
+      } else if (!want && is) {
+        resume.add(tp);
+      }
+    }
+    if (!pause.isEmpty()) {
+      consumer.pause(pause);
+    }
+    if (!resume.isEmpty()) {
+      consumer.resume(resume);
+    }
+  }
+
+  /** Lag, at most once a second: records between the stored offsets and the log end, over assigned partitions. */
+  void updateLag() {
+    long now = System.nanoTime();
+    if (now - nextLagNanos < 0) {
+      return;
+    }
+    nextLagNanos = now + LAG_INTERVAL_NANOS;
+    Set<TopicPartition> assigned = consumer.assignment();
+    gauges.partitions.set(assigned.size());
+    if (assigned.isEmpty()) {
+      gauges.lag.set(0);
+      return;
+    }
+    try {
+      Map<TopicPartition, Long> end = consumer.endOffsets(assigned, Duration.ofMillis(500));
+      Set<TopicPartition> unknown = new HashSet<>();
+      long lag = 0;
+      for (TopicPartition tp : assigned) {
+        Long s = stored.get(tp);
+        Long e = end.get(tp);
+        if (e == null) {
+          continue;
+        }
+        if (s == null) {
+          unknown.add(tp);
+        } else {
+          lag += Math.max(0, e - s);
+        }
+      }
+      if (!unknown.isEmpty()) {
+        // never positioned (PostgreSQL was down at assignment): count from Kafka's informational commits
+        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(unknown, Duration.ofMillis(500));
+        Map<TopicPartition, Long> start = consumer.beginningOffsets(unknown, Duration.ofMillis(500));
+        for (TopicPartition tp : unknown) {
+          OffsetAndMetadata c = committed.get(tp);
+          long from = c != null ? c.offset() : start.getOrDefault(tp, 0L);
+          lag += Math.max(0, end.get(tp) - from);
+        }
+      }
+      gauges.lag.set(lag);
+    } catch (KafkaException e) {
+      LOG.debug("lag not updated: {}", e.toString());
+    }
+  }
+}

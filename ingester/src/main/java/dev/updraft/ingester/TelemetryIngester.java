@@ -1,0 +1,266 @@
+package dev.updraft.ingester;
+
+import dev.updraft.dbschema.SchemaMigrations;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The telemetry ingester: device check-ins from {@code <prefix>updraft.telemetry} into PostgreSQL, exactly
+ * once, in batches (see {@link IngestLoop} for how). Any number of instances may run with the same
+ * consumer group; the topic's partitions are spread over them.
+ *
+ * <p>{@link #start} applies the schema migrations, then consumes with {@code --ingest-consumers} Kafka
+ * consumers of the group, each on a thread of its own and writing its own batches (so that PostgreSQL
+ * works on several transactions at once). When
+ * {@code --metrics-port} is not 0 it also serves {@code GET /metrics} (Prometheus text) and
+ * {@code GET /healthz} (200 while the consumer loop runs, 503 once it has stopped).
+ *
+ * <p>Thread-safe.
+ */
+public final class TelemetryIngester {
+  private static final Logger LOG = LoggerFactory.getLogger(TelemetryIngester.class);
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private final Vertx vertx;
+  private final IngesterConfig config;
+  private final Pool pool;
+  private final PrometheusMeterRegistry registry;
+  private final IngestMetrics metrics;
+  private final List<IngestLoop> loops;
+  private final List<Thread> threads = new ArrayList<>();
+  private final HttpServer http;
+  private Future<Void> closed;
+
+  private TelemetryIngester(
+      Vertx vertx,
+      IngesterConfig config,
+      Pool pool,
+      PrometheusMeterRegistry registry,
+      IngestMetrics metrics,
+      List<IngestLoop> loops,
+      HttpServer http) {
+    this.vertx = vertx;
+    this.config = config;
+    this.pool = pool;
+    this.registry = registry;
+    this.metrics = metrics;
+    this.loops = List.copyOf(loops);
+    this.http = http;
+    int instance = INSTANCES.incrementAndGet();
+    for (int i = 0; i < this.loops.size(); i++) {
+      Thread t = new Thread(this.loops.get(i), "updraft-ingest-" + instance + "-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+    }
+  }
+
+  /**
+   * Applies the schema migrations, starts consuming, and (unless {@code --metrics-port 0}) listens for
+   * {@code /metrics} and {@code /healthz}.
+   *
+   * @return completed once consuming has started; failed when PostgreSQL cannot be migrated, the Kafka
+   *     configuration is invalid or the metrics port cannot be bound
+   */
+  public static Future<TelemetryIngester> start(Vertx vertx, IngesterConfig config) {
+    return start(vertx, config, IngestLoop.Hook.NONE, null);
+  }
+
+  /** {@link #start(Vertx, IngesterConfig)} with fault injection and a commit listener (tests, benchmarks). */
+  static Future<TelemetryIngester> start(
+      Vertx vertx, IngesterConfig config, IngestLoop.Hook hook, IngestLoop.CommitListener listener) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    IngestMetrics metrics = new IngestMetrics(registry);
+    // per consumer: one connection writing, one reading offsets or finishing a write that timed out
+    Pool pool = pool(vertx, config.pgConnectOptions(), 2 * config.consumers() + 1, "updraft-ingester");
+    return SchemaMigrations.apply(pool)
+        .compose(
+            applied ->
+                vertx.executeBlocking(
+                    () -> {
+                      List<KafkaConsumer<byte[], byte[]>> consumers = new ArrayList<>();
+                      for (int i = 0; i < config.consumers(); i++) {
+                        consumers.add(new KafkaConsumer<>(consumerProperties(config)));
+                      }
+                      return consumers;
+                    }))
+        .compose(
+            consumers -> {
+              List<IngestLoop> loops = new ArrayList<>();
+              for (KafkaConsumer<byte[], byte[]> consumer : consumers) {
+                loops.add(
+                    new IngestLoop(
+                        config.topic(),
+                        consumer,
+                        new BatchWriter(pool, config.topic()),
+                        metrics,
+                        config.batchSize(),
+                        config.batchWait(),
+                        hook,
+                        listener));
+              }
+              HttpServer http = config.metricsPort() == 0 ? null : vertx.createHttpServer();
+              TelemetryIngester ingester = new TelemetryIngester(vertx, config, pool, registry, metrics, loops, http);
+              Future<?> listening =
+                  http == null
+                      ? Future.succeededFuture()
+                      : http.requestHandler(ingester::handle).listen(config.metricsPort(), config.bind());
+              return listening
+                  .recover(err -> vertx.executeBlocking(() -> {
+                    for (KafkaConsumer<byte[], byte[]> consumer : consumers) {
+                      consumer.close();
+                    }
+                    return null;
+                  }).transform(x -> Future.failedFuture(err)))
+                  .map(
+                      ok -> {
+                        ingester.startLoops();
+                        LOG.info("telemetry ingester started: {}", config);
+                        return ingester;
+                      });
+            })
+        .onFailure(err -> {
+          pool.close();
+          registry.close();
+        });
+  }
+
+  private void startLoops() {
+    for (IngestLoop loop : loops) {
+      loop.exited().whenComplete((v, crash) -> {
+        if (crash != null) {
+          // one loop died abruptly (a VM error): the process is not to be trusted, stop the others as a dead
+          // process would, without writing; connections drop and open transactions abort
+          for (IngestLoop other : loops) {
+            other.halt();
+          }
+          pool.close();
+        }
+      });
+    }
+    for (Thread t : threads) {
+      t.start();
+    }
+  }
+
+  /** A pool on {@code options} with prepared statements cached and server-side timeouts set. */
+  static Pool pool(Vertx vertx, PgConnectOptions options, int size, String applicationName) {
+    PgConnectOptions o = new PgConnectOptions(options);
+    o.setCachePreparedStatements(true);
+    // a stuck statement or an abandoned transaction must not hold offset locks for ever; the server gives
+    // up before the ingester does (IngestLoop.WRITE_TIMEOUT_MS), so a timed-out write is rolled back
+    o.addProperty("statement_timeout", "50000");
+    o.addProperty("idle_in_transaction_session_timeout", "60000");
+    o.addProperty("application_name", applicationName);
+    return PgBuilder.pool().with(new PoolOptions().setMaxSize(size)).connectingTo(o).using(vertx).build();
+  }
+
+  static Map<String, Object> consumerProperties(IngesterConfig config) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, config.consumerGroup());
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "updraft-ingester-" + UUID.randomUUID().toString().substring(0, 8));
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.batchSize());
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return p;
+  }
+
+  /**
+   * Stops consuming after writing what was consumed (one attempt), then closes the HTTP server and the
+   * database pool. Idempotent.
+   */
+  public synchronized Future<Void> close() {
+    if (closed == null) {
+      List<Future<Void>> exits = new ArrayList<>();
+      for (IngestLoop loop : loops) {
+        loop.stop();
+        exits.add(Future.fromCompletionStage(loop.exited()).otherwiseEmpty());
+      }
+      closed =
+          Future.join(exits)
+              .compose(v -> http == null ? Future.<Void>succeededFuture() : http.close())
+              .eventually(pool::close)
+              .andThen(r -> registry.close())
+              .mapEmpty();
+    }
+    return closed;
+  }
+
+  /** The ingester's meters (names in {@link IngestMetrics}'s documentation). */
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** The meters in the Prometheus text format, as {@code /metrics} serves them. */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  /** The port of {@code /metrics} and {@code /healthz}, or 0 when no HTTP server runs. */
+  public int metricsPort() {
+    return http == null ? 0 : http.actualPort();
+  }
+
+  /** Whether every consumer loop is running (false once closed, or when one stopped abruptly). */
+  public boolean running() {
+    for (int i = 0; i < loops.size(); i++) {
+      if (!threads.get(i).isAlive() || loops.get(i).exited().isDone()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  IngesterConfig config() {
+    return config;
+  }
+
+  private void handle(io.vertx.core.http.HttpServerRequest req) {
+    String path = req.path();
+    if ("/metrics".equals(path)) {
+      req.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(registry.scrape());
+    } else if ("/healthz".equals(path)) {
+      boolean up = running();
+      JsonObject body =
+          new JsonObject()
+              .put("status", up ? "ok" : "stopped")
+              .put("paused", metrics.paused() == 1)
+              .put("partitions", (long) metrics.partitions())
+              .put("lag", (long) metrics.lag());
+      req.response().setStatusCode(up ? 200 : 503).putHeader("content-type", "application/json").end(body.encode());
+    } else {
+      JsonObject err =
+          new JsonObject()
+              .put("error", new JsonObject().put("code", "not_found").put("message", "no such path: " + path));
+      req.response().setStatusCode(404).putHeader("content-type", "application/json").end(err.encode());
+    }
+  }
+
+  Vertx vertx() {
+    return vertx;
+  }
+}

@@ -1,0 +1,256 @@
+package dev.updraft.ingester;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.updraft.dbschema.SchemaMigrations;
+import dev.updraft.events.CheckIn;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The offset condition that makes every batch apply at most once, against a real PostgreSQL. */
+@ExtendWith(RealInfrastructure.class)
+class BatchWriterIT {
+  private static Vertx vertx;
+  private static Pool pool;
+  private static TestDb db;
+
+  @BeforeAll
+  static void connect(Infra infra) throws Exception {
+    vertx = Vertx.vertx();
+    pool = TelemetryIngester.pool(vertx,
+        IngesterConfig.pgOptions(TestDb.postgresUrl(infra.pgHost(), infra.pgPort(), infra.database(), infra.pgUser())), 2, "test");
+    TelemetryIngesterIT.await(SchemaMigrations.apply(pool));
+    db = TelemetryIngesterIT.db(infra);
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    TelemetryIngesterIT.await(pool.close());
+    TelemetryIngesterIT.await(vertx.close());
+  }
+
+  private static Batch batch(String topic, long expected, boolean expectedRow, long first, int count, String app) {
+    Batch b = new Batch(false);
+    TopicPartition tp = new TopicPartition(topic, 0);
+    for (int i = 0; i < count; i++) {
+      b.cover(tp, expected, expectedRow, first + i);
+      b.add(CheckIns.clean(TelemetryIngesterIT.checkIn(app, "c" + (first + i), "device-" + i), 0));
+    }
+    return b;
+  }
+
+  private static Throwable failure(BatchWriter w, Batch b) {
+    try {
+      w.write(b).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      return null;
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void appliesABatchOnceAndRefusesItsReplayWithoutChangingAnything() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "replay");
+    assertThat(TelemetryIngesterIT.await(w.write(batch("replay", 0, false, 0, 3, "app-replay")))).as("device rows").isEqualTo(3);
+
+    // the same records again, as after a commit whose acknowledgement was lost
+    Throwable again = failure(w, batch("replay", 0, false, 0, 3, "app-replay"));
+    assertThat(again).isInstanceOf(BatchWriter.StaleBatchException.class).hasMessageContaining("matched=0");
+    // a batch overlapping the committed one
+    assertThat(failure(w, batch("replay", 2, true, 2, 2, "app-replay"))).isInstanceOf(BatchWriter.StaleBatchException.class);
+    // the next batch, starting where the first ended
+    assertThat(TelemetryIngesterIT.await(w.write(batch("replay", 3, true, 3, 2, "app-replay")))).isEqualTo(2);
+
+    assertThat(db.scalar("SELECT sum(launches) FROM update_hourly WHERE app_id = 'app-replay'")).isEqualTo(5);
+    assertThat(db.scalar("SELECT sum(check_ins) FROM devices WHERE app_id = 'app-replay'")).isEqualTo(5);
+    assertThat(db.rows("SELECT kafka_partition, next_offset FROM ingest_offsets WHERE topic = 'replay'"))
+        .containsExactly(List.of(0, 5L));
+  }
+
+  @Test
+  void refusesTheWholeBatchWhenOnlyOneOfItsPartitionsMoved() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "two");
+    Batch first = batch("two", 0, false, 0, 1, "app-two");
+    TelemetryIngesterIT.await(w.write(first));
+    // partition 1 is new, partition 0 claims a start PostgreSQL no longer holds
+    Batch mixed = new Batch(false);
+    mixed.cover(new TopicPartition("two", 1), 0, false, 0);
+    mixed.add(CheckIns.clean(TelemetryIngesterIT.checkIn("app-two", "p1", "device-p1"), 0));
+    mixed.cover(new TopicPartition("two", 0), 0, true, 0);
+    mixed.add(CheckIns.clean(TelemetryIngesterIT.checkIn("app-two", "p0", "device-p0"), 0));
+    assertThat(failure(w, mixed)).isInstanceOf(BatchWriter.StaleBatchException.class);
+    assertThat(db.scalar("SELECT count(*) FROM ingest_offsets WHERE topic = 'two'")).as("no row for partition 1").isEqualTo(1);
+    assertThat(db.scalar("SELECT count(*) FROM devices WHERE app_id = 'app-two'")).isEqualTo(1);
+  }
+
+  @Test
+  void keepsTheDeviceCountsExactWhenDevicesMoveBetweenUpdates() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "moves");
+    String app = "app-moves";
+    TopicPartition tp = new TopicPartition("moves", 0);
+    Batch one = new Batch(false);
+    one.cover(tp, 0, false, 0);
+    one.add(CheckIns.clean(onUpdate(app, "d1", "u1", 1), 0));
+    one.cover(tp, 0, false, 1);
+    one.add(CheckIns.clean(onUpdate(app, "d2", "u1", 2), 0));
+    TelemetryIngesterIT.await(w.write(one));
+    // d1 moves to u2 (twice in the batch: counted once), d2 stays, d3 arrives on u2
+    Batch two = new Batch(false);
+    two.cover(tp, 2, true, 2);
+    two.add(CheckIns.clean(onUpdate(app, "d1", "u2", 3), 0));
+    two.cover(tp, 2, true, 3);
+    two.add(CheckIns.clean(onUpdate(app, "d1", "u2", 4), 0));
+    two.cover(tp, 2, true, 4);
+    two.add(CheckIns.clean(onUpdate(app, "d2", "u1", 5), 0));
+    two.cover(tp, 2, true, 5);
+    two.add(CheckIns.clean(onUpdate(app, "d3", "u2", 6), 0));
+    TelemetryIngesterIT.await(w.write(two));
+
+    assertThat(db.counts("SELECT update_id, devices FROM device_counts WHERE app_id = ? AND devices <> 0", app))
+        .isEqualTo(java.util.Map.of("u1", 1L, "u2", 2L));
+    assertThat(db.scalar("SELECT count(*) FROM device_counts WHERE app_id = ? AND devices < 0", app)).isZero();
+  }
+
+  private static CheckIn onUpdate(String app, String client, String update, long at) {
+    return CheckIn.builder()
+        .checkInId(client + at)
+        .appId(app)
+        .platform("ios")
+        .runtimeVersion("1.0.0")
+        .channel("production")
+        .clientId(client)
+        .currentUpdateId(update)
+        .embeddedUpdateId("emb")
+        .outcome(CheckIn.OUTCOME_NO_UPDATE)
+        .reason(CheckIn.REASON_ALREADY_LATEST)
+        .branch("production")
+        .atEpochMillis(1_767_261_600_000L + at)
+        .edgeId("edge-1")
+        .build();
+  }
+
+  @Test
+  void storedOffsetsAreWhatALoopStartsFrom() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "load");
+    TelemetryIngesterIT.await(w.write(batch("load", 0, false, 0, 4, "app-load")));
+    assertThat(TelemetryIngesterIT.await(w.loadOffsets(List.of(0, 1, 2)))).containsExactly(java.util.Map.entry(0, 4L));
+    assertThatThrownBy(() -> TelemetryIngesterIT.await(new BatchWriter(pool, "load").write(batch("load", 0, false, 0, 1, "x"))))
+        .hasCauseInstanceOf(BatchWriter.StaleBatchException.class);
+  }
+
+  @Test
+  void storesEveryFieldInItsColumnAndMergesAnExistingRowByTheColumnsRules() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "fields");
+    String app = "app-fields";
+    long t = 1_767_261_600_000L; // 2026-01-01T10:00:00Z
+    TopicPartition tp = new TopicPartition("fields", 0);
+    // every field a distinct value, so that two columns swapped or one left out cannot go unnoticed
+    CheckIn crashed = CheckIn.builder()
+        .checkInId("ci-1").appId(app).platform("ios").runtimeVersion("1.0.0").channel("staging").clientId("dev-f")
+        .currentUpdateId("emb-f").embeddedUpdateId("emb-f").failedUpdateIds(List.of("fail-1"))
+        .outcome(CheckIn.OUTCOME_NO_UPDATE).reason(CheckIn.REASON_PREVIOUSLY_FAILED).branch("branch-1")
+        .fatalError("TypeError: boom").atEpochMillis(t).edgeId("edge-1")
+        .build();
+    CheckIn newest = CheckIn.builder()
+        .checkInId("ci-2").appId(app).platform("android").runtimeVersion("2.0.0").channel("production").clientId("dev-f")
+        .currentUpdateId("cur-2").embeddedUpdateId("emb-2").failedUpdateIds(List.of("fail-2", "fail-3"))
+        .outcome(CheckIn.OUTCOME_UPDATE).reason(CheckIn.REASON_NEW_UPDATE).branch("branch-2").inBranchRollout(true)
+        .rolloutBucket(4_321).servedUpdateId("served-2").servedGroupId("group-2").atEpochMillis(t + 5_000)
+        .edgeId("edge-2")
+        .build();
+    Batch one = new Batch(false);
+    one.cover(tp, 0, false, 0);
+    one.add(CheckIns.clean(crashed, 0));
+    one.cover(tp, 0, false, 1);
+    one.reject(tp, 1, "not a check-in: bad", "{\"x\":1}");
+    TelemetryIngesterIT.await(w.write(one));
+    Batch two = new Batch(false);
+    two.cover(tp, 2, true, 2);
+    two.add(CheckIns.clean(newest, 0));
+    TelemetryIngesterIT.await(w.write(two));
+
+    assertThat(db.rows("SELECT client_id, platform, runtime_version, channel, current_update_id, embedded_update_id,"
+            + " source, check_ins, last_check_in_id, outcome, reason, branch, in_branch_rollout, rollout_bucket,"
+            + " served_update_id, served_group_id, array_to_string(failed_update_ids, ','), fatal_error, edge_id,"
+            + " (extract(epoch FROM first_seen) * 1000)::bigint, (extract(epoch FROM last_seen) * 1000)::bigint,"
+            + " (extract(epoch FROM fatal_error_at) * 1000)::bigint, prev_update_id, prev_platform, prev_channel,"
+            + " prev_source FROM devices WHERE app_id = ?", app))
+        .as("the newest check-in's fields, the counts added up, the fatal error kept, the previous counting key")
+        .containsExactly(List.of("dev-f", "android", "2.0.0", "production", "cur-2", "emb-2", Batch.SOURCE_OTA, 2L,
+            "ci-2", CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "branch-2", true, 4_321, "served-2", "group-2",
+            "fail-2,fail-3", "TypeError: boom", "edge-2", t, t + 5_000, t, "emb-f", "ios", "staging",
+            Batch.SOURCE_EMBEDDED));
+    assertThat(db.counts("SELECT update_id || '|' || platform || '|' || channel || '|' || source, devices"
+            + " FROM device_counts WHERE app_id = ? AND devices <> 0", app))
+        .as("the device moved from its old counting key to its new one")
+        .isEqualTo(Map.of("cur-2|android|production|" + Batch.SOURCE_OTA, 1L));
+    assertThat(db.rows("SELECT update_id, platform, channel, (extract(epoch FROM hour) * 1000)::bigint, launches,"
+            + " embedded_launches, failure_reports, served FROM update_hourly WHERE app_id = ? ORDER BY update_id", app))
+        .containsExactly(
+            List.of("cur-2", "android", "production", t, 1L, 0L, 0L, 0L),
+            List.of("emb-f", "ios", "staging", t, 1L, 1L, 0L, 0L),
+            List.of("fail-1", "ios", "staging", t, 0L, 0L, 1L, 0L),
+            List.of("fail-2", "android", "production", t, 0L, 0L, 1L, 0L),
+            List.of("fail-3", "android", "production", t, 0L, 0L, 1L, 0L),
+            List.of("served-2", "android", "production", t, 0L, 0L, 0L, 1L));
+    assertThat(db.rows("SELECT update_id, client_id, platform, (extract(epoch FROM first_reported) * 1000)::bigint,"
+            + " (extract(epoch FROM last_reported) * 1000)::bigint, reports FROM update_failures WHERE app_id = ?"
+            + " ORDER BY update_id", app))
+        .containsExactly(
+            List.of("fail-1", "dev-f", "ios", t, t, 1L),
+            List.of("fail-2", "dev-f", "android", t + 5_000, t + 5_000, 1L),
+            List.of("fail-3", "dev-f", "android", t + 5_000, t + 5_000, 1L));
+    assertThat(db.rows("SELECT update_id, client_id, platform, (extract(epoch FROM first_served) * 1000)::bigint"
+            + " FROM update_receipts WHERE app_id = ?", app))
+        .containsExactly(List.of("served-2", "dev-f", "android", t + 5_000));
+    assertThat(db.rows("SELECT topic, kafka_partition, record_offset, error, value_excerpt FROM ingest_rejects"
+            + " WHERE topic = 'fields'"))
+        .containsExactly(List.of("fields", 0, 1L, "not a check-in: bad", "{\"x\":1}"));
+  }
+
+  @Test
+  void everyColumnOfTheWrittenTablesIsWrittenFromTheColumnTables() {
+    Map<String, Upsert<?>> written = Map.of(
+        "devices", Tables.DEVICES,
+        "device_counts", Tables.DEVICE_COUNTS,
+        "update_hourly", Tables.UPDATE_HOURLY,
+        "update_failures", Tables.UPDATE_FAILURES,
+        "update_receipts", Tables.UPDATE_RECEIPTS,
+        "ingest_rejects", Tables.INGEST_REJECTS);
+    // columns no batch sends: set from the existing row on conflict, or by a DEFAULT
+    Map<String, Set<String>> notSent = Map.of(
+        "devices", Set.of("prev_update_id", "prev_platform", "prev_channel", "prev_source"),
+        "ingest_rejects", Set.of("rejected_at"));
+    for (Map.Entry<String, Upsert<?>> e : written.entrySet()) {
+      Set<String> expected = new TreeSet<>(notSent.getOrDefault(e.getKey(), Set.of()));
+      for (Upsert.Column<?> c : e.getValue().columns()) {
+        expected.add(c.name());
+      }
+      Set<String> inDb = new HashSet<>();
+      for (List<Object> r : db.rows("SELECT column_name FROM information_schema.columns"
+          + " WHERE table_schema = current_schema() AND table_name = ?", e.getKey())) {
+        inDb.add((String) r.get(0));
+      }
+      assertThat(new TreeSet<>(inDb))
+          .as("columns of %s in the migrated schema vs the lines of its column table (Tables)", e.getKey())
+          .isEqualTo(expected);
+    }
+  }
+}

@@ -1,0 +1,470 @@
+package dev.updraft.ingester;
+
+import dev.updraft.common.Settings;
+import dev.updraft.embedded.EmbeddedKafka;
+import dev.updraft.embedded.EmbeddedPostgresServer;
+import dev.updraft.events.CheckIn;
+import dev.updraft.events.CheckInCodec;
+import dev.updraft.events.Topics;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Ingest benchmark (a main, not a test): a real Kafka (KRaft, in this JVM) and a real PostgreSQL 17
+ * (its own process, {@code durable=false}: fsync, synchronous_commit and full_page_writes off), both on
+ * 127.0.0.1, and one ingester.
+ *
+ * <ol>
+ *   <li><b>Full speed</b>: the topic is filled with {@code --prefill} check-ins first (the producer does
+ *       not compete for the CPU), then the ingester starts and drains it; the rate is check-ins
+ *       committed to PostgreSQL per second, sampled every 5 s.
+ *   <li><b>Fixed rate</b>: a producer sends {@code --rate} check-ins per second for {@code --seconds}
+ *       seconds, each stamped with its send time; end-to-end lag is the commit time of the batch that
+ *       holds a check-in minus that stamp, for every check-in (p50, p99, max), plus the largest lag in
+ *       records the ingester reported.
+ * </ol>
+ *
+ * <p>Flags: {@code --prefill 2000000 --devices 500000 --rate 10000 --seconds 60 --partitions 4
+ * --ingest-batch-size 10000 --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>}. Results are printed; see {@code docs/benchmarks/ingest.md}.
+ */
+final class IngestBenchmark {
+  private IngestBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    quietLogging();
+    Settings s = Settings.parse(args, Map.of());
+    int prefill = s.integer("prefill", 2_000_000, 0, 100_000_000);
+    int devices = s.integer("devices", 500_000, 1, 100_000_000);
+    int rate = s.integer("rate", 10_000, 1, 1_000_000);
+    int seconds = s.integer("seconds", 60, 1, 3_600);
+    int partitions = s.integer("partitions", 4, 1, 64);
+    int batchSize = s.integer("ingest-batch-size", IngesterConfig.DEFAULT_BATCH_SIZE, 1, 100_000);
+    int instances = s.integer("instances", 1, 1, 16);
+    int consumers = s.integer("ingest-consumers", IngesterConfig.DEFAULT_CONSUMERS, 1, 64);
+    String sharedBuffers = s.string("shared-buffers", "1GB");
+    Path dir = s.path("dir", Files.createTempDirectory("updraft-ingest-bench"));
+
+    System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
+        System.getProperty("java.vm.name"), System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
+    System.out.printf(Locale.ROOT, "settings: prefill=%d devices=%d rate=%d/s seconds=%d partitions=%d batch=%d instances=%d"
+        + " consumers per instance=%d shared_buffers=%s dir=%s%n", prefill, devices, rate, seconds, partitions, batchSize,
+        instances, consumers, sharedBuffers, dir);
+    System.out.println("load average at start: " + Files.readString(Path.of("/proc/loadavg")).trim());
+
+    EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0, 0);
+    EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0, false);
+    Vertx vertx = Vertx.vertx();
+    try {
+      pg.createDatabase("bench");
+      // PostgreSQL's defaults are sized for a laptop: give it the memory a telemetry database would get
+      TestDb admin = new TestDb("127.0.0.1", pg.port(), "postgres", EmbeddedPostgresServer.USER);
+      admin.execute("ALTER SYSTEM SET shared_buffers = '" + sharedBuffers + "'");
+      admin.execute("ALTER SYSTEM SET max_wal_size = '8GB'");
+      pg.stop();
+      pg.restart();
+      String topic = Topics.telemetry("bench.");
+      TestKafka.createTopic(kafka.bootstrapServers(), topic, partitions);
+      Fleet fleet = new Fleet(devices, 1);
+      TestDb db = new TestDb("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER);
+
+      // ---- full speed ----
+      long t0 = System.nanoTime();
+      try (KafkaProducer<byte[], byte[]> producer = producer(kafka.bootstrapServers())) {
+        long at = System.currentTimeMillis();
+        for (int i = 0; i < prefill; i++) {
+          send(producer, topic, fleet.next(at + i / 50));
+        }
+        producer.flush();
+      }
+      double produceSeconds = (System.nanoTime() - t0) / 1e9;
+      System.out.printf(Locale.ROOT, "prefill: %d check-ins produced in %.1f s (%.0f/s)%n", prefill, produceSeconds,
+          prefill / produceSeconds);
+
+      LatencyRecorder latencies = new LatencyRecorder();
+      IngesterConfig config =
+          IngesterConfig.from(
+              Settings.of(
+                  Map.of(
+                      "kafka-bootstrap", kafka.bootstrapServers(),
+                      "topic-prefix", "bench.",
+                      "postgres-url", TestDb.postgresUrl("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER),
+                      "ingest-batch-size", String.valueOf(batchSize),
+                      "ingest-consumers", String.valueOf(consumers),
+                      "metrics-port", "0"),
+                  Map.of()));
+      List<TelemetryIngester> all = new ArrayList<>();
+      long[] cpu0 = cpuTicks(dir.resolve("pg"));
+      Map<String, Long> threads0 = threadCpu();
+      for (int k = 0; k < instances; k++) {
+        all.add(TelemetryIngester.start(vertx, config, IngestLoop.Hook.NONE, latencies).toCompletionStage().toCompletableFuture()
+            .get(120, TimeUnit.SECONDS));
+      }
+      Instances ingester = new Instances(all);
+      try {
+        long start = System.nanoTime();
+        List<Double> samples = new ArrayList<>();
+        long last = 0;
+        long lastT = start;
+        long at10 = 0;
+        long at90 = 0;
+        long c10 = 0;
+        long c90 = 0;
+        int ticks = 0;
+        while (true) {
+          long c = counter(ingester);
+          long now = System.nanoTime();
+          if (at10 == 0 && c >= prefill / 10) {
+            at10 = now;
+            c10 = c;
+          }
+          if (at90 == 0 && c >= prefill * 9L / 10) {
+            at90 = now;
+            c90 = c;
+          }
+          if (c >= prefill) {
+            break;
+          }
+          Thread.sleep(1_000);
+          if (++ticks % 5 == 0) {
+            long n = counter(ingester);
+            long t = System.nanoTime();
+            double r = (n - last) / ((t - lastT) / 1e9);
+            samples.add(r);
+            System.out.printf(Locale.ROOT, "  full speed: %,d committed, %.0f/s over the last %.1f s, lag %,d%n", n, r,
+                (t - lastT) / 1e9, (long) ingester.lag());
+            last = n;
+            lastT = t;
+          }
+        }
+        double drain = (System.nanoTime() - start) / 1e9;
+        double sustained = (c90 - c10) / ((at90 - at10) / 1e9);
+        long[] cpu1 = cpuTicks(dir.resolve("pg"));
+        System.out.printf(Locale.ROOT, "CPU during full speed: this JVM (Kafka broker, ingester) %.1f s = %.1f us per check-in;"
+            + " PostgreSQL processes %.1f s = %.1f us per check-in; wall %.1f s on 2 cores%n",
+            (cpu1[0] - cpu0[0]) / 100.0, (cpu1[0] - cpu0[0]) * 10_000.0 / prefill, (cpu1[1] - cpu0[1]) / 100.0,
+            (cpu1[1] - cpu0[1]) * 10_000.0 / prefill, drain);
+        long others = (cpu1[2] - cpu0[2]) - (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1]);
+        System.out.printf(Locale.ROOT, "  machine busy %.0f %% of 2 cores; other tenants' processes used %.1f s (%.0f %% of a core)%n",
+            (cpu1[2] - cpu0[2]) / (drain * 2) , others / 100.0, others / drain);
+        Map<String, Long> threads1 = threadCpu();
+        StringBuilder byThread = new StringBuilder();
+        long javaThreads = 0;
+        for (Map.Entry<String, Long> e : threads1.entrySet()) {
+          long d = e.getValue() - threads0.getOrDefault(e.getKey(), 0L);
+          javaThreads += d;
+          if (d > 200_000_000L) {
+            byThread.append(String.format(Locale.ROOT, " %s=%.1fs", e.getKey(), d / 1e9));
+          }
+        }
+        System.out.printf(Locale.ROOT, "  JVM CPU by thread group:%s; not in Java threads (GC, JIT) %.1f s%n", byThread,
+            (cpu1[0] - cpu0[0]) / 100.0 - javaThreads / 1e9);
+        System.out.printf(Locale.ROOT, "full speed: %d check-ins into PostgreSQL in %.1f s = %.0f/s from ingester start;"
+            + " sustained (10%% to 90%% of the backlog) %.0f/s; 5 s samples: %s%n", prefill, drain, prefill / drain, sustained,
+            format(samples));
+        report(ingester, db, "after full speed");
+
+        // ---- fixed rate ----
+        latencies.reset(true);
+        long before = counter(ingester);
+        long maxLag = 0;
+        AtomicLong sent = new AtomicLong();
+        Thread producerThread = new Thread(() -> paced(kafka.bootstrapServers(), topic, fleet, rate, seconds, sent), "bench-producer");
+        long f0 = System.nanoTime();
+        producerThread.start();
+        while (producerThread.isAlive()) {
+          Thread.sleep(250);
+          maxLag = Math.max(maxLag, (long) ingester.lag());
+        }
+        double produced = (System.nanoTime() - f0) / 1e9;
+        long target = before + sent.get();
+        while (counter(ingester) < target) {
+          Thread.sleep(100);
+        }
+        latencies.reset(false);
+        System.out.printf(Locale.ROOT, "fixed rate: %d check-ins sent in %.1f s (%.0f/s); end-to-end lag (edge stamp -> commit):"
+            + " %s; largest lag reported %d records%n", sent.get(), produced, sent.get() / produced, latencies.summary(),
+            maxLag);
+        report(ingester, db, "after fixed rate");
+      } finally {
+        for (TelemetryIngester i : all) {
+          i.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      kafka.close();
+      pg.close();
+      deleteTree(dir);
+    }
+  }
+
+  /** Several ingesters of one group, read as one. */
+  record Instances(List<TelemetryIngester> all) {
+    double sum(String counter) {
+      double s = 0;
+      for (TelemetryIngester i : all) {
+        s += i.registry().get(counter).counter().count();
+      }
+      return s;
+    }
+
+    double lag() {
+      double s = 0;
+      for (TelemetryIngester i : all) {
+        s += i.registry().get("updraft.ingest.lag").gauge().value();
+      }
+      return s;
+    }
+  }
+
+  /** INFO for ours, WARN for Kafka and the embedded servers, whatever logback configuration is on the path. */
+  private static void quietLogging() {
+    var context = (ch.qos.logback.classic.LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+    context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.INFO);
+    for (String noisy : new String[] {"org.apache.kafka", "kafka", "state.change.logger", "io.zonky", "io.netty"}) {
+      context.getLogger(noisy).setLevel(ch.qos.logback.classic.Level.WARN);
+    }
+  }
+
+  private static long counter(Instances i) {
+    return (long) i.sum("updraft.ingest.records");
+  }
+
+  private static void report(Instances in, TestDb db, String when) {
+    long batches = 0;
+    double records = 0;
+    double maxBatch = 0;
+    double pgTotal = 0;
+    double pgMax = 0;
+    for (TelemetryIngester i : in.all()) {
+      var b = i.registry().get("updraft.ingest.batch.size").summary();
+      var t = i.registry().get("updraft.ingest.pg.time").timer();
+      batches += b.count();
+      records += b.totalAmount();
+      maxBatch = Math.max(maxBatch, b.max());
+      pgTotal += t.totalTime(TimeUnit.MILLISECONDS);
+      pgMax = Math.max(pgMax, t.max(TimeUnit.MILLISECONDS));
+    }
+    System.out.printf(Locale.ROOT,
+        "  %s: batches=%d mean batch=%.0f records (max %.0f); PostgreSQL time per batch mean %.1f ms (max in the last"
+            + " minute %.1f ms); device rows written=%.0f; devices in registry=%d; decode errors=%.0f%n",
+        when, batches, records / Math.max(1, batches), maxBatch, pgTotal / Math.max(1, batches), pgMax,
+        in.sum("updraft.ingest.device.rows"), db.scalar("SELECT count(*) FROM devices"),
+        in.sum("updraft.ingest.decode.errors"));
+  }
+
+  /**
+   * CPU clock ticks (1/100 s) of this JVM, of every PostgreSQL process of the server in {@code pgData}, and
+   * of the whole machine (busy, all processes).
+   */
+  private static long[] cpuTicks(Path pgData) throws IOException {
+    long self = ticks(Files.readString(Path.of("/proc/self/stat")));
+    long postmaster = Long.parseLong(Files.readAllLines(pgData.resolve("postmaster.pid")).get(0).trim());
+    long pg = 0;
+    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+      for (Path p : (Iterable<Path>) procs::iterator) {
+        String name = p.getFileName().toString();
+        if (!name.chars().allMatch(Character::isDigit)) {
+          continue;
+        }
+        try {
+          String stat = Files.readString(p.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          if (Long.parseLong(name) == postmaster || Long.parseLong(f[1]) == postmaster) {
+            pg += ticks(stat);
+          }
+        } catch (IOException | RuntimeException gone) {
+          // the process ended meanwhile
+        }
+      }
+    }
+    String[] all = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+    long busy = 0;
+    for (int i = 1; i <= 8 && i < all.length; i++) {
+      if (i != 4 && i != 5) { // not idle, not iowait
+        busy += Long.parseLong(all[i]);
+      }
+    }
+    return new long[] {self, pg, busy};
+  }
+
+  /** CPU nanoseconds per thread-name group (digits stripped) of this JVM's live threads. */
+  private static Map<String, Long> threadCpu() {
+    var mx = java.lang.management.ManagementFactory.getThreadMXBean();
+    Map<String, Long> m = new java.util.TreeMap<>();
+    for (long id : mx.getAllThreadIds()) {
+      var info = mx.getThreadInfo(id);
+      long t = mx.getThreadCpuTime(id);
+      if (info != null && t > 0) {
+        m.merge(info.getThreadName().replaceAll("[0-9]+", "#"), t, Long::sum);
+      }
+    }
+    return m;
+  }
+
+  private static long ticks(String stat) {
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+  }
+
+  private static String format(List<Double> samples) {
+    StringBuilder sb = new StringBuilder("[");
+    for (double d : samples) {
+      sb.append(sb.length() > 1 ? ", " : "").append(String.format(Locale.ROOT, "%.0f", d));
+    }
+    return sb.append(']').toString();
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    return new KafkaProducer<>(p);
+  }
+
+  private static void send(KafkaProducer<byte[], byte[]> producer, String topic, CheckIn c) {
+    byte[] key = c.clientId() == null ? null : c.clientId().getBytes(StandardCharsets.UTF_8);
+    producer.send(new ProducerRecord<>(topic, key, CheckInCodec.encode(c)));
+  }
+
+  /** Sends {@code rate} check-ins per second, in 10 ms slices, each stamped with the time it is sent. */
+  private static void paced(String bootstrap, String topic, Fleet fleet, int rate, int seconds, AtomicLong sent) {
+    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
+      long start = System.nanoTime();
+      long total = (long) rate * seconds;
+      long n = 0;
+      while (n < total) {
+        long due = Math.min(total, (System.nanoTime() - start) * rate / 1_000_000_000L);
+        long now = System.currentTimeMillis();
+        while (n < due) {
+          send(producer, topic, fleet.next(now));
+          n++;
+        }
+        sent.set(n);
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+      producer.flush();
+    }
+  }
+
+  /** Check-ins from a fleet of devices: realistic mixes of platforms, channels, outcomes and failures. */
+  static final class Fleet {
+    private final String[] clients;
+    private final Random rnd;
+    private long seq;
+
+    Fleet(int devices, long seed) {
+      rnd = new Random(seed);
+      clients = new String[devices];
+      for (int i = 0; i < devices; i++) {
+        clients[i] = new UUID(rnd.nextLong(), rnd.nextLong()).toString();
+      }
+    }
+
+    CheckIn next(long at) {
+      int d = rnd.nextInt(clients.length);
+      String client = rnd.nextInt(100) == 0 ? null : clients[d];
+      String platform = (d & 1) == 0 ? "ios" : "android";
+      int ch = d % 20;
+      String channel = ch < 14 ? "production" : ch < 19 ? "staging" : null;
+      String embedded = CheckInScenario.embedded(platform);
+      String latest = CheckInScenario.u2(platform);
+      int r = rnd.nextInt(100);
+      String current = r < 30 ? embedded : r < 90 ? latest : CheckInScenario.u1(platform);
+      boolean serve = !latest.equals(current) && rnd.nextInt(100) < 60;
+      List<String> failed = rnd.nextInt(100) < 3 ? List.of(latest) : List.of();
+      return CheckIn.builder()
+          .checkInId("b-" + (seq++))
+          .appId("bench-app")
+          .platform(platform)
+          .runtimeVersion("1.0.0")
+          .channel(channel)
+          .clientId(client)
+          .currentUpdateId(current)
+          .embeddedUpdateId(embedded)
+          .failedUpdateIds(failed)
+          .outcome(serve ? CheckIn.OUTCOME_UPDATE : CheckIn.OUTCOME_NO_UPDATE)
+          .reason(serve ? CheckIn.REASON_NEW_UPDATE : CheckIn.REASON_ALREADY_LATEST)
+          .branch(channel == null ? "main" : channel)
+          .inBranchRollout(rnd.nextInt(10) == 0)
+          .rolloutBucket(serve ? rnd.nextInt(10_000) : null)
+          .servedUpdateId(serve ? latest : null)
+          .servedGroupId(serve ? "group-u2" : null)
+          .fatalError(rnd.nextInt(500) == 0 ? "Error: boom" : null)
+          .atEpochMillis(at)
+          .edgeId("edge-" + (d % 3))
+          .build();
+    }
+  }
+
+  /** Every committed check-in's end-to-end lag, in milliseconds. */
+  static final class LatencyRecorder implements IngestLoop.CommitListener {
+    private long[] values = new long[1 << 20];
+    private int n;
+    private volatile boolean recording;
+
+    synchronized void reset(boolean record) {
+      if (record) {
+        n = 0;
+      }
+      recording = record;
+    }
+
+    @Override
+    public synchronized void committed(long commitMillis, long[] checkInTimes) {
+      if (!recording) {
+        return;
+      }
+      if (n + checkInTimes.length > values.length) {
+        values = Arrays.copyOf(values, Math.max(values.length * 2, n + checkInTimes.length));
+      }
+      for (long t : checkInTimes) {
+        values[n++] = commitMillis - t;
+      }
+    }
+
+    synchronized String summary() {
+      if (n == 0) {
+        return "no samples";
+      }
+      long[] v = Arrays.copyOf(values, n);
+      Arrays.sort(v);
+      return String.format(Locale.ROOT, "n=%d p50=%d ms p90=%d ms p99=%d ms max=%d ms", n, v[n / 2], v[(int) (n * 0.9)],
+          v[(int) Math.min(n - 1, n * 0.99)], v[n - 1]);
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package dev.updraft.ingester;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class IngesterConfigTest {
+
+  @Test
+  void usesTheDocumentedDefaultsWhenNothingIsGiven() {
+    IngesterConfig c = IngesterConfig.from(Settings.of(Map.of(), Map.of()));
+    assertThat(c.kafkaBootstrap()).isEqualTo("127.0.0.1:9092");
+    assertThat(c.topic()).isEqualTo("updraft.telemetry");
+    assertThat(c.postgresUrl()).isEqualTo("postgresql://postgres@127.0.0.1:5432/updraft");
+    assertThat(c.consumerGroup()).isEqualTo("updraft-ingester");
+    assertThat(c.metricsPort()).isEqualTo(9400);
+    assertThat(c.batchSize()).isEqualTo(10_000);
+    assertThat(c.batchWait()).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.consumers()).isEqualTo(2);
+    assertThat(c.pgConnectOptions().getDatabase()).isEqualTo("updraft");
+    assertThat(c.pgConnectOptions().getPort()).isEqualTo(5432);
+  }
+
+  @Test
+  void readsFlagsBeforeEnvironmentVariables() {
+    IngesterConfig c =
+        IngesterConfig.from(
+            Settings.of(
+                Map.of("topic-prefix", "staging.", "ingest-batch-wait", "250ms", "metrics-port", "0"),
+                Map.of("UPDRAFT_TOPIC_PREFIX", "ignored.", "UPDRAFT_INGEST_BATCH_SIZE", "500",
+                    "UPDRAFT_CONSUMER_GROUP", "ingest-b")));
+    assertThat(c.topic()).isEqualTo("staging.updraft.telemetry");
+    assertThat(c.batchSize()).isEqualTo(500);
+    assertThat(c.batchWait()).isEqualTo(Duration.ofMillis(250));
+    assertThat(c.consumerGroup()).isEqualTo("ingest-b");
+    assertThat(c.metricsPort()).isZero();
+  }
+
+  @Test
+  void rejectsAnUnknownFlagByName() {
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-batch-sise", "10"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ingest-batch-sise");
+  }
+
+  @Test
+  void rejectsValuesOutOfRangeNamingTheFlag() {
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-batch-size", "0"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ingest-batch-size");
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-batch-wait", "2m"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ingest-batch-wait");
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-consumers", "0"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ingest-consumers");
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("postgres-url", "mysql://db/x"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--postgres-url");
+  }
+
+  @Test
+  void neverShowsThePostgresPassword() {
+    IngesterConfig c =
+        IngesterConfig.from(Settings.of(Map.of("postgres-url", "postgresql://ingest:s3cret@db:5432/updraft"), Map.of()));
+    assertThat(c.pgConnectOptions().getPassword()).isEqualTo("s3cret");
+    assertThat(c.toString()).doesNotContain("s3cret").contains("postgresql://ingest:***@db:5432/updraft");
+  }
+}
