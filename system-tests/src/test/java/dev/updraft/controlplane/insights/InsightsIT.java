@@ -21,6 +21,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Insights over twelve hand-built check-ins put through Kafka and the ingester. Every expected number is
  * worked out by hand in the comments from the list below.
+ *
+ * <p>It lives in system-tests, in the insights package (to reach its package-private types), because it
+ * runs the control plane's insights against the real ingester: control-plane does not depend on the ingester,
+ * not even in its tests.
  */
 @ExtendWith(RealInfrastructure.class)
 class InsightsIT {

@@ -20,6 +20,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The automatic-revert guard against real rows: devices are served an update, some report it failed.
  * Guard used throughout: more than 10 % failing among at least 20 devices served within the last hour.
+ *
+ * <p>It lives in system-tests, in the insights package (to reach its package-private types), because it
+ * runs the control plane's insights against the real ingester: control-plane does not depend on the ingester,
+ * not even in its tests.
  */
 @ExtendWith(RealInfrastructure.class)
 class RolloutGuardEvaluatorIT {
