@@ -180,6 +180,12 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
       refuse(req, t0, 404, pvOut, d.reason(), v0Message(d, r, platform), r, d);
       return;
     }
+    answer(req, t0, pvOut, r, app, format, d);
+  }
+
+  /** Writes the decided answer in the negotiated format (or the refusal when that format cannot carry it). */
+  private void answer(HttpServerRequest req, long t0, AsciiString pvOut, DeviceRequest r, AppImage app, int format,
+      Decision d) {
     Prepared p = d.prepared();
     Buffer body;
     AsciiString type;
@@ -201,7 +207,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
       }
     }
     if (body == null) {
-      refuse(req, t0, 400, pvOut, "update-not-signed", "the answer for app " + ErrorBody.shown(appId) + " ("
+      refuse(req, t0, 400, pvOut, "update-not-signed", "the answer for app " + ErrorBody.shown(r.appId) + " ("
           + (p.entryId() == null ? "noUpdateAvailable" : "entry " + p.entryId()) + ") has no signature for key "
           + ErrorBody.shown(app.keyId()) + ": republish it or renew its manifests", r, d);
       return;
