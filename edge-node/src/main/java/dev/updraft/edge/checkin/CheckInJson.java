@@ -85,15 +85,11 @@ final class CheckInJson {
           continue;
         }
         b[at++] = '\\';
-        switch (ch) {
-          case '"': b[at++] = '"'; break;
-          case '\\': b[at++] = '\\'; break;
-          case '\b': b[at++] = 'b'; break;
-          case '\f': b[at++] = 'f'; break;
-          case '\n': b[at++] = 'n'; break;
-          case '\r': b[at++] = 'r'; break;
-          case '\t': b[at++] = 't'; break;
-          default: at = unicodeEscape(b, at, ch);
+        byte shortForm = shortEscape(ch);
+        if (shortForm != 0) {
+          b[at++] = shortForm;
+        } else {
+          at = unicodeEscape(b, at, ch);
         }
       } else if (ch < 0x800) {
         b[at++] = (byte) (0xc0 | (ch >> 6));
@@ -109,6 +105,20 @@ final class CheckInJson {
     }
     b[at++] = '"';
     len = at;
+  }
+
+  /** The letter of a two-character JSON escape (n for a newline, and so on), or 0 when {@code ch} needs a u escape. */
+  private static byte shortEscape(char ch) {
+    return switch (ch) {
+      case '"' -> (byte) '"';
+      case '\\' -> (byte) '\\';
+      case '\b' -> (byte) 'b';
+      case '\f' -> (byte) 'f';
+      case '\n' -> (byte) 'n';
+      case '\r' -> (byte) 'r';
+      case '\t' -> (byte) 't';
+      default -> 0;
+    };
   }
 
   /** Writes {@code uXXXX} (the backslash is already written). */
