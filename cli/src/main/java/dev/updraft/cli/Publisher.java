@@ -3,6 +3,7 @@ package dev.updraft.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.common.ContentTypes;
 import dev.updraft.common.Settings;
 import java.io.IOException;
 import java.io.InputStream;
@@ -188,12 +189,12 @@ final class Publisher {
       if (bundle == null || !bundle.isTextual()) {
         throw new CliException("metadata.json: fileMetadata." + p + ".bundle is missing");
       }
-      types.put(bundle.asText(), "application/javascript");
+      types.put(bundle.asText(), ContentTypes.JAVASCRIPT);
       JsonNode assets = e.get("assets");
       if (assets != null && assets.isArray()) {
         for (JsonNode asset : assets) {
           String ext = asset.path("ext").asText("");
-          types.putIfAbsent(asset.path("path").asText(""), mime(ext));
+          types.putIfAbsent(asset.path("path").asText(""), ContentTypes.of(ext));
         }
       }
     }
@@ -330,26 +331,6 @@ final class Publisher {
       throw new CliException(p + " not found: " + what);
     } catch (IOException e) {
       throw new CliException("cannot read " + p + " (" + what + "): " + e.getMessage());
-    }
-  }
-
-  static String mime(String ext) {
-    switch (ext.toLowerCase(Locale.ROOT).replaceFirst("^\\.", "")) {
-      case "png": return "image/png";
-      case "jpg": case "jpeg": return "image/jpeg";
-      case "gif": return "image/gif";
-      case "webp": return "image/webp";
-      case "svg": return "image/svg+xml";
-      case "ttf": return "font/ttf";
-      case "otf": return "font/otf";
-      case "woff": return "font/woff";
-      case "woff2": return "font/woff2";
-      case "json": return "application/json";
-      case "mp3": return "audio/mpeg";
-      case "wav": return "audio/wav";
-      case "mp4": return "video/mp4";
-      case "js": case "hbc": return "application/javascript";
-      default: return "application/octet-stream";
     }
   }
 }

@@ -1,9 +1,14 @@
-package dev.updraft.controlplane.render;
+package dev.updraft.common;
 
 import java.util.Locale;
 import java.util.Map;
 
-/** MIME types by file extension, for manifest {@code contentType} and the local asset route. */
+/**
+ * The one extension → content-type table: the CLI sends it with each uploaded asset, the control plane
+ * renders it as a manifest asset's {@code contentType} and serves it on the local asset route. Bundles
+ * ({@code js}, {@code hbc}) are {@code application/javascript}, the type expo-updates expects for a
+ * launch asset; an unknown extension is {@code application/octet-stream}. Immutable, thread-safe.
+ */
 public final class ContentTypes {
   public static final String JAVASCRIPT = "application/javascript";
   public static final String OCTET_STREAM = "application/octet-stream";
