@@ -1,8 +1,8 @@
 package dev.updraft.load.report;
 
 import static dev.updraft.load.report.Numbers.ms;
-import static dev.updraft.load.report.Numbers.round6;
 import static dev.updraft.load.report.Numbers.round;
+import static dev.updraft.load.report.Numbers.round6;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

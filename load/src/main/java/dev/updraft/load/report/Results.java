@@ -3,8 +3,8 @@ package dev.updraft.load.report;
 import static dev.updraft.load.report.Numbers.dropped;
 import static dev.updraft.load.report.Numbers.latency;
 import static dev.updraft.load.report.Numbers.ms;
-import static dev.updraft.load.report.Numbers.round6;
 import static dev.updraft.load.report.Numbers.round;
+import static dev.updraft.load.report.Numbers.round6;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

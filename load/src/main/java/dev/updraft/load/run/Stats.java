@@ -2,8 +2,8 @@ package dev.updraft.load.run;
 
 import dev.updraft.load.check.ErrorKind;
 import dev.updraft.load.traffic.Profile;
-import dev.updraft.load.traffic.Windows.Window;
 import dev.updraft.load.traffic.Windows;
+import dev.updraft.load.traffic.Windows.Window;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.HdrHistogram.Histogram;
