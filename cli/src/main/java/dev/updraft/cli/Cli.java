@@ -46,6 +46,11 @@ public final class Cli {
       help |= leaf.isUsageHelpRequested();
     }
     CommandLine command = leaf.commandSpec().commandLine();
+    if (help && !leaf.unmatched().isEmpty()) {
+      // picocli lets --help through an unknown command or flag; name it rather than show another command's help
+      ParseErrors.Refusal r = ParseErrors.of(new CommandLine.UnmatchedArgumentException(command, leaf.unmatched()), args);
+      return usageError(r.message(), r.suggested() ? null : command, err);
+    }
     if (help) {
       usage(command, out);
       return 0;

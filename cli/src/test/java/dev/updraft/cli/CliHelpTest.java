@@ -76,6 +76,11 @@ class CliHelpTest {
     assertThat(run("frobnicate")).isEqualTo(2);
     assertThat(err()).doesNotContain("did you mean").contains("unknown command 'frobnicate'");
     assertThat(err().lines()).hasSize(1);
+    // --help does not hide a mistyped command or flag
+    assertThat(run("frobnicate", "--help")).isEqualTo(2);
+    assertThat(err()).contains("unknown command 'frobnicate'");
+    assertThat(run("publish", "--rollout-percent", "5", "--help")).isEqualTo(2);
+    assertThat(err()).contains("did you mean --rollout-percentage?");
   }
 
   @Test

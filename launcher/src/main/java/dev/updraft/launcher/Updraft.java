@@ -6,6 +6,7 @@ import dev.updraft.load.LoadCommand;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 
 /** Entry point of {@code ./updraft}. */
 public final class Updraft {
@@ -30,6 +31,9 @@ public final class Updraft {
           "publisher commands (talk to a control plane):",
           Cli.synopsis());
 
+  /** The commands the launcher runs itself; every other one is the publisher CLI's. */
+  static final Set<String> SERVER_AND_LOAD_COMMANDS = Set.of("dev", "control-plane", "edge", "ingest", "load");
+
   public static void main(String[] args) {
     int status = run(args, System.getenv(), System.out, System.err);
     if (status != Integer.MIN_VALUE) {
@@ -47,8 +51,11 @@ public final class Updraft {
       return args.length == 0 ? 2 : 0;
     }
     if (args[0].equals("help")) {
-      // help COMMAND: that command's own --help
+      // help COMMAND: a server's or the load generator's own --help; the publisher CLI's help command
       String[] asked = Arrays.copyOfRange(args, 1, args.length);
+      if (!SERVER_AND_LOAD_COMMANDS.contains(asked[0])) {
+        return Cli.run(args, env, out, err);
+      }
       String[] withHelp = Arrays.copyOf(asked, asked.length + 1);
       withHelp[asked.length] = "--help";
       return run(withHelp, env, out, err);
