@@ -3,7 +3,7 @@ package dev.updraft.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.updraft.common.Settings;
+import dev.updraft.common.ContentTypes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -44,28 +43,62 @@ final class Publisher {
   /** A file named by metadata.json. */
   record LocalFile(String path, Path file, String sha256, long size, String contentType) {}
 
-  JsonNode publish(Args a) throws CliException {
-    String app = a.required("app");
-    String branch = a.required("branch");
-    String runtime = a.required("runtime-version");
-    Path dist = Path.of(a.required("dist"));
-    List<String> platforms = platforms(a.get("platform"));
-    String message = a.get("message");
-    String commit = a.get("git-commit");
-    Integer pct = a.integer("rollout-percentage");
-    ObjectNode guard = guard(a);
-    String expoConfigFlag = a.get("expo-config");
-    String idempotencyKey = a.get("idempotency-key");
-    a.rejectUnused("publish");
-    if (guard != null && pct == null) {
-      throw CliException.usage("--guard-* needs --rollout-percentage");
-    }
+  /** What to publish: the flags of {@code updraft publish}, checked. Nullable: runtimeVersion (then expoConfig.json settles it) and the optional ones. */
+  record Request(String app, String branch, String runtimeVersion, Path dist, List<String> platforms, String message, String gitCommit,
+      Integer rolloutPercentage, ObjectNode guard, Path expoConfig, String idempotencyKey) {}
 
+  /** Hashes, uploads what the server lacks, publishes; returns the group the server answered with. */
+  JsonNode publish(Request r) throws CliException {
+    Path dist = r.dist();
     JsonNode metadata = readJson(dist.resolve("metadata.json"), "metadata.json (is --dist the folder `npx expo export` wrote?)");
     JsonNode fm = metadata.get("fileMetadata");
     if (fm == null || !fm.isObject()) {
       throw new CliException(dist.resolve("metadata.json") + " has no fileMetadata; is --dist the folder `npx expo export` wrote?");
     }
+    List<String> chosen = chosen(fm, r.platforms());
+    Map<String, LocalFile> files = files(dist, fm, chosen);
+    Path configFile = r.expoConfig() != null ? r.expoConfig() : dist.resolve("expoConfig.json");
+    ObjectNode expoConfig = expoConfig(configFile, r.expoConfig() != null);
+    String runtime = RuntimeVersions.settle(r.runtimeVersion(), expoConfig, configFile, chosen, err);
+
+    upload(r.app(), files);
+
+    ObjectNode body = Api.JSON.createObjectNode();
+    body.put("branch", r.branch());
+    body.put("runtimeVersion", runtime);
+    if (r.platforms() != null) {
+      ArrayNode ps = body.putArray("platforms");
+      chosen.forEach(ps::add);
+    }
+    if (r.message() != null) {
+      body.put("message", r.message());
+    }
+    if (r.gitCommit() != null) {
+      body.put("gitCommitHash", r.gitCommit());
+    }
+    body.set("metadata", metadata);
+    ObjectNode fs = body.putObject("files");
+    for (LocalFile f : files.values()) {
+      ObjectNode n = fs.putObject(f.path());
+      n.put("sha256", f.sha256());
+      n.put("size", f.size());
+    }
+    if (expoConfig != null) {
+      body.set("expoConfig", expoConfig);
+    }
+    if (r.rolloutPercentage() != null) {
+      body.put("rolloutPercentage", r.rolloutPercentage());
+    }
+    if (r.guard() != null) {
+      body.set("rolloutGuard", r.guard());
+    }
+    String key = r.idempotencyKey() != null ? r.idempotencyKey() : "cli-" + UUID.randomUUID();
+    body.put("idempotencyKey", key);
+    return api.postRetrying(Session.app(r.app()) + "/updates", body, Map.of("Idempotency-Key", key));
+  }
+
+  /** The platforms of the export to publish: those asked for (each must be in the export), else every one in it. */
+  private static List<String> chosen(JsonNode fm, List<String> platforms) throws CliException {
     List<String> chosen = new ArrayList<>();
     for (String p : PLATFORMS) {
       if (fm.has(p) && (platforms == null || platforms.contains(p))) {
@@ -82,52 +115,19 @@ final class Publisher {
     if (chosen.isEmpty()) {
       throw new CliException("metadata.json has no ios or android bundle");
     }
-    Map<String, LocalFile> files = files(dist, fm, chosen);
+    return chosen;
+  }
 
-    ObjectNode expoConfig = null;
-    Path configFile = expoConfigFlag != null ? Path.of(expoConfigFlag) : dist.resolve("expoConfig.json");
-    if (expoConfigFlag != null || Files.exists(configFile)) {
-      JsonNode c = readJson(configFile, "the public app config");
-      if (!c.isObject()) {
-        throw new CliException(configFile + " must be a JSON object (npx expo config --type public --json)");
-      }
-      expoConfig = (ObjectNode) c;
+  /** The public app config: the file given, or the export's expoConfig.json when it exists; null without one. */
+  private static ObjectNode expoConfig(Path configFile, boolean given) throws CliException {
+    if (!given && !Files.exists(configFile)) {
+      return null;
     }
-
-    upload(app, files);
-
-    ObjectNode body = Api.JSON.createObjectNode();
-    body.put("branch", branch);
-    body.put("runtimeVersion", runtime);
-    if (platforms != null) {
-      ArrayNode ps = body.putArray("platforms");
-      chosen.forEach(ps::add);
+    JsonNode c = readJson(configFile, "the public app config");
+    if (!c.isObject()) {
+      throw new CliException(configFile + " must be a JSON object (npx expo config --type public --json)");
     }
-    if (message != null) {
-      body.put("message", message);
-    }
-    if (commit != null) {
-      body.put("gitCommitHash", commit);
-    }
-    body.set("metadata", metadata);
-    ObjectNode fs = body.putObject("files");
-    for (LocalFile f : files.values()) {
-      ObjectNode n = fs.putObject(f.path());
-      n.put("sha256", f.sha256());
-      n.put("size", f.size());
-    }
-    if (expoConfig != null) {
-      body.set("expoConfig", expoConfig);
-    }
-    if (pct != null) {
-      body.put("rolloutPercentage", pct);
-    }
-    if (guard != null) {
-      body.set("rolloutGuard", guard);
-    }
-    String key = idempotencyKey != null ? idempotencyKey : "cli-" + UUID.randomUUID();
-    body.put("idempotencyKey", key);
-    return api.postRetrying("/v1/apps/" + Api.enc(app) + "/updates", body, Map.of("Idempotency-Key", key));
+    return (ObjectNode) c;
   }
 
   static List<String> platforms(String flag) throws CliException {
@@ -147,32 +147,6 @@ final class Publisher {
     return out;
   }
 
-  static ObjectNode guard(Args a) throws CliException {
-    String rate = a.get("guard-max-failure-rate");
-    String min = a.get("guard-min-devices");
-    String window = a.get("guard-window");
-    if (rate == null && min == null && window == null) {
-      return null;
-    }
-    if (rate == null || min == null || window == null) {
-      throw CliException.usage("give all of --guard-max-failure-rate, --guard-min-devices and --guard-window");
-    }
-    ObjectNode g = Api.JSON.createObjectNode();
-    try {
-      g.put("maxFailureRatePercent", Double.parseDouble(rate));
-      g.put("minDevices", Integer.parseInt(min));
-    } catch (NumberFormatException e) {
-      throw CliException.usage("--guard-max-failure-rate and --guard-min-devices must be numbers");
-    }
-    try {
-      Duration d = Settings.parseDuration(window);
-      g.put("windowSeconds", d.toSeconds());
-    } catch (IllegalArgumentException e) {
-      throw CliException.usage("--guard-window must be a duration like 30m or 2h: got '" + window + "'");
-    }
-    return g;
-  }
-
   private Map<String, LocalFile> files(Path dist, JsonNode fm, List<String> chosen) throws CliException {
     Path root = dist.toAbsolutePath().normalize();
     Path realRoot;
@@ -188,12 +162,12 @@ final class Publisher {
       if (bundle == null || !bundle.isTextual()) {
         throw new CliException("metadata.json: fileMetadata." + p + ".bundle is missing");
       }
-      types.put(bundle.asText(), "application/javascript");
+      types.put(bundle.asText(), ContentTypes.JAVASCRIPT);
       JsonNode assets = e.get("assets");
       if (assets != null && assets.isArray()) {
         for (JsonNode asset : assets) {
           String ext = asset.path("ext").asText("");
-          types.putIfAbsent(asset.path("path").asText(""), mime(ext));
+          types.putIfAbsent(asset.path("path").asText(""), ContentTypes.of(ext));
         }
       }
     }
@@ -330,26 +304,6 @@ final class Publisher {
       throw new CliException(p + " not found: " + what);
     } catch (IOException e) {
       throw new CliException("cannot read " + p + " (" + what + "): " + e.getMessage());
-    }
-  }
-
-  static String mime(String ext) {
-    switch (ext.toLowerCase(Locale.ROOT).replaceFirst("^\\.", "")) {
-      case "png": return "image/png";
-      case "jpg": case "jpeg": return "image/jpeg";
-      case "gif": return "image/gif";
-      case "webp": return "image/webp";
-      case "svg": return "image/svg+xml";
-      case "ttf": return "font/ttf";
-      case "otf": return "font/otf";
-      case "woff": return "font/woff";
-      case "woff2": return "font/woff2";
-      case "json": return "application/json";
-      case "mp3": return "audio/mpeg";
-      case "wav": return "audio/wav";
-      case "mp4": return "video/mp4";
-      case "js": case "hbc": return "application/javascript";
-      default: return "application/octet-stream";
     }
   }
 }

@@ -173,4 +173,45 @@ class PublishRetryTest {
     assertThat(publish("--no-progress")).as(err.toString(StandardCharsets.UTF_8)).isZero();
     assertThat(publishKeys).hasSize(1);
   }
+
+  int publishWithoutRuntimeVersion(Path dist, String... extra) {
+    List<String> args = new ArrayList<>(List.of(
+        "publish", "--app", "demo", "--branch", "production", "--dist", dist.toString(),
+        "--server", "http://127.0.0.1:" + server.getAddress().getPort(), "--token", "t"));
+    args.addAll(List.of(extra));
+    return Cli.run(args.toArray(new String[0]), Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), ms -> {}, false);
+  }
+
+  @Test
+  void takesTheRuntimeVersionFromTheExportsExpoConfig() throws Exception {
+    assertThat(publishWithoutRuntimeVersion(Fixtures.update1())).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(publishBodies.get(0).get("runtimeVersion").asText()).isEqualTo("1.0.0");
+  }
+
+  @Test
+  void refusesBeforeUploadingWhenThePlatformsRuntimeVersionsDiffer(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path dist = dir.resolve("dist");
+    try (var files = Files.walk(Fixtures.update1())) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Path t = dist.resolve(Fixtures.update1().relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(t);
+        } else {
+          Files.copy(f, t);
+        }
+      }
+    }
+    Files.writeString(dist.resolve("expoConfig.json"),
+        "{\"version\":\"1.2.0\",\"runtimeVersion\":{\"policy\":\"nativeVersion\"},\"ios\":{\"buildNumber\":\"3\"},\"android\":{\"versionCode\":7}}");
+    assertThat(publishWithoutRuntimeVersion(dist)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("gives android 1.2.0(7) and ios 1.2.0(3)");
+    assertThat(err.toString(StandardCharsets.UTF_8).strip().lines()).hasSize(1);
+    assertThat(uploads).as("nothing uploaded").isEmpty();
+    assertThat(publishKeys).isEmpty();
+    // one platform at a time is one runtime version
+    err.reset();
+    assertThat(publishWithoutRuntimeVersion(dist, "--platform", "android")).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(publishBodies.get(0).get("runtimeVersion").asText()).isEqualTo("1.2.0(7)");
+    assertThat(publishBodies.get(0).get("platforms").toString()).isEqualTo("[\"android\"]");
+  }
 }

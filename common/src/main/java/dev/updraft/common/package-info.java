@@ -1,2 +1,5 @@
-/** Configuration plumbing shared by every Updraft service; no dependencies beyond the JDK. */
+/**
+ * Plumbing shared by every Updraft module: typed configuration from flags and environment variables, and
+ * the extension → content-type table; no dependencies beyond the JDK.
+ */
 package dev.updraft.common;

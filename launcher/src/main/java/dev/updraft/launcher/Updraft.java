@@ -6,6 +6,7 @@ import dev.updraft.load.LoadCommand;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 
 /** Entry point of {@code ./updraft}. */
 public final class Updraft {
@@ -22,13 +23,16 @@ public final class Updraft {
           "  edge           an edge node alone",
           "  ingest         a telemetry ingester alone",
           "",
-          "publisher commands (talk to a control plane; --server URL --token T or UPDRAFT_SERVER, UPDRAFT_TOKEN):",
-          "  apps, keys, tokens, publish, rollback, rollout, channel, branches, updates, audit, insights, devices",
-          "",
           "load generator:",
-          "  load run|replay|baseline|report",
+          "  load run|replay|baseline|report|events",
           "",
-          "'updraft <command> --help' tells more.");
+          "'updraft <command> --help' or 'updraft help <command>' tells more.",
+          "",
+          "publisher commands (talk to a control plane):",
+          Cli.synopsis());
+
+  /** The commands the launcher runs itself; every other one is the publisher CLI's. */
+  static final Set<String> SERVER_AND_LOAD_COMMANDS = Set.of("dev", "control-plane", "edge", "ingest", "load");
 
   public static void main(String[] args) {
     int status = run(args, System.getenv(), System.out, System.err);
@@ -42,9 +46,19 @@ public final class Updraft {
    * keeps running until the process is signalled.
    */
   static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
-    if (args.length == 0 || args[0].equals("help") || args[0].equals("--help") || args[0].equals("-h")) {
+    if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || (args[0].equals("help") && args.length == 1)) {
       out.println(USAGE);
       return args.length == 0 ? 2 : 0;
+    }
+    if (args[0].equals("help")) {
+      // help COMMAND: a server's or the load generator's own --help; the publisher CLI's help command
+      String[] asked = Arrays.copyOfRange(args, 1, args.length);
+      if (!SERVER_AND_LOAD_COMMANDS.contains(asked[0])) {
+        return Cli.run(args, env, out, err);
+      }
+      String[] withHelp = Arrays.copyOf(asked, asked.length + 1);
+      withHelp[asked.length] = "--help";
+      return run(withHelp, env, out, err);
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     try {

@@ -4,6 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
+import dev.updraft.load.baseline.BaselineServer;
+import dev.updraft.load.events.EventLogGenerator;
+import dev.updraft.load.report.HtmlReport;
+import dev.updraft.load.report.Summary;
+import dev.updraft.load.run.LoadRun;
+import dev.updraft.load.run.RunConfig;
+import dev.updraft.load.run.Timeseries;
+import dev.updraft.load.traffic.Profiles;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.BufferedReader;
@@ -134,7 +142,7 @@ public final class LoadCommand {
     LoadRun base = null;
     if (c.baseline()) {
       Path capture = c.outDir().resolve(c.name() + "-capture.json");
-      Summary.JSON.writeValue(capture.toFile(), BaselineServer.captureJson(target.discovered));
+      Summary.JSON.writeValue(capture.toFile(), BaselineServer.captureJson(target.discovered()));
       base = runBaseline(c, capture, out);
     }
     return finish(c, target, base, args, "run", out, err);
@@ -181,8 +189,9 @@ public final class LoadCommand {
       String url = "http://127.0.0.1:" + port;
       out.println("updraft load run: baseline server pid " + p.pid() + " at " + url + ", profile " + c.baselineProfile().name());
       LoadRun base = new LoadRun(c.forBaseline(), "baseline", out);
-      base.baselinePids = new java.util.LinkedHashMap<>(Map.of("baseline", p.pid()));
-      base.baselinePids.put("generator", ProcessHandle.current().pid());
+      Map<String, Long> pids = new java.util.LinkedHashMap<>(Map.of("baseline", p.pid()));
+      pids.put("generator", ProcessHandle.current().pid());
+      base.sampleProcesses(pids);
       base.execute(List.of(url));
       return base;
     } finally {
@@ -198,10 +207,10 @@ public final class LoadCommand {
       throws IOException {
     ObjectNode summary = Summary.build(target, base, Arrays.asList(args), command);
     Timeseries all = new Timeseries();
-    all.addAll(target.ts.rows());
+    all.addAll(target.timeseries().rows());
     if (base != null) {
       List<Timeseries.Row> rows = new ArrayList<>();
-      for (Timeseries.Row r : base.ts.rows()) {
+      for (Timeseries.Row r : base.timeseries().rows()) {
         rows.add(new Timeseries.Row(r.t(), "baseline-" + r.source(), r.metric(), r.scenario(), r.value()));
       }
       all.addAll(rows);

@@ -3,6 +3,10 @@ package dev.updraft.load;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.load.baseline.BaselineServer;
+import dev.updraft.load.check.ResponseCheck;
+import dev.updraft.load.report.Summary;
+import dev.updraft.load.run.Timeseries;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.updraft.events.Decoded;
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventPayload;
+import dev.updraft.load.check.ResponseCheck;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

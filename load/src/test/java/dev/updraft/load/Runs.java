@@ -1,6 +1,7 @@
 package dev.updraft.load;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.load.report.Summary;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -11,16 +12,17 @@ import java.util.List;
 import java.util.Map;
 
 /** Runs {@link LoadCommand} in the test JVM and reads back what it wrote. */
-final class Runs {
-  record Outcome(int exit, String out, String err, JsonNode summary, Path dir, String name) {
-    Path file(String suffix) {
+/** Runs a load command into a folder and reads its result files back (shared by the tests of every package). */
+public final class Runs {
+  public record Outcome(int exit, String out, String err, JsonNode summary, Path dir, String name) {
+    public Path file(String suffix) {
       return dir.resolve(name + suffix);
     }
   }
 
   private Runs() {}
 
-  static Outcome run(Path dir, String name, String... args) throws Exception {
+  public static Outcome run(Path dir, String name, String... args) throws Exception {
     List<String> all = new ArrayList<>(Arrays.asList(args));
     if (all.isEmpty() || all.get(0).startsWith("--")) {
       all.add(0, "run");

@@ -1,5 +1,7 @@
 package dev.updraft.load;
 
+import dev.updraft.load.check.ResponseCheck;
+import dev.updraft.load.fleet.Fleet;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
@@ -20,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * update (manifest when the device runs another, {@code noUpdateAvailable} otherwise), a trigger route
  * that publishes a new update, asset bytes, and knobs to be slow, hold responses, or fail. Loopback only.
  */
-final class TestEdge implements AutoCloseable {
+public final class TestEdge implements AutoCloseable {
   static final String BOUNDARY = "edgeboundary";
   static final String DISCOVERY_ID = Fleet.nameUuid(42, "discovery").toString();
   static final String WARMUP_ID = Fleet.nameUuid(42, "warmup").toString();
@@ -48,13 +50,13 @@ final class TestEdge implements AutoCloseable {
   final HttpServer server;
   final int port;
 
-  TestEdge() throws Exception {
+  public TestEdge() throws Exception {
     publish();
     server = vertx.createHttpServer().requestHandler(this::handle).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
     port = server.actualPort();
   }
 
-  String url() {
+  public String url() {
     return "http://127.0.0.1:" + port;
   }
 
@@ -140,7 +142,7 @@ final class TestEdge implements AutoCloseable {
           + "\r\n{\"type\":\"noUpdateAvailable\"}";
     } else {
       String manifest = "{\"id\":\"" + u[0] + "\",\"createdAt\":\"" + u[1] + "\",\"runtimeVersion\":\"" + h.get("expo-runtime-version")
-          + "\",\"launchAsset\":{\"hash\":\"" + Lane.sha256Base64Url(ASSET) + "\",\"key\":\"bundle-" + u[0]
+          + "\",\"launchAsset\":{\"hash\":\"" + ResponseCheck.sha256Base64Url(ASSET) + "\",\"key\":\"bundle-" + u[0]
           + "\",\"contentType\":\"application/javascript\",\"url\":\"" + url() + "/assets/bundle-" + u[0] + "\"},\"assets\":[],\"metadata\":{},\"extra\":{}}";
       part = "content-type: application/json\r\ncontent-disposition: inline; name=\"manifest\"\r\n" + sig(h) + "\r\n" + manifest;
     }

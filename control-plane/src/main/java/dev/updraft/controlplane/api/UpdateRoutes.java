@@ -16,7 +16,7 @@ import dev.updraft.controlplane.commands.Requests.RepublishRequest;
 import dev.updraft.controlplane.commands.UpdateCommands;
 import dev.updraft.controlplane.commands.Validate;
 import dev.updraft.controlplane.render.AssetRef;
-import dev.updraft.controlplane.render.ContentTypes;
+import dev.updraft.common.ContentTypes;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.storage.StoredAsset;

@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.storage;
 
-import dev.updraft.controlplane.render.ContentTypes;
+import dev.updraft.common.ContentTypes;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;

@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.storage;
 
-import dev.updraft.controlplane.render.ContentTypes;
+import dev.updraft.common.ContentTypes;
 import dev.updraft.controlplane.render.UrlSource;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,0 +1,71 @@
+package dev.updraft.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code updraft publish}: an {@code expo export} folder becomes one update group (see {@link Publisher}). */
+@Command(name = "publish", sortOptions = false, footer = {Root.RUNTIME_NOTE, Root.EXIT_STATUS},
+    description = {
+      "Upload what the server lacks from an `npx expo export` folder and publish one update group (one update per platform).",
+      "A failed publish is retried with the same idempotency key, so it never publishes twice."
+    })
+final class PublishCommand implements Action {
+  @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, order = 1, description = "the app")
+  String app;
+
+  @Option(names = "--branch", paramLabel = "B", required = true, converter = Values.Text.class, order = 2,
+      description = "the branch (a channel that was never mapped serves the branch of its name)")
+  String branch;
+
+  @Option(names = "--dist", paramLabel = "DIR", required = true, converter = Values.Text.class, order = 3,
+      description = "the folder `npx expo export` wrote (with metadata.json)")
+  String dist;
+
+  @Option(names = "--runtime-version", paramLabel = "R", converter = Values.Text.class, order = 4,
+      description = "the runtime version of the builds that may run it; default: what expoConfig.json settles (a literal runtimeVersion, "
+          + "or the appVersion or nativeVersion policy)")
+  String runtimeVersion;
+
+  @Option(names = "--platform", paramLabel = "ios|android|all", order = 5, description = "publish only these platforms (comma-separated; default all in the export)")
+  String platform;
+
+  @Option(names = "--message", paramLabel = "M", order = 6, description = "what changed")
+  String message;
+
+  @Option(names = "--git-commit", paramLabel = "H", order = 7, description = "the commit it was built from")
+  String gitCommit;
+
+  @Option(names = "--expo-config", paramLabel = "FILE", order = 8,
+      description = "the public app config (default DIR/expoConfig.json, when present: npx expo config --type public --json)")
+  String expoConfig;
+
+  @Option(names = "--rollout-percentage", paramLabel = "P", converter = Values.WholeNumber.class, order = 9,
+      description = "start as a rollout to P %% of devices (the others keep the previous update)")
+  Integer rolloutPercentage;
+
+  @Mixin GuardOptions guard = new GuardOptions();
+
+  @Option(names = "--idempotency-key", paramLabel = "K", order = 60, description = "the key of this publish (default a new one)")
+  String idempotencyKey;
+
+  @Option(names = "--no-progress", order = 61, description = "no upload progress on stderr (it is drawn only on a terminal anyway)")
+  boolean noProgress;
+
+  @Override
+  public void run(Session s) throws CliException {
+    ObjectNode g = guard.toJson();
+    if (g != null && rolloutPercentage == null) {
+      throw CliException.usage("--guard-* needs --rollout-percentage");
+    }
+    Publisher.Request r = new Publisher.Request(app, branch, runtimeVersion, Path.of(dist), Publisher.platforms(platform), message,
+        gitCommit, rolloutPercentage, g, expoConfig == null ? null : Path.of(expoConfig), idempotencyKey);
+    Api api = s.api();
+    JsonNode group = new Publisher(api, s.err, s.terminal && !s.json && !noProgress).publish(r);
+    s.print(group, Session.group(group, group.path("replayed").asBoolean()
+        ? "already published (same idempotency key): group " : "published group "));
+  }
+}

@@ -1,0 +1,123 @@
+package dev.updraft.load.run;
+
+import static dev.updraft.load.run.Lane.ACCEPT;
+import static dev.updraft.load.run.Lane.CHANNEL;
+import static dev.updraft.load.run.Lane.CLIENT_ID;
+import static dev.updraft.load.run.Lane.CURRENT;
+import static dev.updraft.load.run.Lane.EMBEDDED;
+import static dev.updraft.load.run.Lane.ONE;
+import static dev.updraft.load.run.Lane.PLATFORM;
+import static dev.updraft.load.run.Lane.PROTOCOL;
+import static dev.updraft.load.run.Lane.REQUESTED;
+import static dev.updraft.load.run.Lane.RUNTIME;
+
+import dev.updraft.load.check.ErrorKind;
+import dev.updraft.load.check.ResponseCheck;
+import dev.updraft.load.fleet.Fleet;
+import dev.updraft.load.traffic.Arrival;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A lane's launch-asset follow-ups ({@code --assets}): a storm opener that receives a manifest downloads
+ * its launch asset, timed separately, and checks its base64url SHA-256 against the manifest's
+ * {@code hash} ({@code --asset-hash first|always|off}). Confined to the lane's event loop.
+ */
+final class AssetFetch {
+  private final int lane;
+  private final LoadRun run;
+  private final HttpClientAgent client;
+  /** URL → length of the download whose hash was verified ({@code first} mode compares lengths after). */
+  private final Map<String, Integer> verifiedAssets = new HashMap<>();
+  private volatile int assetsInFlight;
+
+  AssetFetch(int lane, LoadRun run, HttpClientAgent client) {
+    this.lane = lane;
+    this.run = run;
+    this.client = client;
+  }
+
+  int inFlight() {
+    return assetsInFlight;
+  }
+
+  /** Downloads the manifest's launch asset for {@code device} and checks it. */
+  void fetch(Arrival a, int device, ResponseCheck.Answer ans) {
+    RunConfig c = run.config;
+    String url = ans.launchUrl();
+    if (c.assetRewriteFrom() != null && url.startsWith(c.assetRewriteFrom())) {
+      url = c.assetRewriteTo() + url.substring(c.assetRewriteFrom().length());
+    }
+    Fleet fleet = run.fleet;
+    Fleet.Key key = fleet.key(device);
+    MultiMap h = HttpHeaders.headers();
+    h.add(ACCEPT, "ios".equals(key.platform()) ? "*/*" : "application/javascript");
+    h.add(PLATFORM, key.platform());
+    h.add(PROTOCOL, ONE);
+    h.add(RUNTIME, key.runtimeVersion());
+    h.add(CHANNEL, key.channel());
+    h.add(CLIENT_ID, fleet.clientIdHeader(device));
+    h.add(CURRENT, fleet.currentUpdateId(device));
+    h.add(EMBEDDED, key.embeddedUpdateId());
+    h.add(REQUESTED, ans.updateId());
+    RequestOptions ro;
+    try {
+      ro = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(url).setHeaders(h).setTimeout(c.timeout().toMillis());
+    } catch (RuntimeException e) {
+      run.stats.error(a.window(), ErrorKind.ASSET_IO);
+      run.samples.note(ErrorKind.ASSET_IO, "bad asset url " + url + ": " + e);
+      return;
+    }
+    long t0 = System.nanoTime();
+    String assetUrl = url;
+    assetsInFlight++;
+    client.request(ro).compose(HttpClientRequest::send).compose(resp -> resp.body().map(b -> {
+      assetDone(a, assetUrl, ans.launchHash(), resp.statusCode(), b, t0);
+      return b;
+    })).onComplete(ar -> {
+      assetsInFlight--;
+      if (ar.failed()) {
+        run.stats.error(a.window(), ErrorKind.ASSET_IO);
+        run.samples.note(ErrorKind.ASSET_IO, assetUrl + ": " + ar.cause());
+      }
+    });
+  }
+
+  private void assetDone(Arrival a, String url, String expectedHash, int status, Buffer body, long t0) {
+    long now = System.nanoTime();
+    run.stats.asset[lane][a.phase()].recordValue(Stats.clampUs(now - t0));
+    run.stats.add(a.window(), Stats.ASSETS);
+    if (status != 200) {
+      run.stats.error(a.window(), ErrorKind.ASSET_STATUS);
+      run.samples.note(ErrorKind.ASSET_STATUS, url + ": status=" + status);
+      return;
+    }
+    String mode = run.config.assetHash();
+    if (expectedHash == null || "off".equals(mode)) {
+      return;
+    }
+    Integer knownLength = verifiedAssets.get(url);
+    if ("first".equals(mode) && knownLength != null) {
+      if (knownLength != body.length()) {
+        run.stats.error(a.window(), ErrorKind.ASSET_HASH);
+        run.samples.note(ErrorKind.ASSET_HASH, url + ": length " + body.length() + " differs from the verified " + knownLength);
+      }
+      return;
+    }
+    String actual = ResponseCheck.sha256Base64Url(body.getBytes());
+    if (!actual.equals(expectedHash)) {
+      run.stats.error(a.window(), ErrorKind.ASSET_HASH);
+      run.samples.note(ErrorKind.ASSET_HASH, url + ": sha256 " + actual + " != manifest hash " + expectedHash);
+    } else {
+      verifiedAssets.put(url, body.length());
+    }
+  }
+
+}

@@ -1,0 +1,56 @@
+package dev.updraft.load.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Prometheus text parsing and /proc sampling. */
+class SamplingTest {
+  static final String TEXT = String.join("\n",
+      "# HELP process_cpu_usage The recent cpu usage for the JVM process",
+      "# TYPE process_cpu_usage gauge",
+      "process_cpu_usage 0.4375",
+      "# TYPE jvm_memory_used_bytes gauge",
+      "jvm_memory_used_bytes{area=\"heap\",id=\"G1 Eden Space\"} 1.048576E7",
+      "jvm_memory_used_bytes{area=\"heap\",id=\"G1 Old Gen\"} 2097152.0",
+      "jvm_memory_used_bytes{area=\"nonheap\",id=\"Metaspace\"} 5.0E7",
+      "updraft_edge_checkins_dropped_total 12 1700000000000",
+      "updraft_edge_checkins_dropped_totalx 99",
+      "jvm_gc_pause_seconds_sum{action=\"end of minor GC\",cause=\"G1 Evacuation Pause\"} 0.25",
+      "jvm_gc_pause_seconds_sum{action=\"end of major GC\",cause=\"System.gc()\"} 0.5",
+      "weird_metric NaN",
+      "");
+
+  @Test
+  void sumsTheSamplesOfAMetricMatchingTheLabelFilter() {
+    assertThat(ServerSampling.value(TEXT, "process_cpu_usage", null)).isEqualTo(0.4375);
+    assertThat(ServerSampling.value(TEXT, "jvm_memory_used_bytes", "area=\"heap\"")).isEqualTo(10485760 + 2097152);
+    assertThat(ServerSampling.value(TEXT, "jvm_memory_used_bytes", null)).isEqualTo(10485760 + 2097152 + 5.0e7);
+    assertThat(ServerSampling.value(TEXT, "updraft_edge_checkins_dropped_total", null)).isEqualTo(12);
+    assertThat(ServerSampling.value(TEXT, "jvm_gc_pause_seconds_sum", null)).isCloseTo(0.75, within(1e-12));
+    assertThat(ServerSampling.value(TEXT, "updraft_ingest_lag_records", null)).isNaN();
+    assertThat(ServerSampling.value(TEXT, "weird_metric", null)).isNaN();
+  }
+
+  @Test
+  void metricNamesAreConfigurable() {
+    List<ServerSampling.MetricSpec> specs = ServerSampling.parseSpecs("heap_bytes=jvm_memory_used_bytes{area=\"heap\",id=\"x\"},lag=my_lag");
+    assertThat(specs).containsExactly(
+        new ServerSampling.MetricSpec("heap_bytes", "jvm_memory_used_bytes", "area=\"heap\",id=\"x\""),
+        new ServerSampling.MetricSpec("lag", "my_lag", null));
+    assertThat(ServerSampling.parseSpecs(ServerSampling.DEFAULT_METRICS)).extracting(ServerSampling.MetricSpec::name)
+        .contains("process_cpu_usage", "jvm_memory_used_bytes", "updraft_edge_checkins_dropped_total", "updraft_ingest_lag_records");
+  }
+
+  @Test
+  void readsCpuSecondsAndRssOfAProcess() {
+    String self = Long.toString(ProcessHandle.current().pid());
+    double cpu = ServerSampling.cpuSeconds(self);
+    assertThat(cpu).isGreaterThan(0);
+    double rssKb = ServerSampling.statusKb(self, "VmRSS");
+    assertThat(rssKb).isGreaterThan(1024);
+    assertThat(ServerSampling.cpuSeconds("999999999")).isNaN();
+  }
+}
