@@ -6,6 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.insights.InsightsExtension;
+import dev.updraft.edge.EdgeConfig;
+import dev.updraft.edge.EdgeNode;
+import dev.updraft.ingester.IngesterConfig;
+import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
@@ -20,8 +25,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,6 +64,11 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * reads adoption charts and a device lookup, and finds its changes in the audit log. Each main page is
  * checked for labelled controls and one heading, and saved to {@code target/screenshots/}.
  *
+ * <p>The insights are real: a real edge answers devices driven through it ({@link Fleet}, requests with
+ * the headers clients send), its check-ins go through Kafka and the real ingester into PostgreSQL, and
+ * the control plane's insights routes read them there. The numbers the pages must show are counted from
+ * what the devices sent. The "not available" path is seen on a second control plane without insights.
+ *
  * <p>Outside CI, skipped with the reason where {@code /usr/bin/chromium} or {@code /usr/bin/chromedriver} is
  * missing (a condition rather than an assumption in {@code @BeforeAll}, so Kafka is not started for
  * nothing); {@code .ci/install-browser.sh} installs both.
@@ -68,15 +80,21 @@ class ConsoleBrowserIT {
   private static final String CHROMIUM = "/usr/bin/chromium";
   private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
   private static final String ADMIN = "console-admin-token-0123456789";
-  private static final String APP = ContractInsights.APP;
+  private static final String APP = "console-demo";
   private static final String BARE_APP = "bare-app";
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
   static Vertx vertx;
   static ControlPlane cp;
+  static ControlPlane bareCp;
+  static EdgeNode edge;
+  static TelemetryIngester ingester;
   static ApiClient api;
   static String base;
+  /** A control plane without the insights routes (its own topics), for the console's "not available" path. */
+  static String bareBase;
+  static String edgeUrl;
   static ChromeDriverService service;
   static WebDriver driver;
   static WebDriverWait wait;
@@ -92,18 +110,37 @@ class ConsoleBrowserIT {
   @BeforeAll
   static void start(Infra infra, @TempDir Path dir) throws Exception {
     vertx = Vertx.vertx();
-    Map<String, String> flags = new HashMap<>();
-    flags.put("kafka-bootstrap", infra.kafkaBootstrap());
-    flags.put("topic-prefix", infra.topicPrefix());
-    flags.put("control-port", "0");
-    flags.put("bind", "127.0.0.1");
-    flags.put("admin-token", ADMIN);
-    flags.put("data-dir", dir.resolve("data").toString());
-    ControlPlaneConfig config = ControlPlaneConfig.from(Settings.of(flags, Map.of()));
-    cp = await(ControlPlane.start(vertx, config, List.of(new ContractInsights())));
+    String postgresUrl = "postgresql://" + infra.pgUser() + (infra.pgPassword().isEmpty() ? "" : ":" + infra.pgPassword())
+        + "@" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database();
+    // the wiring of `updraft control-plane`: the insights extension over the ingester's database
+    Map<String, String> flags = controlFlags(infra.kafkaBootstrap(), infra.topicPrefix(), dir.resolve("data"));
+    flags.put("postgres-url", postgresUrl);
+    Settings settings = Settings.of(flags, Map.of());
+    cp = await(ControlPlane.start(vertx, ControlPlaneConfig.from(settings, InsightsExtension.FLAGS), List.of(InsightsExtension.from(settings))));
     base = "http://127.0.0.1:" + cp.port();
     api = new ApiClient(base, ADMIN);
     api.ok(api.post("/v1/apps", Map.of("appId", BARE_APP)), "create " + BARE_APP);
+    Map<String, String> ed = new HashMap<>();
+    ed.put("kafka-bootstrap", infra.kafkaBootstrap());
+    ed.put("topic-prefix", infra.topicPrefix());
+    ed.put("edge-port", "0");
+    ed.put("bind", "127.0.0.1");
+    ed.put("edge-id", "console-edge");
+    edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, Map.of()))));
+    edgeUrl = "http://127.0.0.1:" + edge.port();
+    Map<String, String> in = new HashMap<>();
+    in.put("kafka-bootstrap", infra.kafkaBootstrap());
+    in.put("topic-prefix", infra.topicPrefix());
+    in.put("postgres-url", postgresUrl);
+    in.put("consumer-group", infra.topicPrefix() + "ingester");
+    in.put("metrics-port", "0");
+    ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, Map.of()))));
+    until("the edge is ready", () -> edge.ready());
+
+    bareCp = await(ControlPlane.start(vertx, ControlPlaneConfig.from(Settings.of(
+        controlFlags(infra.kafkaBootstrap(), infra.topicPrefix() + "bare.", dir.resolve("bare")), Map.of()))));
+    bareBase = "http://127.0.0.1:" + bareCp.port();
+    new ApiClient(bareBase, ADMIN).ok(new ApiClient(bareBase, ADMIN).post("/v1/apps", Map.of("appId", BARE_APP)), "create " + BARE_APP + " without insights");
 
     Files.createDirectories(SCREENSHOTS);
     // Debian's driver and browser only: with both paths given, Selenium Manager is never asked to find or fetch one
@@ -133,6 +170,15 @@ class ConsoleBrowserIT {
         service.stop();
       }
     } finally {
+      if (ingester != null) {
+        await(ingester.close());
+      }
+      if (edge != null) {
+        await(edge.close());
+      }
+      if (bareCp != null) {
+        await(bareCp.close());
+      }
       if (cp != null) {
         await(cp.close());
       }
@@ -140,6 +186,17 @@ class ConsoleBrowserIT {
         await(vertx.close());
       }
     }
+  }
+
+  private static Map<String, String> controlFlags(String kafka, String prefix, Path dataDir) {
+    Map<String, String> flags = new HashMap<>();
+    flags.put("kafka-bootstrap", kafka);
+    flags.put("topic-prefix", prefix);
+    flags.put("control-port", "0");
+    flags.put("bind", "127.0.0.1");
+    flags.put("admin-token", ADMIN);
+    flags.put("data-dir", dataDir.toString());
+    return flags;
   }
 
   @Test
@@ -184,6 +241,16 @@ class ConsoleBrowserIT {
         api.publish(APP, Fixtures.update2(), "production", "1.0.0", Map.of("message", "Faster start-up", "gitCommitHash", "e4f5a6b", "rolloutPercentage", 10));
     String g1 = first.get("groupId").asText();
     String g2 = second.get("groupId").asText();
+    String g2ios = Fleet.updateId(second, "ios");
+
+    // devices check in through the edge; their check-ins reach PostgreSQL through Kafka and the ingester
+    until("the edge has every event", () -> metric(edgeUrl, "updraft_edge_events_applied_total") == metric(base, "updraft_control_events_appended_total"));
+    Fleet fleet = new Fleet(edgeUrl, APP);
+    Fleet.Expected fx = fleet.drive(first, second);
+    until("the insights hold every check-in of the fleet", () -> {
+      JsonNode c = api.get("/v1/apps/" + APP + "/insights/channels/" + Fleet.CHANNEL).json();
+      return c != null && c.path("devices").asInt() == fx.devices() && c.path("launches7d").asInt() == fleet.sent();
+    });
 
     // channel: map production to branch production with 20% on beta, then raise the share on its page
     driver.findElement(By.id("map-channel")).sendKeys("production");
@@ -205,9 +272,14 @@ class ConsoleBrowserIT {
     waitForText(By.id("channel-mapping"), "35% of devices");
     assertThat(channel("production").path("rollout").path("percentage").asInt()).isEqualTo(35);
     assertThat(channel("production").path("rollout").path("rolloutId").asText()).as("same second branch keeps the bucketing").isEqualTo(bucketing);
-    // adoption on the channel (insights contract): 30 of 40 devices over the air = 75%
-    assertThat(chartSummary("chart-channel-source")).contains("over-the-air update: 30 (75%)", "embedded bundle: 8 (20%)", "unknown: 2 (5%)");
-    assertThat(chartSummary("chart-channel-updates")).contains("ios 0b6c2f0e: 45% (18 devices)");
+    // adoption on the channel, as the fleet's devices reported it (13 of 25 over the air = 52%, ...)
+    assertThat(chartSummary("chart-channel-source")).contains(
+        "over-the-air update: " + fx.ota() + " (" + percent(100.0 * fx.ota() / fx.devices()) + ")",
+        "embedded bundle: " + fx.embedded() + " (" + percent(100.0 * fx.embedded() / fx.devices()) + ")",
+        "unknown: " + fx.unknown() + " (" + percent(100.0 * fx.unknown() / fx.devices()) + ")");
+    assertThat(chartSummary("chart-channel-updates")).contains(
+        "ios " + g2ios.substring(0, 8) + ": " + percent(100.0 * fx.onNew()[0] / fx.devices()) + " (" + fx.onNew()[0] + " devices)",
+        "ios " + Fleet.EMBEDDED_ID[0].substring(0, 8) + ": " + percent(100.0 * fx.onEmbedded()[0] / fx.devices()) + " (" + fx.onEmbedded()[0] + " devices)");
     page("04-channel");
 
     driver.findElement(By.linkText("Channels")).click();
@@ -262,13 +334,27 @@ class ConsoleBrowserIT {
     assertThat(driver.findElement(By.id("republish-" + g1 + "-error")).getText()).contains("rollout-in-progress");
     page("06-branch");
 
-    // the update page: everything about the group and its adoption charts (insights contract numbers)
+    // the update page: everything about the group and its adoption charts (the fleet's numbers)
     driver.findElement(By.linkText("Faster start-up")).click();
     waitForHeading("Faster start-up");
-    assertThat(chartSummary("chart-devices")).contains("ios: 40 of 118 received", "android: 25 of 60 received", "all platforms: 65 of 178 received");
-    assertThat(chartSummary("chart-failures")).contains("ios: 4.2% (5 failed)", "android: 1.7% (1 failed)", "guard 2.5%");
-    assertThat(chartSummary("chart-launches")).contains("ios: last 24 h 120, last 7 days 610");
-    assertThat(driver.findElement(By.id("insights-table")).getText()).contains("118", "610", "4.2%");
+    assertThat(chartSummary("chart-devices")).contains(
+        "ios: " + fx.devicesNow()[0] + " of " + fx.received()[0] + " received",
+        "android: " + fx.devicesNow()[1] + " of " + fx.received()[1] + " received",
+        "all platforms: " + fx.total(fx.devicesNow()) + " of " + fx.total(fx.received()) + " received");
+    // every device that reported the update failed had been served it: the rate is failed among received
+    assertThat(chartSummary("chart-failures")).contains(
+        "ios: " + percent(100.0 * fx.failed()[0] / fx.received()[0]) + " (" + fx.failed()[0] + " failed)",
+        "android: " + percent(100.0 * fx.failed()[1] / fx.received()[1]) + " (" + fx.failed()[1] + " failed)",
+        "all platforms: " + percent(100.0 * fx.total(fx.failed()) / fx.total(fx.received())) + " (" + fx.total(fx.failed()) + " failed)",
+        "guard 2.5%");
+    assertThat(chartSummary("chart-launches")).contains("ios: last 24 h " + fx.launches()[0] + ", last 7 days " + fx.launches()[0]);
+    for (int p = 0; p < 2; p++) {
+      // devices now, launches 24 h and 7 days, failure reports 24 h and 7 days, received, failed, rate
+      assertThat(insightsRow(Fleet.PLATFORMS[p])).as("the %s row of the numbers table", Fleet.PLATFORMS[p]).containsExactly(
+          Integer.toString(fx.devicesNow()[p]), Integer.toString(fx.launches()[p]), Integer.toString(fx.launches()[p]),
+          Integer.toString(fx.failureReports()[p]), Integer.toString(fx.failureReports()[p]), Integer.toString(fx.received()[p]),
+          Integer.toString(fx.failed()[p]), percent(100.0 * fx.failed()[p] / fx.received()[p]));
+    }
     // the exact bodies devices get, one per platform
     List<WebElement> bodies = driver.findElements(By.cssSelector("main details pre"));
     assertThat(bodies).hasSize(2);
@@ -286,15 +372,19 @@ class ConsoleBrowserIT {
     // device lookup: the explanation of what the device was served, and the server's message for an unknown one
     driver.findElement(By.linkText("Device lookup")).click();
     waitForHeading("Device lookup");
-    driver.findElement(By.id("device-id")).sendKeys(ContractInsights.DEVICE, Keys.ENTER);
-    waitForText(By.id("device-explanation"), ContractInsights.DEVICE_EXPLANATION_PREFIX);
+    // the device is one of the fleet's served the new update inside the 10% rollout (its bucket computed from its client id)
+    driver.findElement(By.id("device-id")).sendKeys(fx.lookup(), Keys.ENTER);
+    waitForText(By.id("device-explanation"),
+        "channel \"production\" → branch \"production\" → rollout bucket " + fx.lookupBucket() + " → update " + g2ios);
     assertThat(driver.findElement(By.id("device-explanation")).getText()).contains("(group " + g2 + ")");
-    assertThat(driver.findElement(By.id("device-served")).getText()).contains("newUpdate", "417");
+    assertThat(driver.findElement(By.id("device-served")).getText()).contains("new-update", Integer.toString(fx.lookupBucket()));
     page("08-device");
     WebElement id = driver.findElement(By.id("device-id"));
     id.clear();
     id.sendKeys("unknown-device", Keys.ENTER);
-    waitForText(By.id("device-error"), "no device unknown-device has checked in for app " + APP);
+    String unknown = api.get("/v1/apps/" + APP + "/devices/unknown-device").errorMessage();
+    assertThat(unknown).contains("unknown-device");
+    waitForText(By.id("device-error"), unknown);
 
     // roll back to the first release: republish it from its card on the branch page
     driver.get(base + "/console/#/apps/" + APP + "/branches/production");
@@ -360,6 +450,8 @@ class ConsoleBrowserIT {
     assertThat(auditRows()).hasSize(12);
     driver.get(base + "/console/#/apps/" + APP + "/audit?limit=5");
     waitForText(By.cssSelector("#audit-table caption"), "Newest entries");
+    // the caption of the 20-entry page said the same: wait for the page of 5
+    wait.until(d -> d.findElements(By.cssSelector("#audit-table tbody tr")).size() == 5);
     assertThat(auditRows()).extracting(r -> r.get("type")).containsExactlyElementsOf(types(rows.subList(0, 5)));
     driver.findElement(By.id("older-entries")).click();
     waitForText(By.cssSelector("#audit-table caption"), "Entries before #8");
@@ -381,10 +473,13 @@ class ConsoleBrowserIT {
   @Test
   @Order(3)
   void insightsPagesSayWhenTheRoutesAreMissing() throws Exception {
-    // ContractInsights steps aside for this app: the router answers its own 404, as without insights
-    driver.get(base + "/console/#/apps/" + BARE_APP + "/devices/some-device");
+    // a control plane without the insights extension: the router answers its own 404
+    driver.get(bareBase + "/console/");
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("token"))).sendKeys(ADMIN, Keys.ENTER);
+    waitForHeading("Apps");
+    driver.get(bareBase + "/console/#/apps/" + BARE_APP + "/devices/some-device");
     waitForText(By.id("device-unavailable"), "not available on this control plane");
-    driver.get(base + "/console/#/apps/" + BARE_APP + "/channels/production");
+    driver.get(bareBase + "/console/#/apps/" + BARE_APP + "/channels/production");
     waitForText(By.id("adoption-unavailable"), "not available on this control plane");
     assertThat(driver.findElement(By.id("channel-mapping")).getText()).contains("is not mapped");
     check("bare-app channel");
@@ -458,16 +553,19 @@ class ConsoleBrowserIT {
     return desc.getAttribute("textContent");
   }
 
+  /** The audit table's rows, read again when the page re-renders while they are read. */
   private static List<Map<String, String>> auditRows() {
-    List<Map<String, String>> out = new ArrayList<>();
-    for (WebElement tr : driver.findElements(By.cssSelector("#audit-table tbody tr"))) {
-      Map<String, String> r = new LinkedHashMap<>();
-      r.put("type", tr.findElement(By.cssSelector("td.event-type")).getText());
-      r.put("actor", tr.findElement(By.cssSelector("td.actor")).getText());
-      r.put("summary", tr.findElement(By.cssSelector("td.summary")).getText());
-      out.add(r);
-    }
-    return out;
+    return wait.until(d -> {
+      List<Map<String, String>> out = new ArrayList<>();
+      for (WebElement tr : d.findElements(By.cssSelector("#audit-table tbody tr"))) {
+        Map<String, String> r = new LinkedHashMap<>();
+        r.put("type", tr.findElement(By.cssSelector("td.event-type")).getText());
+        r.put("actor", tr.findElement(By.cssSelector("td.actor")).getText());
+        r.put("summary", tr.findElement(By.cssSelector("td.summary")).getText());
+        out.add(r);
+      }
+      return out;
+    });
   }
 
   /** Checks the page's accessibility basics, then saves a full-page screenshot. */
@@ -534,6 +632,61 @@ class ConsoleBrowserIT {
       }
     }
     return out;
+  }
+
+  /** The cells of the numbers table's row of {@code platform} after its update id. */
+  private static List<String> insightsRow(String platform) {
+    for (WebElement tr : driver.findElements(By.cssSelector("#insights-table tbody tr"))) {
+      if (tr.findElement(By.tagName("th")).getText().equals(platform)) {
+        List<String> cells = new ArrayList<>();
+        for (WebElement td : tr.findElements(By.tagName("td"))) {
+          cells.add(td.getText());
+        }
+        return cells.subList(1, cells.size());
+      }
+    }
+    throw new AssertionError("no row " + platform + " in the numbers table");
+  }
+
+  /** A share as the console prints it: whole numbers bare, others with one decimal. */
+  private static String percent(double v) {
+    return v == Math.rint(v) ? (long) v + "%" : String.format(Locale.ROOT, "%.1f%%", v);
+  }
+
+  /** One sample of a service's {@code /metrics}; -1 when absent. */
+  private static double metric(String url, String series) {
+    try {
+      String text = java.net.http.HttpClient.newHttpClient()
+          .send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
+          .body();
+      for (String line : text.split("\n")) {
+        if (line.startsWith(series + " ")) {
+          return Double.parseDouble(line.substring(series.length() + 1).trim());
+        }
+      }
+      return -1;
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Polls every 100 ms for up to {@link #WAIT}. */
+  private static void until(String what, BooleanSupplier done) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + WAIT.toSeconds() + " s: " + what);
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
   }
 
   private static <T> T await(Future<T> f) throws Exception {

@@ -2,6 +2,7 @@ package dev.updraft.controlplane.commands;
 
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.log.LogWriteException;
+import dev.updraft.controlplane.log.Settlement;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.StateFold;
@@ -40,13 +41,18 @@ import org.slf4j.LoggerFactory;
  * consistent image and the writer's own answers reflect its write.
  *
  * <p>Failure handling: when another instance fences this one, every later command is refused with 503
- * {@code fenced} and {@link #health()} turns {@link Health#FENCED}; when a commit's outcome is unknown
- * the instance stops writing ({@link Health#BROKEN}) because only a replay can tell what happened (a
- * restart replays; an idempotency key makes the publisher's retry safe).
+ * {@code fenced} and {@link #health()} turns {@link Health#FENCED}. When a commit's outcome is unknown
+ * the instance stops writing and finds out what it can ({@link EventLog#settle}): whether the write was
+ * committed (then it is answered as a success) and whether another instance took over (then this one is
+ * {@link Health#FENCED}, and a write that was not committed is refused as fenced, "nothing was written").
+ * When another instance did not take over, or that stays unknown, it is {@link Health#BROKEN}: a restart
+ * replays, and an idempotency key makes the publisher's retry safe.
  */
 public final class CommandProcessor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CommandProcessor.class);
   private static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(30);
+  /** How long a write whose commit outcome is unknown may wait for the log and the coordinator to tell. */
+  private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(15);
 
   /** Whether this instance may write. */
   public enum Health {
@@ -180,8 +186,7 @@ public final class CommandProcessor implements AutoCloseable {
   private <T> T run(Decision<T> decision) {
     switch (health) {
       case FENCED:
-        throw new CommandException(
-            503, "fenced", "this control plane instance was replaced by a newer one (" + healthReason + "); nothing was written; retry: your request reaches the active instance");
+        throw fencedRefusal(healthReason);
       case BROKEN:
         throw new CommandException(
             503, "unavailable", "this control plane instance stopped writing (" + healthReason + "); it must be restarted");
@@ -208,7 +213,10 @@ public final class CommandProcessor implements AutoCloseable {
     try {
       written = log.append(envelopes);
     } catch (LogWriteException e) {
-      throw refuse(e);
+      if (e.kind() != LogWriteException.Kind.UNCERTAIN) {
+        throw refuse(e);
+      }
+      written = settle(e);
     }
     appended.increment(envelopes.size());
     if (afterCommit != null) {
@@ -228,14 +236,53 @@ public final class CommandProcessor implements AutoCloseable {
     return plan.result().apply(state);
   }
 
+  /**
+   * After an append whose commit outcome was unknown: the records when it was committed (the writer has
+   * stopped, {@link Health#FENCED} or {@link Health#BROKEN}, but this write is answered); otherwise the
+   * refusal to throw.
+   */
+  private List<RecordMetadata> settle(LogWriteException uncertain) {
+    Settlement s = log.settle(uncertain, SETTLE_TIMEOUT);
+    return switch (s.outcome()) {
+      case WRITTEN_THEN_FENCED -> {
+        stop(Health.FENCED, s.reason());
+        yield s.records();
+      }
+      case WRITTEN_WRITER_LOST -> {
+        stop(Health.BROKEN, s.reason());
+        yield s.records();
+      }
+      case FENCED_NOTHING_WRITTEN -> {
+        stop(Health.FENCED, s.reason());
+        throw fencedRefusal(s.reason());
+      }
+      case NOTHING_WRITTEN_WRITER_LOST -> {
+        stop(Health.BROKEN, s.reason());
+        throw new CommandException(
+            503, "unavailable", "this control plane instance stopped writing (" + s.reason() + "); nothing was written; retry after it restarts");
+      }
+      case UNKNOWN -> throw refuse(uncertain);
+    };
+  }
+
+  private void stop(Health h, String reason) {
+    health = h;
+    healthReason = reason;
+    LOG.warn("instance stops writing ({}): {}", h.name().toLowerCase(java.util.Locale.ROOT), reason);
+  }
+
+  private static CommandException fencedRefusal(String reason) {
+    return new CommandException(
+        503, "fenced", "this control plane instance was replaced by a newer one (" + reason + "); nothing was written; retry: your request reaches the active instance");
+  }
+
   private CommandException refuse(LogWriteException e) {
     switch (e.kind()) {
       case FENCED:
         health = Health.FENCED;
         healthReason = e.getMessage();
         LOG.warn("fenced: {}", e.getMessage());
-        return new CommandException(
-            503, "fenced", "this control plane instance was replaced by a newer one (" + e.getMessage() + "); nothing was written; retry: your request reaches the active instance");
+        return fencedRefusal(e.getMessage());
       case ABORTED:
         LOG.warn("append aborted: {}", e.getMessage());
         return new CommandException(503, "log-unavailable", "the event log is unavailable (" + e.getMessage() + "); nothing was written; retry");

@@ -5,16 +5,21 @@ import dev.updraft.events.EventEnvelope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -47,6 +52,13 @@ import org.slf4j.LoggerFactory;
  * {@link LogWriteException.Kind#FENCED}. {@code initTransactions} also completes any transaction a
  * predecessor left open, so the replay that follows sees everything that was committed.
  *
+ * <p>When a commit's outcome is unknown (the commit failed without saying it was fenced: Kafka's
+ * coordinator can answer a commit that races a new producer's {@code initTransactions} with an invalid
+ * state instead of "fenced"), {@link #settle} finds out without writing: from the log whether the records
+ * were committed, and from the transaction coordinator ({@code describeTransactions}) whether another
+ * producer took the transactional id, comparing its producer id and epoch with the ones this writer's
+ * transaction had while open (asked before each commit).
+ *
  * <p>Reads use one {@code read_committed} consumer assigned to every partition (no consumer group).
  * State changes only by reading: after a commit the writer reads its own records back
  * ({@link #awaitOwn}) and folds them like any replayed record. It waits for the records' offsets
@@ -55,18 +67,28 @@ import org.slf4j.LoggerFactory;
  */
 public final class EventLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
+  /** How long a new producer may take to retry its InitProducerId after aborting this writer's transaction. */
+  private static final Duration FENCE_GRACE = Duration.ofSeconds(5);
 
   private final String bootstrap;
   private final String topic;
   private final String transactionalId;
+  /** Test seam: runs after an append's records are in the log and before its commit; nullable. */
+  private final Runnable beforeCommit;
   private KafkaProducer<String, byte[]> producer;
+  private Admin coordinator;
   private KafkaConsumer<String, byte[]> consumer;
   private List<TopicPartition> partitions = List.of();
 
   public EventLog(String bootstrap, String eventsTopic, String transactionalId) {
+    this(bootstrap, eventsTopic, transactionalId, null);
+  }
+
+  EventLog(String bootstrap, String eventsTopic, String transactionalId, Runnable beforeCommit) {
     this.bootstrap = bootstrap;
     this.topic = eventsTopic;
     this.transactionalId = transactionalId;
+    this.beforeCommit = beforeCommit;
   }
 
   public String topic() {
@@ -112,7 +134,25 @@ public final class EventLog implements AutoCloseable {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-" + UUID.randomUUID().toString().substring(0, 8));
     producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     producer.initTransactions();
+    Properties a = new Properties();
+    a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    a.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+    a.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+    a.put(AdminClientConfig.CLIENT_ID_CONFIG, transactionalId + "-coordinator-" + UUID.randomUUID().toString().substring(0, 8));
+    coordinator = Admin.create(a);
     LOG.info("event writer ready transactionalId={} topic={}", transactionalId, topic);
+  }
+
+  private Properties readerProperties(String role) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, transactionalId + "-" + role + "-" + UUID.randomUUID().toString().substring(0, 8));
+    return p;
   }
 
   /**
@@ -121,15 +161,7 @@ public final class EventLog implements AutoCloseable {
    * @return the number of records read
    */
   public long replay(Consumer<ConsumerRecord<String, byte[]>> sink, Duration timeout) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, transactionalId + "-reader-" + UUID.randomUUID().toString().substring(0, 8));
-    consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+    consumer = new KafkaConsumer<>(readerProperties("reader"), new StringDeserializer(), new ByteArrayDeserializer());
     long deadline = System.nanoTime() + timeout.toNanos();
     List<PartitionInfo> infos = List.of();
     while (infos.isEmpty()) {
@@ -169,11 +201,15 @@ public final class EventLog implements AutoCloseable {
    * Appends {@code events} atomically (one transaction).
    *
    * @return where each record landed, in order
+   * @throws LogWriteException with {@link LogWriteException.Kind#UNCERTAIN} when the commit's outcome is
+   *     unknown: then call {@link #settle}
    */
   public List<RecordMetadata> append(List<EventEnvelope> events) throws LogWriteException {
     if (producer == null) {
       throw new LogWriteException(LogWriteException.Kind.FENCED, "the event writer is closed", null);
     }
+    List<RecordMetadata> out = new ArrayList<>();
+    TransactionDescription open = null;
     boolean committing = false;
     try {
       producer.beginTransaction();
@@ -181,16 +217,25 @@ public final class EventLog implements AutoCloseable {
       for (EventEnvelope e : events) {
         sent.add(producer.send(new ProducerRecord<>(topic, e.appId(), EventCodec.encode(e))));
       }
+      for (Future<RecordMetadata> f : sent) {
+        out.add(f.get()); // in the log, not committed yet
+      }
+      open = describe();
+      if (open != null && !(open.state() == TransactionState.ONGOING && open.topicPartitions().containsAll(partitions(out)))) {
+        // the coordinator ended this writer's transaction (a new producer's initTransactions aborts it); no commit was sent
+        closeProducerQuietly();
+        throw new LogWriteException(LogWriteException.Kind.FENCED, "another control plane with transactionalId=" + transactionalId
+            + " has taken over the event log: the transaction coordinator ended this writer's transaction before its commit (" + open + ")", null);
+      }
+      if (beforeCommit != null) {
+        beforeCommit.run();
+      }
       committing = true;
       commitWithRetries();
-      List<RecordMetadata> out = new ArrayList<>();
-      for (Future<RecordMetadata> f : sent) {
-        out.add(f.get());
-      }
       return out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "interrupted while appending", e);
+      throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "interrupted while appending", e, attempt(out, open, committing));
     } catch (ExecutionException | KafkaException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
       if (fenced(cause)) {
@@ -201,7 +246,8 @@ public final class EventLog implements AutoCloseable {
             cause);
       }
       if (committing && cause instanceof TimeoutException) {
-        throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "commit timed out: " + cause.getMessage(), cause);
+        throw new LogWriteException(
+            LogWriteException.Kind.UNCERTAIN, "commit timed out: " + cause.getMessage(), cause, attempt(out, open, true));
       }
       try {
         producer.abortTransaction();
@@ -214,10 +260,68 @@ public final class EventLog implements AutoCloseable {
               abortFailure);
         }
         throw new LogWriteException(
-            LogWriteException.Kind.UNCERTAIN, "append failed and could not be aborted: " + cause.getMessage(), cause);
+            LogWriteException.Kind.UNCERTAIN, "append failed and could not be aborted: " + cause.getMessage(), cause,
+            attempt(out, open, committing));
       }
       throw new LogWriteException(LogWriteException.Kind.ABORTED, "append failed, nothing written: " + cause.getMessage(), cause);
     }
+  }
+
+  private static Attempt attempt(List<RecordMetadata> records, TransactionDescription open, boolean commitSent) {
+    return open == null
+        ? new Attempt(records, -1, -1, commitSent)
+        : new Attempt(records, open.producerId(), open.producerEpoch(), commitSent);
+  }
+
+  /**
+   * After {@link #append} failed with {@link LogWriteException.Kind#UNCERTAIN}: finds out, without writing,
+   * whether that append was committed (reading the log) and whether another writer took the transactional
+   * id (asking the transaction coordinator), for up to {@code timeout}. The producer is closed first:
+   * whatever the outcome, this writer cannot write again. Blocking; the command thread only.
+   */
+  public Settlement settle(LogWriteException failure, Duration timeout) {
+    Attempt attempt = failure.attempt();
+    closeProducerQuietly();
+    if (attempt == null) {
+      return new Settlement(Settlement.Outcome.UNKNOWN, List.of(), failure.getMessage());
+    }
+    boolean read = attempt.commitSent() && !attempt.records().isEmpty();
+    try (KafkaConsumer<String, byte[]> reader = read ? new KafkaConsumer<>(readerProperties("settle"), new StringDeserializer(), new ByteArrayDeserializer()) : null) {
+      Settlement s = Settle.settle(
+          attempt,
+          this::describe,
+          () -> read ? CommitCheck.committed(reader, attempt.records()) : (attempt.commitSent() ? null : Boolean.FALSE),
+          timeout,
+          FENCE_GRACE,
+          System::nanoTime,
+          () -> sleepQuietly(100));
+      LOG.warn("settled an append whose commit was unknown: outcome={} reason={} (the failure: {})", s.outcome(), s.reason(), failure.getMessage());
+      return s;
+    }
+  }
+
+  /** The coordinator's description of this writer's transactional id; null when it cannot be had. */
+  private TransactionDescription describe() {
+    if (coordinator == null) {
+      return null;
+    }
+    try {
+      return coordinator.describeTransactions(List.of(transactionalId)).description(transactionalId).get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    } catch (ExecutionException | java.util.concurrent.TimeoutException | KafkaException e) {
+      LOG.debug("cannot describe transactionalId={}: {}", transactionalId, e.toString());
+      return null;
+    }
+  }
+
+  private static Set<TopicPartition> partitions(List<RecordMetadata> records) {
+    Set<TopicPartition> out = new HashSet<>();
+    for (RecordMetadata m : records) {
+      out.add(new TopicPartition(m.topic(), m.partition()));
+    }
+    return out;
   }
 
   private void commitWithRetries() {
@@ -308,6 +412,14 @@ public final class EventLog implements AutoCloseable {
         LOG.warn("closing producer: {}", e.toString());
       }
       producer = null;
+    }
+    if (coordinator != null) {
+      try {
+        coordinator.close(Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        LOG.warn("closing admin client: {}", e.toString());
+      }
+      coordinator = null;
     }
     if (consumer != null) {
       try {

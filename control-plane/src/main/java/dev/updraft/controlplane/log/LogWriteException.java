@@ -10,18 +10,32 @@ public final class LogWriteException extends Exception {
     FENCED,
     /** The transaction was aborted: nothing was written; a retry may succeed. */
     ABORTED,
-    /** The outcome is unknown (the commit may or may not have happened); only a restart can tell. */
+    /**
+     * The outcome is unknown (the commit may or may not have happened): {@link EventLog#settle} finds out
+     * what it can; otherwise only a restart can tell.
+     */
     UNCERTAIN
   }
 
   private final Kind kind;
+  /** The append whose commit was not confirmed; null when the failure came before its commit. */
+  private final transient Attempt attempt;
 
   public LogWriteException(Kind kind, String message, Throwable cause) {
+    this(kind, message, cause, null);
+  }
+
+  LogWriteException(Kind kind, String message, Throwable cause, Attempt attempt) {
     super(message, cause);
     this.kind = kind;
+    this.attempt = attempt;
   }
 
   public Kind kind() {
     return kind;
+  }
+
+  Attempt attempt() {
+    return attempt;
   }
 }

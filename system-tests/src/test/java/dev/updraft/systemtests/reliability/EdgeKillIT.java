@@ -45,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * log it answers 503 {@code not-ready}, never "no update" and never an update older than the newest one
  * published before it started; once ready it never goes back to 503; and it ends serving the last
  * publish. The log holds a backlog of 1,500 groups of another app (24 MB) so that catching up takes a
- * while. Check-ins the killed process still held are lost with it: counted and reported, not asserted.
+ * while (seconds), and at least one 503 proves the devices met that window. Check-ins the killed process
+ * still held are lost with it: counted and reported, not asserted.
  */
 @ExtendWith(RealInfrastructure.class)
 class EdgeKillIT {
@@ -122,6 +123,9 @@ class EdgeKillIT {
 
       assertThat(l.examples).as("wrong answers").isEmpty();
       assertThat(l.failures.get()).isZero();
+      // the path this test is about was taken: the new process answered devices while it caught up
+      assertThat(notReady.get()).as("503 not-ready answers while the restarted edge caught up (%d answers while restarting)",
+          l.answered("killed")).isPositive();
       assertThat(published).as("every update served was published").containsAll(notYetListed);
       List<CheckIn> checkIns = Logs.checkIns(infra.kafkaBootstrap(), Topics.telemetry(infra.topicPrefix()));
       long fromA = checkIns.stream().filter(c -> "kill-edge-a".equals(c.edgeId())).count();

@@ -18,12 +18,36 @@ import java.util.UUID;
  * sent alone on a connection because they change the message framing, other methods, HTTP versions,
  * bodies, content-length and transfer-encoding games, bare-LF and folded lines, and pure garbage.
  *
+ * <p>Each input also says what its base request asks for ({@link Input#device()}), unless a mutation
+ * changed a header that decides the answer, so that the answer can be checked against what was published
+ * ({@link FuzzModel}).
+ *
  * <p>Pipelined inputs never contain CR or LF inside a header line, so each is exactly one HTTP message.
  * Immutable and thread-safe.
  */
 final class FuzzInputs {
-  /** One input: the request bytes, whether it must go alone on a connection, and its mutation classes. */
-  record Input(long index, byte[] bytes, boolean alone, boolean head, String kinds) {}
+  /**
+   * One input: the request bytes, whether it must go alone on a connection, its mutation classes, whether
+   * it carries {@code expo-expect-signature} (a device asking for a signed answer), and the device it
+   * describes when no mutation touched what decides the answer (null otherwise).
+   */
+  record Input(long index, byte[] bytes, boolean alone, boolean head, String kinds, boolean asksSignature, Device device) {}
+
+  /**
+   * What a device request says about the device, as sent (ids lower-cased, as the protocol compares them).
+   *
+   * @param protocol {@code expo-protocol-version}: "0" or "1"
+   * @param clientId null when absent
+   * @param current null when absent
+   * @param embedded null when absent
+   */
+  record Device(String app, String platform, String protocol, String runtimeVersion, String channel, String clientId,
+      String current, String embedded, List<String> failed) {}
+
+  /** The headers that decide which answer a device gets (the answer's format aside). */
+  private static final java.util.Set<String> DECIDING = java.util.Set.of(
+      "expo-platform", "expo-protocol-version", "expo-runtime-version", "expo-channel-name", "eas-client-id",
+      "expo-current-update-id", "expo-embedded-update-id", "expo-recent-failed-update-ids", "expo-app-id");
 
   /** Ids a request may carry so that the resolver's comparisons are reached. */
   private final List<String> knownIds;
@@ -68,7 +92,16 @@ final class FuzzInputs {
         mutate(r, q, kinds);
       }
     }
-    return new Input(index, q.bytes(), q.alone, q.head, kinds.toString());
+    byte[] asks = ascii("expo-expect-signature:");
+    boolean asksSignature = q.raw == null && q.headers.stream().anyMatch(h -> startsWithIgnoreCase(h, asks));
+    return new Input(index, q.bytes(), q.alone, q.head, kinds.toString(), asksSignature, q.decided ? q.device : null);
+  }
+
+  /** Whether a mutation of header {@code name} leaves the device's answer as its base request decides it. */
+  private static void touched(Request q, String name) {
+    if (DECIDING.contains(name)) {
+      q.decided = false;
+    }
   }
 
   /** A request being built: a request line and header lines, each a byte string without CRLF. */
@@ -82,6 +115,9 @@ final class FuzzInputs {
     boolean head;
     boolean bareLf;
     byte[] raw;
+    /** The device of the base request, and whether the mutations left what decides its answer alone. */
+    Device device;
+    boolean decided = true;
 
     void set(String name, byte[] value) {
       remove(name);
@@ -165,20 +201,30 @@ final class FuzzInputs {
       q.set("expo-app-id", ascii(app));
     }
     q.set("accept", ascii(pick(r, ACCEPTS)));
-    q.set("expo-platform", ascii(r.nextBoolean() ? "ios" : "android"));
-    q.set("expo-protocol-version", ascii(r.nextInt(10) == 0 ? "0" : "1"));
-    q.set("expo-runtime-version", ascii(r.nextInt(10) == 0 ? "2.0.0" : "1.0.0"));
-    q.set("expo-channel-name", ascii(pick(r, CHANNELS)));
+    String platform = r.nextBoolean() ? "ios" : "android";
+    q.set("expo-platform", ascii(platform));
+    String protocol = r.nextInt(10) == 0 ? "0" : "1";
+    q.set("expo-protocol-version", ascii(protocol));
+    String runtime = r.nextInt(10) == 0 ? "2.0.0" : "1.0.0";
+    q.set("expo-runtime-version", ascii(runtime));
+    String channel = pick(r, CHANNELS);
+    q.set("expo-channel-name", ascii(channel));
     String client = new UUID(r.nextLong(), r.nextLong()).toString();
     q.set("eas-client-id", ascii(r.nextBoolean() ? client : client.toUpperCase(java.util.Locale.ROOT)));
+    String current = null;
+    String embedded = null;
+    List<String> failed = List.of();
     if (r.nextInt(3) > 0) {
-      q.set("expo-current-update-id", ascii(id(r)));
+      current = id(r);
+      q.set("expo-current-update-id", ascii(current));
     }
     if (r.nextBoolean()) {
-      q.set("expo-embedded-update-id", ascii(id(r)));
+      embedded = id(r);
+      q.set("expo-embedded-update-id", ascii(embedded));
     }
     if (r.nextInt(4) == 0) {
-      q.set("expo-recent-failed-update-ids", ascii("\"" + id(r) + "\", \"" + id(r) + "\""));
+      failed = List.of(id(r), id(r));
+      q.set("expo-recent-failed-update-ids", ascii("\"" + failed.get(0) + "\", \"" + failed.get(1) + "\""));
     }
     if (r.nextBoolean()) {
       q.set("expo-expect-signature", ascii("sig, keyid=\"main\", alg=\"rsa-v1_5-sha256\""));
@@ -186,6 +232,7 @@ final class FuzzInputs {
     if (r.nextInt(4) == 0) {
       q.set("expo-extra-params", ascii("hello=\"world\", what=\"123\""));
     }
+    q.device = new Device(app, platform, protocol, runtime, channel, client, current, embedded, failed);
     return q;
   }
 
@@ -238,12 +285,14 @@ final class FuzzInputs {
       case 0: {
         String h = pick(r, EXPO_HEADERS);
         q.set(h, randomBytes(r, r.nextInt(200)));
+        touched(q, h);
         kinds.append("random-bytes(").append(h).append(") ");
         break;
       }
       case 1: {
         String h = pick(r, EXPO_HEADERS);
         q.set(h, invalidUtf8(r, h.equals("eas-client-id") ? UUID.randomUUID().toString() : "1.0.0"));
+        touched(q, h);
         kinds.append("invalid-utf8(").append(h).append(") ");
         break;
       }
@@ -255,6 +304,7 @@ final class FuzzInputs {
         byte[] v = new byte[n];
         java.util.Arrays.fill(v, (byte) ('a' + r.nextInt(26)));
         q.set(h, v);
+        touched(q, h);
         kinds.append("oversized(").append(h).append(',').append(n).append(") ");
         break;
       }
@@ -264,6 +314,7 @@ final class FuzzInputs {
         for (int i = 0; i < times; i++) {
           q.headers.add(line(h, r.nextBoolean() ? ascii(pick(r, new String[] {"ios", "android", "1", "0", "1.0.0", "main", "beta", id(r)})) : randomBytes(r, r.nextInt(20))));
         }
+        touched(q, h);
         kinds.append("repeated(").append(h).append('x').append(times).append(") ");
         break;
       }
@@ -280,6 +331,7 @@ final class FuzzInputs {
         String[] sf = {"expo-expect-signature", "expo-recent-failed-update-ids", "expo-extra-params"};
         String h = sf[r.nextInt(3)];
         q.set(h, ascii(structured(r)));
+        touched(q, h);
         kinds.append("structured(").append(h).append(") ");
         break;
       }
@@ -312,6 +364,7 @@ final class FuzzInputs {
           q.remove("expo-runtime-version");
           q.remove("expo-channel-name");
         }
+        q.decided = false; // the query names fallbacks for the platform, runtime version, channel and app
         kinds.append("query ");
         break;
       }
@@ -319,6 +372,7 @@ final class FuzzInputs {
         String[] segs = {"%2e%2e", "..", "%2F", "a%2Fb", "%00", "%zz", "fuzz%20", "%66uzz", "FUZZ", "", "%", "\u00e9", "%C0%AF", "fuzz;x=1", "fuzz%3Bx", "a".repeat(5000)};
         String s = pick(r, segs);
         q.target = noSpaces(r.nextInt(3) == 0 ? invalidUtf8(r, "/apps/" + s + "/manifest") : ascii("/apps/" + s + "/manifest"));
+        q.decided = false;
         kinds.append("path ");
         break;
       }
@@ -336,11 +390,15 @@ final class FuzzInputs {
         l[name.length + 1] = ' ';
         System.arraycopy(v, 0, l, name.length + 2, v.length);
         q.headers.add(l);
+        if (name[0] == ' ' || name[0] == '\t') {
+          q.decided = false; // a line starting with white space continues the header before it (obs-fold)
+        }
         kinds.append("header-name ");
         break;
       }
       case 10:
         q.set("expo-protocol-version", ascii(pick(r, PROTOCOLS)));
+        q.decided = false;
         kinds.append("protocol-version ");
         break;
       default: {
@@ -410,6 +468,7 @@ final class FuzzInputs {
       case 5: {
         String[] lines = {" folded-continuation", "\tfolded", "no-colon-line", ": empty-name", "x-y : space-before-colon", "x\u0000y: nul", "\u00ff\u00fe: latin"};
         q.headers.add(r.nextInt(2) == 0 ? 1 : q.headers.size(), lines[r.nextInt(lines.length)].getBytes(StandardCharsets.ISO_8859_1));
+        q.decided = false; // a folded line continues the header before it
         kinds.append("bad-line ");
         break;
       }
@@ -425,6 +484,7 @@ final class FuzzInputs {
         raw[g.length + 2] = '\r';
         raw[g.length + 3] = '\n';
         q.raw = raw;
+        q.decided = false;
         kinds.append("garbage ");
         break;
       }
@@ -432,6 +492,7 @@ final class FuzzInputs {
         // header values with CR or LF inside: a split or smuggled header
         String[] injections = {"ios\r\nexpo-platform: android", "1.0.0\rX", "main\nexpo-channel-name: beta", "x\r\n\r\nGET /apps/fuzz/manifest HTTP/1.1"};
         q.set(pick(r, new String[] {"expo-platform", "expo-runtime-version", "expo-channel-name"}), ascii(pick(r, injections)));
+        q.decided = false;
         kinds.append("crlf-injection ");
       }
     }

@@ -40,8 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
  * embedded) with {@value #DEFAULT_COUNT} deterministic bad requests ({@link FuzzInputs}), pipelined on raw
  * sockets: every input must get an answer, every answer must be a 4xx or a valid protocol answer (a
  * multipart body the strict iOS-style parser accepts, or a JSON manifest, with verifying signatures),
- * never a 5xx, a hang or an exception; the edge still serves a normal device afterwards; and every
- * check-in the fuzz caused reaches the ingester (stored or set aside as a reject, never stuck).
+ * never a 5xx, a hang or an exception; an input carrying {@code expo-expect-signature} gets a signed
+ * answer or a 4xx; an input whose device no mutation changed gets the update (or directive) that device
+ * must be served by what the test published ({@link FuzzModel}); the edge still serves a normal device
+ * afterwards; and every check-in the fuzz caused reaches the ingester (stored or set aside as a reject,
+ * never stuck).
  *
  * <p>A longer run: {@code -Dupdraft.fuzz.count=2000000 -Dupdraft.fuzz.seed=N} (docs/reliability.md).
  */
@@ -61,7 +64,13 @@ class ManifestFuzzIT {
   final ConcurrentLinkedQueue<String> examples = new ConcurrentLinkedQueue<>();
   final Map<String, Boolean> verified = new ConcurrentHashMap<>();
   final Map<String, AtomicLong> kindStats = new ConcurrentHashMap<>();
+  /** 200 answers to inputs with {@code expo-expect-signature}: each had to carry a signature that verifies. */
+  final AtomicLong signedChecked = new AtomicLong();
+  /** 200 answers compared with what the model says the input's device must get. */
+  final AtomicLong modelChecked = new AtomicLong();
+  final Map<String, AtomicLong> servedKinds = new ConcurrentHashMap<>();
   SignatureVerifier verifier;
+  FuzzModel model;
   int port;
 
   @Test
@@ -80,7 +89,12 @@ class ManifestFuzzIT {
     TelemetryIngester ingester = null;
     try {
       String server = "http://127.0.0.1:" + cp.port();
-      List<String> ids = Publishing.fuzzApps(server);
+      List<Map.Entry<String, JsonNode>> published = Publishing.fuzzApps(server);
+      List<String> ids = new ArrayList<>();
+      for (Map.Entry<String, JsonNode> p : published) {
+        ids.addAll(Publishing.updateIds(p.getValue()));
+      }
+      model = new FuzzModel(published);
       edge = Services.readyEdge(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), "fuzz-edge", "event-loops", "2");
       port = edge.port();
 
@@ -108,12 +122,24 @@ class ManifestFuzzIT {
       Map<String, Long> byKind = new TreeMap<>();
       kindStats.forEach((k, v) -> byKind.put(k, v.get()));
       System.out.println("manifest fuzz: answers by first mutation class: " + byKind);
+      Map<String, Long> served = new TreeMap<>();
+      servedKinds.forEach((k, v) -> served.put(k, v.get()));
+      long ok = statuses.getOrDefault(200, new AtomicLong()).get();
+      System.out.printf("manifest fuzz: of %d × 200, %d asked for a signature and carried one that verifies; %d were checked"
+              + " against what their device must get (%s), the others' devices were changed by a mutation%n",
+          ok, signedChecked.get(), modelChecked.get(), served);
       assertThat(examples).as("failures (first ones)").isEmpty();
       assertThat(failures.get()).isZero();
       assertThat(handlerExceptions.get()).as("exceptions escaping the edge's handlers").isZero();
       assertThat(answered.get()).as("inputs answered").isEqualTo(COUNT);
       assertThat(byStatus.keySet()).allMatch(s -> s >= 200 && s < 500);
       assertThat(byStatus.getOrDefault(200, 0L)).as("some inputs are still valid requests").isPositive();
+      assertThat(signedChecked.get()).as("signed answers checked").isPositive();
+      // about half: the other 200s answer requests whose deciding headers a mutation changed (their form is checked)
+      assertThat(modelChecked.get()).as("200 answers checked against the update their device must get")
+          .isGreaterThan(byStatus.getOrDefault(200, 0L) / 3);
+      assertThat(servedKinds.keySet()).as("the kinds of answers checked against the model")
+          .contains(FuzzModel.Answer.UPDATE, FuzzModel.Answer.NO_UPDATE, FuzzModel.Answer.ROLLBACK);
 
       // the edge is unharmed: ready, and a normal device gets the published, signed manifest
       assertThat(edge.ready()).isTrue();
@@ -350,18 +376,48 @@ class ManifestFuzzIT {
       if (directive != null && !(n.path("type").asText().equals("noUpdateAvailable") || n.path("type").asText().equals("rollBackToEmbedded"))) {
         return "an unknown directive type";
       }
-      String sig = p.headerExact("expo-signature");
-      return sig == null ? null : verify(p.body(), sig);
+      FuzzModel.Answer served = manifest != null ? FuzzModel.Answer.update(n.path("id").asText()) : FuzzModel.Answer.of(n.path("type").asText());
+      return answered(in, served, p.body(), p.headerExact("expo-signature"));
     }
     if (type.equals("application/json") || type.equals("application/expo+json")) {
       JsonNode n = json(r.body());
       if (n == null || !UUID.matcher(n.path("id").asText()).matches()) {
         return "a JSON manifest without a UUID id";
       }
-      String sig = r.header("expo-signature");
-      return sig == null ? null : verify(r.body(), sig);
+      return answered(in, FuzzModel.Answer.update(n.path("id").asText()), r.body(), r.header("expo-signature"));
     }
     return "an answer of content-type " + type;
+  }
+
+  /**
+   * What is wrong with a well-formed 200 answer, or null: unsigned although the input asked for a
+   * signature, a signature that does not verify, or another answer than the one its device must get.
+   *
+   * @param signature the {@code expo-signature} of the signed bytes; null when absent
+   */
+  private String answered(Input in, FuzzModel.Answer served, byte[] signed, String signature) {
+    if (signature != null) {
+      String bad = verify(signed, signature);
+      if (bad != null) {
+        return bad;
+      }
+    }
+    if (in.asksSignature()) {
+      if (signature == null) {
+        return "the request asked for a signature (expo-expect-signature) and the answer is unsigned";
+      }
+      signedChecked.incrementAndGet();
+    }
+    if (in.device() == null) {
+      return null; // a mutation changed what decides the answer: only its form is checked
+    }
+    FuzzModel.Answer expected = model.expect(in.device());
+    if (expected == null) {
+      return null;
+    }
+    modelChecked.incrementAndGet();
+    servedKinds.computeIfAbsent(served.kind(), k -> new AtomicLong()).incrementAndGet();
+    return expected.equals(served) ? null : "served " + served + " where the device " + in.device() + " must get " + expected;
   }
 
   private String verify(byte[] body, String header) {

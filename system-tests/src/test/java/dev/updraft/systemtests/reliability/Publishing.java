@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Apps and updates made through the real CLI, and what a device should then be served. */
 public final class Publishing {
@@ -52,16 +53,19 @@ public final class Publishing {
   /**
    * The fuzz target: app {@code fuzz} (signed) with branch {@code main} (update 1), {@code beta} (update 2
    * rolling out to half of the devices over update 1) and {@code rb} (rolled back to embedded); app
-   * {@code fuzz-plain} (unsigned) with {@code main}. Returns the update ids, the iOS one of fuzz/main first.
+   * {@code fuzz-plain} (unsigned) with {@code main}. Returns each publish and roll back answer in the order
+   * made, keyed by {@code app/branch}.
    */
-  public static List<String> fuzzApps(String server) {
-    List<String> ids = new ArrayList<>(updateIds(appWithUpdate(server, "fuzz", true, "main")));
-    ids.addAll(updateIds(publish(server, "fuzz", "beta", 1)));
-    ids.addAll(updateIds(publish(server, "fuzz", "beta", 2, "--rollout-percentage", "50")));
-    ids.addAll(updateIds(publish(server, "fuzz", "rb", 1)));
-    ids.addAll(updateIds(CliRun.ok(server, Services.ADMIN, "rollback", "--app", "fuzz", "--branch", "rb", "--runtime-version", "1.0.0", "--embedded")));
-    ids.addAll(updateIds(appWithUpdate(server, "fuzz-plain", false, "main")));
-    return ids;
+  public static List<Map.Entry<String, JsonNode>> fuzzApps(String server) {
+    List<Map.Entry<String, JsonNode>> out = new ArrayList<>();
+    out.add(Map.entry("fuzz/main", appWithUpdate(server, "fuzz", true, "main")));
+    out.add(Map.entry("fuzz/beta", publish(server, "fuzz", "beta", 1)));
+    out.add(Map.entry("fuzz/beta", publish(server, "fuzz", "beta", 2, "--rollout-percentage", "50")));
+    out.add(Map.entry("fuzz/rb", publish(server, "fuzz", "rb", 1)));
+    out.add(Map.entry("fuzz/rb",
+        CliRun.ok(server, Services.ADMIN, "rollback", "--app", "fuzz", "--branch", "rb", "--runtime-version", "1.0.0", "--embedded")));
+    out.add(Map.entry("fuzz-plain/main", appWithUpdate(server, "fuzz-plain", false, "main")));
+    return out;
   }
 
   /** A normal iOS device request for {@code app} on {@code channel}, asking for a signature. */
