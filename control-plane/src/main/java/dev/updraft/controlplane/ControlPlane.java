@@ -11,6 +11,7 @@ import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.log.EventLog;
+import dev.updraft.controlplane.log.TopicSetup;
 import dev.updraft.controlplane.signing.KeyStore;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
@@ -38,7 +39,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -130,7 +130,9 @@ public final class ControlPlane {
                   processor.start(
                       vertx,
                       () -> {
-                        log.ensureTopics(topics(config), Duration.ofSeconds(60));
+                        TopicSetup.ensure(
+                            config.kafkaBootstrap(), topics(config), Topics.events(config.topicPrefix()),
+                            config.replicationFactor(), config.minInsyncReplicas(), Duration.ofSeconds(60));
                         log.startWriter(Duration.ofSeconds(60));
                         return null;
                       },
@@ -214,7 +216,7 @@ public final class ControlPlane {
     return (config.tls() ? "https://" : "http://") + host + ":" + port;
   }
 
-  private static List<NewTopic> topics(ControlPlaneConfig config) {
+  private static List<TopicSetup.Spec> topics(ControlPlaneConfig config) {
     Map<String, String> events = new LinkedHashMap<>();
     events.put("retention.ms", "-1");
     events.put("retention.bytes", "-1");
@@ -223,10 +225,8 @@ public final class ControlPlane {
     telemetry.put("retention.ms", Long.toString(config.telemetryRetention().toMillis()));
     telemetry.put("cleanup.policy", "delete");
     return List.of(
-        new NewTopic(Topics.events(config.topicPrefix()), java.util.Optional.of(config.eventsPartitions()), java.util.Optional.empty())
-            .configs(events),
-        new NewTopic(Topics.telemetry(config.topicPrefix()), java.util.Optional.of(config.telemetryPartitions()), java.util.Optional.empty())
-            .configs(telemetry));
+        new TopicSetup.Spec(Topics.events(config.topicPrefix()), config.eventsPartitions(), events),
+        new TopicSetup.Spec(Topics.telemetry(config.topicPrefix()), config.telemetryPartitions(), telemetry));
   }
 
   private static AssetStorage storage(ControlPlaneConfig config, Hooks hooks, java.util.function.Supplier<String> url)

@@ -33,6 +33,8 @@ import java.util.Set;
  *   <li>{@code --transactional-id} [&lt;topic-prefix&gt;updraft-control-plane]
  *   <li>{@code --events-partitions} [3], {@code --telemetry-partitions} [4],
  *       {@code --telemetry-retention} [3d]
+ *   <li>{@code --replication-factor} [3 on a cluster of three or more brokers, else the broker count] and
+ *       {@code --min-insync-replicas} [min(2, replication factor)]: of the topics the control plane creates
  *   <li>{@code --postgres-url}: read by the insights routes mounted in the same process
  *   <li>{@code --auth-failure-limit} [20; 0 = off] invalid tokens one address may present per
  *       {@code --auth-failure-window} [1m] before its requests are refused with 429 until the window ends
@@ -76,6 +78,8 @@ public final class ControlPlaneConfig {
           "events-partitions",
           "telemetry-partitions",
           "telemetry-retention",
+          "replication-factor",
+          "min-insync-replicas",
           "postgres-url",
           "auth-failure-limit",
           "auth-failure-window",
@@ -116,6 +120,8 @@ public final class ControlPlaneConfig {
   private final int eventsPartitions;
   private final int telemetryPartitions;
   private final Duration telemetryRetention;
+  private final int replicationFactor;
+  private final int minInsyncReplicas;
   private final String postgresUrl;
   private final int authFailureLimit;
   private final Duration authFailureWindow;
@@ -166,6 +172,14 @@ public final class ControlPlaneConfig {
     telemetryRetention = s.duration("telemetry-retention", Duration.ofDays(3));
     if (telemetryRetention.compareTo(Duration.ofMinutes(1)) < 0) {
       throw new ConfigException("--telemetry-retention (UPDRAFT_TELEMETRY_RETENTION) must be at least 1m");
+    }
+    // unset (0 here): chosen from the cluster's size when the topics are created (TopicSetup)
+    replicationFactor = s.has("replication-factor") ? s.integer("replication-factor", 0, 1, Short.MAX_VALUE) : 0;
+    minInsyncReplicas = s.has("min-insync-replicas") ? s.integer("min-insync-replicas", 0, 1, Short.MAX_VALUE) : 0;
+    if (replicationFactor > 0 && minInsyncReplicas > replicationFactor) {
+      throw new ConfigException(
+          "--min-insync-replicas (UPDRAFT_MIN_INSYNC_REPLICAS) must not exceed --replication-factor: got " + minInsyncReplicas
+              + " > " + replicationFactor + " (every acks=all write would be refused)");
     }
     postgresUrl = s.string("postgres-url", "postgresql://postgres@127.0.0.1:5432/updraft");
     authFailureLimit = s.integer("auth-failure-limit", 20, 0, 1_000_000);
@@ -359,6 +373,16 @@ public final class ControlPlaneConfig {
 
   public Duration telemetryRetention() {
     return telemetryRetention;
+  }
+
+  /** {@code --replication-factor} of the topics the control plane creates; 0 when not given (min(3, brokers)). */
+  public int replicationFactor() {
+    return replicationFactor;
+  }
+
+  /** {@code --min-insync-replicas} of the topics the control plane creates; 0 when not given (min(2, replication)). */
+  public int minInsyncReplicas() {
+    return minInsyncReplicas;
   }
 
   public String postgresUrl() {

@@ -29,7 +29,24 @@ class ControlPlaneConfigTest {
     assertThat(c.telemetryRetention()).isEqualTo(Duration.ofDays(3));
     assertThat(c.authFailureLimit()).isEqualTo(20);
     assertThat(c.authFailureWindow()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(c.replicationFactor()).as("unset: chosen from the cluster's size").isZero();
+    assertThat(c.minInsyncReplicas()).as("unset: min(2, replication factor)").isZero();
     assertThat(c.toString()).doesNotContain(TOKEN);
+  }
+
+  @Test
+  void replicationFlagsAreWholeNumbersAndTheInSyncCountNoMoreThanTheFactor() {
+    ControlPlaneConfig c = withFlags("replication-factor", "3", "min-insync-replicas", "2");
+    assertThat(c.replicationFactor()).isEqualTo(3);
+    assertThat(c.minInsyncReplicas()).isEqualTo(2);
+    assertThat(withFlags("min-insync-replicas", "1").replicationFactor()).isZero();
+    assertThatThrownBy(() -> withFlags("replication-factor", "0")).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--replication-factor");
+    assertThatThrownBy(() -> withFlags("replication-factor", "three")).hasMessageContaining("--replication-factor");
+    assertThatThrownBy(() -> withFlags("replication-factor", "1", "min-insync-replicas", "2"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--min-insync-replicas")
+        .hasMessageContaining("2 > 1");
   }
 
   @Test

@@ -8,8 +8,10 @@ import dev.updraft.edge.image.Platforms;
 import dev.updraft.edge.image.Prepared;
 import dev.updraft.edge.image.ResolveImage;
 import dev.updraft.edge.image.Resolver;
+import dev.updraft.edge.log.EventLogReader;
 import dev.updraft.edge.replay.RequestRecorder;
 import dev.updraft.events.CheckIn;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -22,6 +24,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -335,7 +338,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         ResolveImage image = live.image();
         if (live.ready()) {
           req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"ready\":true,\"apps\":"
-              + image.appCount() + ",\"groups\":" + image.groupCount() + "}");
+              + image.appCount() + ",\"groups\":" + image.groupCount() + ",\"logStalenessSeconds\":" + staleness() + "}");
         } else {
           req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
               .end(ErrorBody.of("not-ready", "still reading the event log: apps=" + image.appCount() + " groups="
@@ -353,6 +356,12 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           }
         });
     }
+  }
+
+  /** Seconds since the log reader last heard from Kafka, as its gauge says ({@code null} without a reader). */
+  private String staleness() {
+    Gauge g = registry.find(EventLogReader.STALENESS_GAUGE).gauge();
+    return g == null ? "null" : String.format(Locale.ROOT, "%.3f", g.value());
   }
 
   /** Whether the query decodes (Vert.x then keeps the decoded parameters for the lookups that follow). */

@@ -628,11 +628,12 @@ class ManifestConformanceIT {
     EdgeHttp.Response ready = http.get("/readyz");
     assertThat(ready.status()).isEqualTo(200);
     assertThat(ready.json().path("apps").asInt()).isEqualTo(2);
+    assertThat(ready.json().path("logStalenessSeconds").asDouble()).as("seconds since the reader heard from Kafka").isBetween(0.0, 5.0);
     get("/apps/" + PLAIN + "/manifest", Device.ios());
     String metrics = http.get("/metrics").text();
     assertThat(metrics).contains("updraft_edge_requests_total{outcome=\"update\"}", "updraft_edge_request_seconds_bucket",
         "updraft_edge_image_apps 2.0", "updraft_edge_events_applied_total", "updraft_edge_checkins_sent_total",
-        "updraft_edge_log_lag_records", "jvm_memory_used_bytes");
+        "updraft_edge_log_lag_records", "updraft_edge_log_staleness_seconds", "jvm_memory_used_bytes");
   }
 
   static JsonNode parse(String json) {

@@ -276,6 +276,7 @@ final class IngestLoop implements Runnable {
     CompletableFuture<Integer> result = writer.write(b).toCompletionStage().toCompletableFuture();
     result.whenComplete((rows, err) -> metrics.pgTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS));
     inflight = new Flight(b, result);
+    gauges.inflight.set(b.records());
   }
 
   /**
@@ -312,6 +313,7 @@ final class IngestLoop implements Runnable {
       }
     }
     inflight = null;
+    gauges.inflight.set(0);
     if (err == null) {
       committed(f.batch(), rows);
     } else if (err instanceof BatchWriter.StaleBatchException) {
@@ -388,6 +390,7 @@ final class IngestLoop implements Runnable {
     current = newBatch();
     failed = null;
     inflight = null; // abandoned if running: whatever it does, the stored offsets say where to resume
+    gauges.inflight.set(0);
     partitions.resetAll();
   }
 

@@ -38,6 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       because PostgreSQL cannot be written
  *   <li>{@code updraft.ingest.partitions} [{@code updraft_ingest_partitions}]: partitions assigned to this
  *       instance's consumers
+ *   <li>{@code updraft.ingest.batch.inflight} [{@code updraft_ingest_batch_inflight_records}]: Kafka records
+ *       of the batches whose transaction is running now (0 between batches)
  * </ul>
  *
  * Thread-safe (Micrometer meters and atomics).
@@ -60,6 +62,7 @@ final class IngestMetrics {
     final AtomicLong lag = new AtomicLong();
     final AtomicLong paused = new AtomicLong();
     final AtomicLong partitions = new AtomicLong();
+    final AtomicLong inflight = new AtomicLong();
   }
 
   IngestMetrics(MeterRegistry r) {
@@ -97,6 +100,10 @@ final class IngestMetrics {
     Gauge.builder("updraft.ingest.partitions", this, IngestMetrics::partitions)
         .description("telemetry partitions assigned to this instance")
         .register(r);
+    Gauge.builder("updraft.ingest.batch.inflight", this, IngestMetrics::inflight)
+        .baseUnit("records")
+        .description("records of the batches being written to PostgreSQL now")
+        .register(r);
   }
 
   /** Gauges for one more consumer loop. */
@@ -123,6 +130,15 @@ final class IngestMetrics {
       }
     }
     return 0;
+  }
+
+  /** Records of the batches being written now, over every loop. */
+  double inflight() {
+    long s = 0;
+    for (Loop l : loops) {
+      s += l.inflight.get();
+    }
+    return s;
   }
 
   /** Partitions assigned to the loops. */

@@ -41,6 +41,9 @@ public final class TelemetryIngester {
   private static final Logger LOG = LoggerFactory.getLogger(TelemetryIngester.class);
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 
+  /** How long a consumer that stopped heartbeating keeps its partitions (a crashed ingester's). */
+  static final int SESSION_TIMEOUT_MS = 10_000;
+
   private final Vertx vertx;
   private final IngesterConfig config;
   private final Pool pool;
@@ -182,6 +185,9 @@ public final class TelemetryIngester {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    // an ingester that dies without leaving the group (SIGKILL, a lost machine) holds its partitions until
+    // its session times out: 10 s rather than Kafka's 45 s (heartbeats every 3 s; the poll loop never blocks)
+    p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.batchSize());
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

@@ -5,5 +5,9 @@
  * <p>Provider: {@code -Dupdraft.test.infra=embedded} (default: Kafka through {@code KafkaClusterTestKit}
  * in this JVM, PostgreSQL 17 from zonky's binaries) or {@code testcontainers} (Docker images; tests are
  * skipped, never failed, where no Docker engine answers). {@code UPDRAFT_TEST_INFRA} works too.
+ *
+ * <p>For faults: {@link dev.updraft.testing.KafkaCluster}, a cluster of a test's own (one broker, or several
+ * beside a controller, each stopped and started again at will, optionally each behind a proxy), and
+ * {@link dev.updraft.testing.TcpProxy}, to cut or stall a connection between a client and a server.
  */
 package dev.updraft.testing;

@@ -25,6 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Flags ({@link #FLAGS}): {@code --guard-interval} (env {@code UPDRAFT_GUARD_INTERVAL}) how often the
  * guard checks the guarded rollouts, default 30s, between 100ms and 1h; {@code 0s} turns the guard off.
+ * {@code --insights-timeout} (env {@code UPDRAFT_INSIGHTS_TIMEOUT}) how long an insights request may wait
+ * for PostgreSQL, default 5s, between 100ms and 60s: the server-side {@code statement_timeout}, the wait for
+ * a pooled connection, and the request's own deadline (a stalled network answers no cancel); then 503.
  *
  * <p>PostgreSQL is not needed to start: mounting connects nothing, the first request (or guard pass)
  * connects and applies the telemetry schema if missing. While PostgreSQL cannot be used the routes answer
@@ -36,7 +39,7 @@ public final class InsightsExtension implements ControlPlaneExtension {
   private static final Logger LOG = LoggerFactory.getLogger(InsightsExtension.class);
 
   /** The flags this extension reads from the control plane's settings (pass to {@link ControlPlaneConfig#from(Settings, Set)}). */
-  public static final Set<String> FLAGS = Set.of("guard-interval");
+  public static final Set<String> FLAGS = Set.of("guard-interval", "insights-timeout");
 
   /** How often the guard runs unless {@code --guard-interval} says otherwise. */
   public static final Duration DEFAULT_GUARD_INTERVAL = Duration.ofSeconds(30);
@@ -44,27 +47,52 @@ public final class InsightsExtension implements ControlPlaneExtension {
   static final Duration MIN_GUARD_INTERVAL = Duration.ofMillis(100);
   static final Duration MAX_GUARD_INTERVAL = Duration.ofHours(1);
 
+  /** How long an insights request waits for PostgreSQL unless {@code --insights-timeout} says otherwise. */
+  public static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(5);
+
+  static final Duration MIN_QUERY_TIMEOUT = Duration.ofMillis(100);
+  static final Duration MAX_QUERY_TIMEOUT = Duration.ofSeconds(60);
+
   /** The control plane's gauge saying whether this instance is the caught-up writer of the event log. */
   static final String WRITABLE_GAUGE = "updraft_control_writable";
 
   private final Duration guardInterval;
+  private final Duration queryTimeout;
   private final Clock clock;
   private TelemetryDb db;
   private AutoRevertGuard guard;
 
-  InsightsExtension(Duration guardInterval, Clock clock) {
+  InsightsExtension(Duration guardInterval, Duration queryTimeout, Clock clock) {
     this.guardInterval = checkInterval(guardInterval);
+    this.queryTimeout = checkTimeout(queryTimeout);
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  /** Reads {@code --guard-interval}; validated here, so a bad value fails before anything starts. */
+  /** Reads {@code --guard-interval} and {@code --insights-timeout}; validated here, before anything starts. */
   public static InsightsExtension from(Settings settings) {
-    return new InsightsExtension(settings.duration("guard-interval", DEFAULT_GUARD_INTERVAL), Clock.systemUTC());
+    return new InsightsExtension(
+        settings.duration("guard-interval", DEFAULT_GUARD_INTERVAL),
+        settings.duration("insights-timeout", DEFAULT_QUERY_TIMEOUT),
+        Clock.systemUTC());
   }
 
   /** An extension whose guard runs every {@code guardInterval} ({@link Duration#ZERO}: no guard). */
   public static InsightsExtension withGuardInterval(Duration guardInterval) {
-    return new InsightsExtension(guardInterval, Clock.systemUTC());
+    return new InsightsExtension(guardInterval, DEFAULT_QUERY_TIMEOUT, Clock.systemUTC());
+  }
+
+  private static Duration checkTimeout(Duration d) {
+    Objects.requireNonNull(d, "queryTimeout");
+    if (d.compareTo(MIN_QUERY_TIMEOUT) < 0 || d.compareTo(MAX_QUERY_TIMEOUT) > 0) {
+      throw new ConfigException(
+          "--insights-timeout (UPDRAFT_INSIGHTS_TIMEOUT) must be between 100ms and 60s: got " + d.toMillis() + "ms");
+    }
+    return d;
+  }
+
+  /** How long an insights request waits for PostgreSQL before it is answered 503. */
+  public Duration queryTimeout() {
+    return queryTimeout;
   }
 
   private static Duration checkInterval(Duration d) {
@@ -89,7 +117,7 @@ public final class InsightsExtension implements ControlPlaneExtension {
     }
     TelemetryDb telemetry;
     try {
-      telemetry = TelemetryDb.create(ctx.vertx(), ctx.config().postgresUrl());
+      telemetry = TelemetryDb.create(ctx.vertx(), ctx.config().postgresUrl(), queryTimeout);
     } catch (ConfigException e) {
       return Future.failedFuture(e);
     }

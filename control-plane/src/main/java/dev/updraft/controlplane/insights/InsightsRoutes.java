@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The three insights routes (role read): an update group's numbers, a channel's adoption, and one
  * device's story. Apps and groups are resolved from the control plane's state; the numbers come from
- * PostgreSQL. PostgreSQL unusable is a 503 {@code insights-unavailable} naming where it was looked for;
- * the publisher API does not depend on it. Thread-safe (state is read per request; the handlers keep none).
+ * PostgreSQL. PostgreSQL unusable, slow (no answer within {@code --insights-timeout}) or with every pooled
+ * connection busy is a 503 {@code insights-unavailable} naming where it was looked for; the publisher API
+ * does not depend on it. Thread-safe (state is read per request; the handlers keep none).
  */
 final class InsightsRoutes {
   private static final Logger LOG = LoggerFactory.getLogger(InsightsRoutes.class);
@@ -174,7 +175,7 @@ final class InsightsRoutes {
 
   /** Sends {@code view(result)}, or runs {@code absent} when the view is null; failures become 503 or 500. */
   private <T> void reply(RoutingContext rc, Future<T> f, Function<T, JsonNode> view, Runnable absent) {
-    f.onComplete(
+    db.bounded(f).onComplete(
         ar -> {
           if (ar.succeeded()) {
             db.available();

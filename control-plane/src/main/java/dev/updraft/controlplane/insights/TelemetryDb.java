@@ -10,7 +10,9 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,27 +23,36 @@ import org.slf4j.LoggerFactory;
  * difference between "PostgreSQL cannot be used now" (a 503 the caller can wait out) and a bug in a query.
  *
  * <p>Creating it never touches the network: the control plane starts and serves its publisher API
- * whether or not PostgreSQL is up. Thread-safe.
+ * whether or not PostgreSQL is up. Every request is bounded by the query timeout ({@code --insights-timeout}):
+ * the server cancels a statement running longer ({@code statement_timeout}), a request waits no longer for
+ * a pooled connection (and at most {@link #MAX_WAITING} requests wait at all), and {@link #bounded} gives up
+ * on an answer that does not come (a network that stalls answers no cancel). Thread-safe.
  */
 final class TelemetryDb {
   private static final Logger LOG = LoggerFactory.getLogger(TelemetryDb.class);
 
+  /** Requests that may wait for a pooled connection; more are answered 503 at once. */
+  static final int MAX_WAITING = 64;
+
   private final Pool pool;
   private final String where;
+  private final Duration timeout;
   private final AtomicReference<Future<Void>> schema = new AtomicReference<>();
   private volatile boolean down;
 
-  private TelemetryDb(Pool pool, String where) {
+  private TelemetryDb(Pool pool, String where, Duration timeout) {
     this.pool = pool;
     this.where = where;
+    this.timeout = timeout;
   }
 
   /**
    * A pool on {@code postgresUrl} ({@code --postgres-url}); nothing is connected yet.
    *
+   * @param timeout the longest a request waits for PostgreSQL ({@code --insights-timeout})
    * @throws ConfigException when the URL is not a PostgreSQL URL
    */
-  static TelemetryDb create(Vertx vertx, String postgresUrl) {
+  static TelemetryDb create(Vertx vertx, String postgresUrl, Duration timeout) {
     PgConnectOptions options;
     if (postgresUrl == null || !(postgresUrl.startsWith("postgresql://") || postgresUrl.startsWith("postgres://"))) {
       throw new ConfigException("--postgres-url must look like postgresql://user@host:port/database (insights read the telemetry there)");
@@ -53,16 +64,33 @@ final class TelemetryDb {
     }
     options.setCachePreparedStatements(true)
         .addProperty("application_name", "updraft-insights")
-        // a query stuck behind a lock or a slow disk gives up server-side rather than holding a request
-        .addProperty("statement_timeout", "15000");
+        // a query stuck behind a lock or a slow disk gives up server-side rather than holding a connection
+        .addProperty("statement_timeout", Long.toString(timeout.toMillis()));
+    int millis = (int) timeout.toMillis();
     Pool pool =
         PgBuilder.pool()
-            .with(new PoolOptions().setMaxSize(4).setConnectionTimeout(10).setConnectionTimeoutUnit(TimeUnit.SECONDS))
-            .with(new NetClientOptions().setConnectTimeout(5_000))
+            .with(
+                new PoolOptions()
+                    .setMaxSize(4)
+                    .setMaxWaitQueueSize(MAX_WAITING)
+                    .setConnectionTimeout(millis)
+                    .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS))
+            .with(new NetClientOptions().setConnectTimeout(Math.min(millis, 5_000)))
             .connectingTo(options)
             .using(vertx)
             .build();
-    return new TelemetryDb(pool, options.getHost() + ":" + options.getPort() + "/" + options.getDatabase());
+    return new TelemetryDb(pool, options.getHost() + ":" + options.getPort() + "/" + options.getDatabase(), timeout);
+  }
+
+  /**
+   * {@code f}, failed with a {@link TimeoutException} naming the timeout when it has not completed within
+   * it (its result, if it comes later, is dropped).
+   */
+  <T> Future<T> bounded(Future<T> f) {
+    return f.timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .recover(t -> Future.failedFuture(t instanceof TimeoutException
+            ? new TimeoutException("no answer within " + timeout.toMillis() + " ms (--insights-timeout)")
+            : t));
   }
 
   Pool pool() {

@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -35,7 +34,6 @@ import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -93,30 +91,6 @@ public final class EventLog implements AutoCloseable {
 
   public String topic() {
     return topic;
-  }
-
-  /** Creates the topics when missing. Existing topics are left as they are. */
-  public void ensureTopics(List<NewTopic> topics, Duration timeout) {
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 15_000));
-    try (Admin admin = Admin.create(p)) {
-      for (NewTopic t : topics) {
-        try {
-          admin.createTopics(List.of(t)).all().get();
-          LOG.info("created topic={} partitions={} configs={}", t.name(), t.numPartitions(), t.configs());
-        } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof TopicExistsException)) {
-            throw new IllegalStateException(
-                "cannot create topic=" + t.name() + " at bootstrap=" + bootstrap + ": " + e.getCause().getMessage(), e.getCause());
-          }
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while creating topics", e);
-    }
   }
 
   /** Creates the producer and fences any earlier writer with the same transactional id. */

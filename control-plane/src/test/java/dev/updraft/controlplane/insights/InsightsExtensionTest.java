@@ -44,6 +44,22 @@ class InsightsExtensionTest {
   }
 
   @Test
+  void readsTheQueryTimeoutAndRefusesOneOutsideItsBounds() {
+    assertThat(InsightsExtension.from(Settings.of(Map.of(), Map.of())).queryTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(InsightsExtension.from(Settings.of(Map.of("insights-timeout", "750ms"), Map.of())).queryTimeout())
+        .isEqualTo(Duration.ofMillis(750));
+    assertThat(InsightsExtension.from(Settings.of(Map.of(), Map.of("UPDRAFT_INSIGHTS_TIMEOUT", "20s"))).queryTimeout())
+        .isEqualTo(Duration.ofSeconds(20));
+    assertThatThrownBy(() -> InsightsExtension.from(Settings.of(Map.of("insights-timeout", "0s"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--insights-timeout")
+        .hasMessageContaining("got 0ms");
+    assertThatThrownBy(() -> InsightsExtension.from(Settings.of(Map.of("insights-timeout", "2m"), Map.of())))
+        .isInstanceOf(ConfigException.class);
+    assertThat(InsightsExtension.FLAGS).contains("guard-interval", "insights-timeout");
+  }
+
+  @Test
   void tellsAnOutageFromABugInAQuery() {
     assertThat(TelemetryDb.isOutage(new ConnectException("Connection refused"))).isTrue();
     assertThat(TelemetryDb.isOutage(ClosedConnectionException.INSTANCE)).isTrue();
@@ -54,6 +70,10 @@ class InsightsExtensionTest {
     assertThat(TelemetryDb.isOutage(new PgException("relation \"devices\" does not exist", "ERROR", "42P01", null))).isFalse();
     assertThat(TelemetryDb.isOutage(new PgException("syntax error", "ERROR", "42601", null))).isFalse();
     assertThat(TelemetryDb.isOutage(new NullPointerException())).isFalse();
+    assertThat(TelemetryDb.isOutage(new PgException("canceling statement due to statement timeout", "ERROR", "57014", null)))
+        .as("the server gave up after --insights-timeout").isTrue();
+    assertThat(TelemetryDb.isOutage(new java.util.concurrent.TimeoutException("no answer within 1000 ms (--insights-timeout)")))
+        .isTrue();
   }
 
   private static GroupState group(String id, String iosUpdateId, RolloutState rollout) {

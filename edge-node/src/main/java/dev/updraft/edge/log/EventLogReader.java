@@ -21,6 +21,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
@@ -56,12 +58,22 @@ import org.slf4j.LoggerFactory;
  * A per-app sequence above the next expected one is a gap: logged, counted in
  * {@code updraft_edge_sequence_gaps_total}, and the event is still applied.
  *
+ * <p>How stale the image may be: {@code updraft_edge_log_staleness_seconds} is the time since the reader
+ * last heard from the log, that is since a poll returned records or the consumer received a fetch
+ * response (counted by the consumer's own {@code fetch-total} metric; a caught-up consumer gets an empty
+ * one at least every {@code fetch.max.wait.ms}, 500 ms). It stays below a second while Kafka answers and
+ * grows while the edge is cut off from Kafka, when the image keeps serving what it had (since the
+ * reader started, before the first answer).
+ *
  * <p>Thread-safety: the reader thread owns the consumer; {@link #close()} may be called from any thread.
  */
 public final class EventLogReader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventLogReader.class);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final long PARTITION_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  /** The gauge of the seconds since the reader last heard from the log (its Micrometer name). */
+  public static final String STALENESS_GAUGE = "updraft.edge.log.staleness";
 
   private final String topic;
   private final LiveImage live;
@@ -70,6 +82,10 @@ public final class EventLogReader implements AutoCloseable {
   private volatile boolean closed;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private volatile long lag = -1;
+  /** When the reader last heard from the log (records or a fetch response). */
+  private volatile long lastHeardNanos = System.nanoTime();
+  private Metric fetchResponses; // reader thread only
+  private double fetchResponsesSeen;
 
   private final Counter applied;
   private final Counter unknown;
@@ -109,6 +125,10 @@ public final class EventLogReader implements AutoCloseable {
     Gauge.builder("updraft.edge.log.lag.records", this, r -> r.lag)
         .description("Records between the image and the log end (-1 before the first poll)")
         .register(registry);
+    Gauge.builder(STALENESS_GAUGE, this, EventLogReader::stalenessSeconds)
+        .baseUnit("seconds")
+        .description("Seconds since the log reader last heard from Kafka (records or a fetch response)")
+        .register(registry);
     thread = new Thread(this::run, "updraft-edge-log");
     thread.setDaemon(true);
   }
@@ -130,12 +150,18 @@ public final class EventLogReader implements AutoCloseable {
     return lag;
   }
 
+  /** Seconds since the reader last heard from the log (see the class comment). */
+  public double stalenessSeconds() {
+    return (System.nanoTime() - lastHeardNanos) / 1e9;
+  }
+
   private void run() {
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
       consumer = c;
       if (closed) {
         return;
       }
+      fetchResponses = fetchTotal(c);
       List<TopicPartition> partitions = awaitPartitions(c);
       if (partitions == null) {
         return;
@@ -178,6 +204,7 @@ public final class EventLogReader implements AutoCloseable {
 
   private void pollOnce(KafkaConsumer<byte[], byte[]> c) {
     ConsumerRecords<byte[], byte[]> records = c.poll(POLL);
+    heard(!records.isEmpty());
     if (!records.isEmpty()) {
       ImageDelta delta = new ImageDelta(live.image());
       for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -196,6 +223,30 @@ public final class EventLogReader implements AutoCloseable {
       sum += l.getAsLong();
     }
     lag = sum;
+  }
+
+  /** Notes the time when this poll brought records or a fetch response arrived since the last one. */
+  private void heard(boolean records) {
+    boolean answered = records;
+    if (fetchResponses != null && fetchResponses.metricValue() instanceof Number) {
+      double n = ((Number) fetchResponses.metricValue()).doubleValue();
+      answered |= n > fetchResponsesSeen;
+      fetchResponsesSeen = n;
+    }
+    if (answered) {
+      lastHeardNanos = System.nanoTime();
+    }
+  }
+
+  /** The consumer's count of fetch responses received (null if this client version has none). */
+  private static Metric fetchTotal(KafkaConsumer<byte[], byte[]> c) {
+    for (Map.Entry<MetricName, ? extends Metric> m : c.metrics().entrySet()) {
+      if (m.getKey().name().equals("fetch-total") && m.getKey().group().equals("consumer-fetch-manager-metrics")) {
+        return m.getValue();
+      }
+    }
+    LOG.warn("the Kafka consumer has no fetch-total metric: staleness counts from the last records only");
+    return null;
   }
 
   private void fold(ImageDelta delta, ConsumerRecord<byte[], byte[]> r) {

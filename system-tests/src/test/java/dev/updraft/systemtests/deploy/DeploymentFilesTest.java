@@ -122,5 +122,31 @@ class DeploymentFilesTest {
     Map<String, Object> prom = RepoFiles.yamlDocuments(root.resolve("infra/prometheus/prometheus.yml")).get(0);
     assertThat(list(prom.get("scrape_configs"), "scrape_configs")).hasSize(3);
     assertThat(prometheus).contains("edge-1:3000", "edge-2:3000", "control-plane:8080", "ingester:9400");
+    // the alerting rules are loaded, from the file compose mounts there
+    assertThat(list(prom.get("rule_files"), "rule_files")).containsExactly("/etc/prometheus/rules.yml");
+    Object volumes = map(services.get("prometheus"), "prometheus").get("volumes");
+    assertThat(list(volumes, "prometheus volumes")).contains("./infra/prometheus/rules.yml:/etc/prometheus/rules.yml:ro");
+  }
+
+  @Test
+  void alertRulesParseAndOneFiresOnAnEdgeCutOffFromKafka() throws Exception {
+    Map<String, Object> rules = RepoFiles.yamlDocuments(RepoFiles.root().resolve("infra/prometheus/rules.yml")).get(0);
+    Set<String> names = new HashSet<>();
+    String staleness = null;
+    for (Object g : list(rules.get("groups"), "groups")) {
+      for (Object r : list(map(g, "group").get("rules"), "rules")) {
+        Map<String, Object> rule = map(r, "rule");
+        String name = String.valueOf(rule.get("alert"));
+        assertThat(names.add(name)).as("alert %s is named once", name).isTrue();
+        assertThat(rule).as(name).containsKeys("alert", "expr", "for", "labels", "annotations");
+        assertThat(at(rule, "labels", "severity")).as("%s severity", name).isIn("warning", "critical");
+        assertThat(at(rule, "annotations", "summary")).as("%s summary", name).isNotNull();
+        assertThat(rule.get("for").toString()).as("%s for", name).matches("[0-9]+[smh]");
+        if (rule.get("expr").toString().contains("updraft_edge_log_staleness_seconds")) {
+          staleness = name;
+        }
+      }
+    }
+    assertThat(staleness).as("an alert on updraft_edge_log_staleness_seconds").isNotNull();
   }
 }

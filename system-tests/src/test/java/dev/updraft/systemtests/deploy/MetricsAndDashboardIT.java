@@ -21,8 +21,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every metric the Grafana dashboard and the alerting docs query is one the running services really
- * expose at /metrics (names drift silently otherwise), and no metric carries a per-device label.
+ * Every metric the Grafana dashboard and the alerting rules ({@code infra/prometheus/rules.yml}) query is
+ * one the running services really expose at /metrics (names drift silently otherwise), and no metric carries a per-device label.
  */
 @ExtendWith(RealInfrastructure.class)
 class MetricsAndDashboardIT {
@@ -63,6 +63,11 @@ class MetricsAndDashboardIT {
         }
       }
       assertThat(queried).as("the dashboard queries Updraft metrics").hasSizeGreaterThan(10);
+      // and so do the alerting rules
+      Matcher rules = METRIC.matcher(Files.readString(RepoFiles.root().resolve("infra/prometheus/rules.yml")));
+      while (rules.find()) {
+        queried.add(rules.group());
+      }
       for (String name : queried) {
         assertThat(exposed).as("dashboard metric %s is exposed by a service", name).contains(name);
       }
