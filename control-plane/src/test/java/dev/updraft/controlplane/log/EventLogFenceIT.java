@@ -52,7 +52,7 @@ class EventLogFenceIT {
     AtomicReference<Throwable> fencerFailed = new AtomicReference<>();
     try (Admin admin = Admin.create(adminProps(infra));
         EventLog log = new EventLog(infra.kafkaBootstrap(), topic, tid, () -> fenceAndAwaitAbort(infra, tid, admin, fencer, fencerFailed))) {
-      log.ensureTopics(List.of(new NewTopic(topic, 3, (short) 1)), T);
+      admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       log.startWriter(T);
       log.replay(r -> { }, T);
       // the first append commits before any new producer (the hook fences on the second)
