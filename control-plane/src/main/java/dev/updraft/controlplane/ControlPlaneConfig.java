@@ -49,8 +49,9 @@ import java.util.Set;
  *       {@code --patch-max-bundle-bytes} [67108864]: what the patch job diffs against and how large a bundle it takes
  * </ul>
  *
- * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and local storage on a
- * wildcard {@code --bind} without {@code --public-url} (manifests would carry URLs devices cannot reach).
+ * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
+ * local storage on a wildcard {@code --bind} without {@code --public-url} (manifests would carry URLs devices and
+ * edges cannot reach).
  *
  * <p>Request heads are bounded by {@link #MAX_HEADER_BYTES} (431 beyond) and request lines by
  * {@link #MAX_REQUEST_LINE_BYTES} (414 beyond); JSON bodies by {@code --max-request-bytes} and asset
@@ -211,8 +212,8 @@ public final class ControlPlaneConfig {
 
   /**
    * Refuses what would bake asset URLs devices cannot use into signed manifests: {@code --public-url}
-   * naming an edge (edges serve manifests and launch assets, not the other assets), and local storage on a
-   * wildcard bind without {@code --public-url} (the URLs would name 127.0.0.1).
+   * naming an edge (edges serve manifests and launch assets, not the other assets), and, with edges serving
+   * launch assets, local storage on a wildcard bind without {@code --public-url} (the URLs would name 127.0.0.1).
    */
   private void checkReachable() {
     if (edgePublicUrl != null && edgePublicUrl.equals(publicUrl)) {
@@ -222,12 +223,13 @@ public final class ControlPlaneConfig {
               + " serve those; set --public-url to this control plane's (or the CDN's) public address, and --edge-public-url to the edges'");
     }
     boolean wildcard = "0.0.0.0".equals(bind) || "::".equals(bind) || "[::]".equals(bind);
-    if (storage == StorageKind.LOCAL && publicUrl == null && wildcard) {
+    if (storage == StorageKind.LOCAL && publicUrl == null && wildcard && edgePublicUrl != null) {
       throw new ConfigException(
           "--storage local on --bind " + bind + " needs --public-url (UPDRAFT_PUBLIC_URL): without it asset URLs in manifests would be "
               + "http://127.0.0.1:" + (controlPort == 0 ? "<port>" : Integer.toString(controlPort))
-              + "/assets/..., which devices (and edges) on other machines cannot reach; give the address they use for this control plane,"
-              + " such as https://updates.example.com, or --bind 127.0.0.1 for a machine-local setup");
+              + "/assets/..., which devices, and the edges at " + edgePublicUrl + " that stream launch assets from there, cannot reach from"
+              + " other machines; give the address they use for this control plane, such as https://updates.example.com, or --bind 127.0.0.1"
+              + " for a machine-local setup");
     }
   }
 

@@ -56,6 +56,11 @@ public final class Delivery implements AutoCloseable {
     return new Delivery(worker, fleet);
   }
 
+  /** Mounts only the routes (for describing the API: no worker, no telemetry). */
+  public static void mountRoutes(ExtensionContext routes, Commands commands, AssetStorage storage) {
+    new DeliveryRoutes(routes, commands, storage, null).mount();
+  }
+
   @Override
   public void close() {
     worker.close();
