@@ -54,6 +54,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(RealInfrastructure.class)
 class BundlePatchIT {
   static final String APP = "diffs";
+  static final String EMBEDDED = "0e5b1d2c-3f4a-4b6c-8d7e-9f0a1b2c3d4e";
   static final ObjectMapper JSON = new ObjectMapper();
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -91,6 +92,10 @@ class BundlePatchIT {
     CliRunner cli = new CliRunner("http://127.0.0.1:" + cp.port(), Stack.ADMIN_TOKEN);
     cli.json("apps", "create", APP);
     JsonNode one = publish(cli, Fixtures.update1());
+    // a build embedding update 1's iOS bundle under an id of its own (opt-in patches for fresh installs)
+    JsonNode build = cli.json("builds", "register", "--app", APP, "--platform", "ios", "--runtime-version", "1.0.0",
+        "--embedded-update-id", EMBEDDED, "--bundle", bundlePath(Fixtures.update1(), "ios").toString());
+    assertThat(build.path("embeddedUpdateId").asText()).isEqualTo(EMBEDDED);
     JsonNode two = publish(cli, Fixtures.update2());
     group2 = two.path("groupId").asText();
     for (JsonNode p : one.path("platforms")) {
@@ -197,6 +202,23 @@ class BundlePatchIT {
     assertThat(r.headers().firstValue("expo-base-update-id")).hasValue(u[0]);
     assertThat(r.headers().firstValue("etag")).as("the requested id, compared raw").hasValue(u[1]);
     assertThat(hash(bspatch(bundle(Fixtures.update1(), "android"), r.body()))).isEqualTo(m.path("launchAsset").path("hash").asText());
+  }
+
+  @Test
+  void aFreshInstallOfARegisteredBuildGetsAPatchFromItsEmbeddedBundle() throws Exception {
+    JsonNode m = manifests.get("ios");
+    HttpResponse<byte[]> r = awaitPatch(m, "A-IM", "bsdiff", "Expo-Current-Update-ID", EMBEDDED, "Expo-Embedded-Update-ID", EMBEDDED,
+        "Expo-Requested-Update-ID", ids.get("ios")[1]);
+    assertThat(r.headers().firstValue("expo-base-update-id")).hasValue(EMBEDDED);
+    assertThat(hash(bspatch(bundle(Fixtures.update1(), "ios"), r.body()))).isEqualTo(m.path("launchAsset").path("hash").asText());
+  }
+
+  @Test
+  void updateShowPrintsTheGroupsPatches() {
+    CliRunner cli = new CliRunner("http://127.0.0.1:" + cp.port(), Stack.ADMIN_TOKEN);
+    CliRunner.Result r = cli.run("updates", "show", "--app", APP, "--update", group2);
+    assertThat(r.status()).as(r.err()).isZero();
+    assertThat(r.out()).contains("launch assets:", "patch from", ids.get("ios")[0], EMBEDDED, "zstd", "br", "gzip");
   }
 
   @Test
@@ -334,8 +356,12 @@ class BundlePatchIT {
   }
 
   static byte[] bundle(Path dist, String platform) throws IOException {
+    return Files.readAllBytes(bundlePath(dist, platform));
+  }
+
+  static Path bundlePath(Path dist, String platform) throws IOException {
     try (Stream<Path> s = Files.list(dist.resolve("_expo/static/js").resolve(platform))) {
-      return Files.readAllBytes(s.filter(p -> p.toString().endsWith(".hbc")).findFirst().orElseThrow());
+      return s.filter(p -> p.toString().endsWith(".hbc")).findFirst().orElseThrow();
     }
   }
 
