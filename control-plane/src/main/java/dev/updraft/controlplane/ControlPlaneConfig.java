@@ -46,7 +46,7 @@ import java.util.Set;
  *       {@code Idempotency-Key} allowed
  *   <li>{@code --edge-public-url} [none]: the edges' public base URL; launch assets then point at the edges'
  *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
- *       {@code --patch-max-bundle-bytes} [67108864]: what the patch job diffs against and how large a bundle it takes
+ *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
  * </ul>
  *
  * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
@@ -206,7 +206,7 @@ public final class ControlPlaneConfig {
     edgePublicUrl = edge == null ? null : checkUrl("edge-public-url", edge);
     patchBases = s.integer("patch-bases", 5, 0, 50);
     patchFleetBases = s.integer("patch-fleet-bases", 3, 0, 50);
-    patchMaxBundleBytes = s.longValue("patch-max-bundle-bytes", 64L * 1024 * 1024, 1024, 512L * 1024 * 1024);
+    patchMaxBundleBytes = s.longValue("patch-max-bundle-bytes", 32L * 1024 * 1024, 1024, 256L * 1024 * 1024);
     checkReachable();
   }
 
