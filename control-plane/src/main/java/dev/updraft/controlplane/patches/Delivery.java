@@ -43,6 +43,10 @@ public final class Delivery implements AutoCloseable {
     GroupJob.Settings settings =
         new GroupJob.Settings(edges, storage instanceof LocalAssetStorage, config.patchBases(), config.patchMaxBundleBytes());
     PatchWorker worker = new PatchWorker(processor, commands, storage, tmp, settings, fleet, config.patchFleetBases(), metrics);
+    if (!edges && !settings.encodeOthers()) {
+      new DeliveryRoutes(routes, commands, storage, fleet).mount();
+      return new Delivery(worker, fleet); // nothing to do after a publish: launch assets live in storage, which does not negotiate
+    }
     if (edges) {
       processor.follow(new LaunchAnnouncer(storage, worker::poke));
     } else {

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the work that follows a publish off the request path, on one thread of its own, one group at a
  * time: for every servable update group whose work is not recorded yet ({@code patches.computed} is the
- * record), a {@link GroupJob}; and, for storage with expiring URLs, fresh URLs for the launch assets and
+ * record; without edges nothing is recorded, only local storage's encoded copies are made, once per group
+ * and process), a {@link GroupJob}; and, for storage with expiring URLs, fresh URLs for the launch assets and
  * patches edges still fetch ({@code launch-asset.stored} / {@code patches.computed} again) before half
  * their lifetime is gone. It looks at the state after every publish and every few seconds, so work left
  * by a crash or a fenced writer is picked up by whichever instance writes next. A job that fails is
@@ -59,6 +60,9 @@ public final class PatchWorker implements AutoCloseable {
   private final AtomicBoolean queued = new AtomicBoolean();
   private final Map<String, Instant> retryAt = new HashMap<>();
   private final Map<String, Duration> backoff = new HashMap<>();
+  /** Without edges nothing is recorded (no event): the groups whose copies this instance stored. */
+  private final Set<String> doneHere = new java.util.HashSet<>();
+  private final boolean record;
   private final Counter kept;
   private final Counter dropped;
   private final Counter failed;
@@ -72,6 +76,7 @@ public final class PatchWorker implements AutoCloseable {
     this.commands = commands;
     this.storage = storage;
     this.job = new GroupJob(storage, tmp, settings);
+    this.record = settings.edges();
     this.fleet = fleet;
     this.fleetBases = fleetBases;
     this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -133,7 +138,8 @@ public final class PatchWorker implements AutoCloseable {
     Instant now = Instant.now();
     for (AppState.Servable sv : app.servable()) {
       GroupState g = app.group(sv.groupId());
-      if (g == null || g.group().rollsBackToEmbedded() || d.patchesComputed(g.groupId()) || !seen.add(g.groupId())) {
+      if (g == null || g.group().rollsBackToEmbedded() || d.patchesComputed(g.groupId()) || doneHere.contains(g.groupId())
+          || !seen.add(g.groupId())) {
         continue;
       }
       Instant retry = retryAt.get(g.groupId());
@@ -155,8 +161,12 @@ public final class PatchWorker implements AutoCloseable {
     Timer.Sample t = Timer.start();
     GroupJob.Tally tally = new GroupJob.Tally();
     try {
-      List<EventPayload> events = job.run(s, app, g, fleetBases(appId, g), tally);
-      commands.deliveries().record(appId, events).toCompletionStage().toCompletableFuture().get(2, TimeUnit.MINUTES);
+      List<EventPayload> events = job.run(s, app, g, record ? fleetBases(appId, g) : Map.of(), tally);
+      if (record) {
+        commands.deliveries().record(appId, events).toCompletionStage().toCompletableFuture().get(2, TimeUnit.MINUTES);
+      } else {
+        doneHere.add(groupId);
+      }
       retryAt.remove(groupId);
       backoff.remove(groupId);
       kept.increment(tally.patchesKept);
