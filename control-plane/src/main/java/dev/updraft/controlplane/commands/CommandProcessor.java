@@ -97,14 +97,14 @@ public final class CommandProcessor implements AutoCloseable {
   }
 
   /**
-   * Events that other events imply, appended in the same transaction right after the event that implies
-   * them (so no reader ever sees one without the other): for example where a newly published launch asset
-   * can be fetched. Runs on the command thread.
+   * Events that other events imply, appended in the same transaction right before the event that implies
+   * them (so a reader that has the event already has them): for example where a newly published launch
+   * asset can be fetched, before the manifest pointing at it. Runs on the command thread.
    */
   @FunctionalInterface
   public interface Follow {
-    /** Payloads for the same app to append after {@code payload} (planned against {@code before}); may be empty. */
-    List<dev.updraft.events.EventPayload> after(ControlState before, String appId, dev.updraft.events.EventPayload payload);
+    /** Payloads for the same app to append before {@code payload} (planned against {@code before}); may be empty. */
+    List<dev.updraft.events.EventPayload> implied(ControlState before, String appId, dev.updraft.events.EventPayload payload);
   }
 
   /** Sets the {@link Follow} every command's events go through (null: none). */
@@ -245,7 +245,7 @@ public final class CommandProcessor implements AutoCloseable {
     return plan.result().apply(state);
   }
 
-  /** {@code events} with what {@link #follow} adds after each. */
+  /** {@code events} with what {@link #follow} adds before each. */
   private List<NewEvent> followed(ControlState before, List<NewEvent> events) {
     Follow f = follow;
     if (f == null) {
@@ -253,10 +253,10 @@ public final class CommandProcessor implements AutoCloseable {
     }
     List<NewEvent> out = new ArrayList<>();
     for (NewEvent ne : events) {
-      out.add(ne);
-      for (dev.updraft.events.EventPayload extra : f.after(before, ne.appId(), ne.payload())) {
+      for (dev.updraft.events.EventPayload extra : f.implied(before, ne.appId(), ne.payload())) {
         out.add(new NewEvent(ne.appId(), Commands.ACTOR_SYSTEM, extra));
       }
+      out.add(ne);
     }
     return out;
   }

@@ -25,8 +25,8 @@ import java.util.Set;
 /**
  * Makes sure an edge can serve every launch asset a manifest points it at: after an event that carries
  * manifest bodies (a publish, a revert's replacement, renewed or re-signed bodies), a
- * {@code launch-asset.stored} for each launch asset no earlier event announced, in the same transaction,
- * so an edge never holds a manifest whose launch asset it cannot serve. Only the identity bytes exist
+ * {@code launch-asset.stored} for each launch asset no earlier event announced, in the same transaction and
+ * just before it, so an edge never holds a manifest whose launch asset it cannot serve. Only the identity bytes exist
  * yet; {@link PatchWorker} adds the encodings. Command thread.
  */
 final class LaunchAnnouncer implements CommandProcessor.Follow {
@@ -39,7 +39,7 @@ final class LaunchAnnouncer implements CommandProcessor.Follow {
   }
 
   @Override
-  public List<EventPayload> after(ControlState before, String appId, EventPayload payload) {
+  public List<EventPayload> implied(ControlState before, String appId, EventPayload payload) {
     Set<String> bodies = new LinkedHashSet<>();
     if (payload instanceof UpdatePublished) {
       addGroup(bodies, ((UpdatePublished) payload).group());

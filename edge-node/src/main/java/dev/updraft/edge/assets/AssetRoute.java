@@ -168,7 +168,8 @@ public final class AssetRoute {
             return;
           }
           metrics.full(v.size());
-          up.pipeTo(res);
+          // a device that goes away mid-download: drop the storage connection rather than leave it half read
+          up.pipeTo(res).onFailure(t -> up.request().reset());
         });
   }
 
