@@ -19,6 +19,8 @@ export async function updatePage(ctx) {
     groupCard(ctx, app, g, { latest, heading: 'h2', full: true, link: false, titleText: 'Details' }),
     h('h2', { id: 'insights-heading' }, 'Adoption and failures'),
     g.kind === 'update' ? await insights(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no adoption numbers of its own: see the channel adoption for embedded devices.'),
+    h('h2', { id: 'patches-heading' }, 'Launch assets and bundle patches'),
+    g.kind === 'update' ? await patches(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no launch asset.'),
     h('h2', {}, 'What devices receive'),
     h('p', { class: 'muted' }, 'The exact body and signature each platform’s devices get, as rendered and signed at publish time.'),
     (g.platforms || []).map((p) =>
@@ -30,6 +32,43 @@ export async function updatePage(ctx) {
     ),
   ];
   return { title: groupTitle(g) + ' · ' + app, body };
+}
+
+/** The stored encodings and bundle patches of the group's launch assets (GET …/updates/{groupId}/patches). */
+async function patches(app, g) {
+  let d;
+  try {
+    d = await api.get(api.p`/v1/apps/${app}/updates/${g.groupId}/patches`);
+  } catch (err) {
+    if (err instanceof api.ApiError && err.missingRoute) {
+      return notice({ id: 'patches-unavailable' }, 'This control plane does not report bundle patches.');
+    }
+    return errorBox(err, { id: 'patches-error' });
+  }
+  const wrap = h('div', { id: 'patches' });
+  if (!d.computed) {
+    wrap.append(h('p', { class: 'muted' }, 'Encodings and patches are still being computed (this takes seconds after a publish).'));
+  }
+  for (const p of d.platforms || []) {
+    const enc = (p.launchAsset.encodings || []).filter((e) => e.encoding !== 'identity').map((e) => `${e.encoding} ${num(e.size)} bytes`);
+    wrap.append(h('h3', {}, `${p.platform}: bundle ${shortId(p.launchAsset.sha256)}`, p.launchAsset.size != null ? `, ${num(p.launchAsset.size)} bytes` : ''));
+    wrap.append(h('p', {}, enc.length ? 'Stored encodings: ' + enc.join(', ') : h('span', { class: 'muted' }, 'No stored encodings yet.')));
+    if (!(p.patches || []).length) {
+      wrap.append(empty(d.computed ? 'No patches: no earlier bundle to start from, or none at most half the gzip size.' : 'No patches yet.'));
+      continue;
+    }
+    wrap.append(
+      h(
+        'table',
+        { class: 'data' },
+        h('thead', {}, h('tr', {}, h('th', {}, 'From bundle'), h('th', {}, 'Devices on'), h('th', { class: 'num' }, 'Patch bytes'))),
+        h('tbody', {}, p.patches.map((x) =>
+          h('tr', {}, h('td', {}, h('code', {}, shortId(x.baseSha256))), h('td', {}, x.baseUpdateIds.map((id) => h('code', {}, shortId(id) + ' '))), h('td', { class: 'num' }, num(x.size))),
+        )),
+      ),
+    );
+  }
+  return wrap;
 }
 
 function pretty(text) {

@@ -67,5 +67,27 @@ final class PublishCommand implements Action {
     JsonNode group = new Publisher(api, s.err, s.terminal && !s.json && !noProgress).publish(r);
     s.print(group, Session.group(group, group.path("replayed").asBoolean()
         ? "already published (same idempotency key): group " : "published group "));
+    orphanWarning(api, s, app, group.path("runtimeVersion").asText(null));
+  }
+
+  /**
+   * Warns (never fails) when no device checked in with the runtime version in the last 7 days and no
+   * build was registered for it: likely a runtime version no installed binary has.
+   */
+  static void orphanWarning(Api api, Session s, String app, String runtimeVersion) {
+    if (runtimeVersion == null) {
+      return;
+    }
+    JsonNode a;
+    try {
+      a = api.get(Session.app(app) + "/runtime-versions/" + Api.enc(runtimeVersion) + "/activity");
+    } catch (CliException e) {
+      return; // an older server, or none to ask: the publish itself succeeded
+    }
+    if (a.path("orphan").asBoolean(false)) {
+      s.err.println("warning: orphan update? no device checked in with runtime version " + runtimeVersion + " in the last "
+          + a.path("days").asInt(7) + " days and no build is registered for it (updraft builds register); devices only take updates "
+          + "of their own runtime version");
+    }
   }
 }

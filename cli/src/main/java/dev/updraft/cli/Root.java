@@ -26,6 +26,7 @@ import picocli.CommandLine.ScopeType;
       AuditCommand.class,
       InsightsCommand.class,
       DevicesCommand.class,
+      BuildsCommand.class,
       CompletionCommand.class,
       HelpCommand.class
     })
@@ -49,7 +50,9 @@ final class Root {
           "  rollout --app APP --update GROUP (--percentage P | --finish | --revert [--reason R]) [--guard-... | --no-guard]",
           "  channel --app APP --channel C --branch B [--rollout-branch B2 --percentage P [--rollout-runtime-version R]]",
           "  channels --app APP | branches --app APP | audit --app APP [--limit N] [--before SEQ]",
-          "  updates [list] --app APP [--branch B] [--runtime-version R] [--limit N] [--cursor C] | update --app APP --update GROUP",
+          "  updates [list] --app APP [--branch B] [--runtime-version R] [--limit N] [--cursor C]",
+          "  update --app APP --update GROUP (or updates show ...)  a group, its launch assets' encodings and bundle patches",
+          "  builds register --app APP --platform P --runtime-version R --embedded-update-id ID --bundle FILE | builds list --app APP",
           "  insights --app APP (--update GROUP | --channel C)   devices on it, launches, failures; adoption on a channel",
           "  devices get --app APP --client-id ID                 why a device got what it got",
           "  completion bash|zsh                                  prints a shell completion script",

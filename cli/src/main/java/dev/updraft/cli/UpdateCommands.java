@@ -6,7 +6,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** The published updates: {@code updraft branches}, {@code updates} (a page of groups) and {@code update} (one group). */
+/**
+ * The published updates: {@code updraft branches}, {@code updates} (a page of groups; {@code updates show}
+ * one group) and {@code update} (one group, with its launch assets' encodings and bundle patches).
+ */
 final class UpdateCommands {
   private UpdateCommands() {}
 
@@ -32,7 +35,7 @@ final class UpdateCommands {
   @Command(name = "updates", sortOptions = false, footer = Root.EXIT_STATUS,
       description = "List an app's update groups, newest first, a page at a time (`updates list` is the same).")
   static final class Updates implements Action {
-    @Parameters(paramLabel = "list", arity = "0..1", description = "optional: list")
+    @Parameters(paramLabel = "list|show", arity = "0..1", description = "optional: list (the default), or show (one group, as update)")
     List<String> words;
 
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, order = 1, description = "the app")
@@ -50,10 +53,20 @@ final class UpdateCommands {
     @Option(names = "--cursor", paramLabel = "C", order = 5, description = "the next page (printed as more: --cursor C)")
     String cursor;
 
+    @Option(names = "--update", paramLabel = "GROUP", order = 6, description = "with show: the group to show")
+    String group;
+
     @Override
     public void run(Session s) throws CliException {
+      if (words != null && !words.isEmpty() && words.get(0).equals("show")) {
+        if (group == null) {
+          throw CliException.usage("updates show needs --update GROUP");
+        }
+        show(s, app, group);
+        return;
+      }
       if (words != null && !words.isEmpty() && !words.get(0).equals("list")) {
-        throw CliException.usage("unknown updates subcommand '" + words.get(0) + "' (list, or none)");
+        throw CliException.usage("unknown updates subcommand '" + words.get(0) + "' (list, show, or none)");
       }
       StringBuilder q = new StringBuilder("?limit=" + (limit == null ? 50 : limit));
       if (branch != null) {
@@ -82,7 +95,8 @@ final class UpdateCommands {
     }
   }
 
-  @Command(name = "update", description = "Show one update group: its platforms, ids and rollout.", footer = Root.EXIT_STATUS)
+  @Command(name = "update", footer = Root.EXIT_STATUS,
+      description = "Show one update group: its platforms, ids and rollout, and its launch assets' encodings and bundle patches.")
   static final class Update implements Action {
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
     String app;
@@ -92,8 +106,50 @@ final class UpdateCommands {
 
     @Override
     public void run(Session s) throws CliException {
-      JsonNode r = s.api().get(Session.app(app) + "/updates/" + Api.enc(group));
-      s.print(r, Session.group(r, "group "));
+      show(s, app, group);
     }
+  }
+
+  /** One group with its launch assets' stored encodings and bundle patches ({@code deliveries} in JSON). */
+  static void show(Session s, String app, String group) throws CliException {
+    JsonNode r = s.api().get(Session.app(app) + "/updates/" + Api.enc(group));
+    JsonNode d = s.api().get(Session.app(app) + "/updates/" + Api.enc(group) + "/patches");
+    com.fasterxml.jackson.databind.node.ObjectNode out = ((com.fasterxml.jackson.databind.node.ObjectNode) r).deepCopy();
+    out.set("deliveries", d);
+    s.print(out, Session.group(r, "group ") + "\n" + deliveries(d));
+  }
+
+  /** The encodings and patches of a group's launch assets, a few lines per platform. */
+  static String deliveries(JsonNode d) {
+    StringBuilder b = new StringBuilder("launch assets:");
+    for (JsonNode p : d.path("platforms")) {
+      JsonNode l = p.path("launchAsset");
+      b.append("\n  ").append(p.path("platform").asText()).append("  ").append(l.path("sha256").asText(), 0, 12).append('…');
+      if (l.has("size")) {
+        b.append("  ").append(l.path("size").asLong()).append(" bytes");
+      }
+      StringBuilder enc = new StringBuilder();
+      for (JsonNode e : l.path("encodings")) {
+        if (!e.path("encoding").asText().equals("identity")) {
+          enc.append(enc.length() == 0 ? "" : ", ").append(e.path("encoding").asText()).append(' ').append(e.path("size").asLong());
+        }
+      }
+      b.append(enc.length() == 0 ? "" : "; " + enc);
+      for (JsonNode pt : p.path("patches")) {
+        b.append("\n    patch from ").append(pt.path("baseSha256").asText(), 0, 12).append("… (updates ");
+        StringBuilder ids = new StringBuilder();
+        for (JsonNode id : pt.path("baseUpdateIds")) {
+          ids.append(ids.length() == 0 ? "" : ", ").append(id.asText());
+        }
+        b.append(ids).append("): ").append(pt.path("size").asLong()).append(" bytes");
+      }
+      if (p.path("patches").isEmpty()) {
+        b.append(d.path("computed").asBoolean() ? "\n    no patches (no earlier bundle, or none small enough)" : "\n    patches not computed yet");
+      }
+    }
+    if (d.path("platforms").isEmpty()) {
+      b.append(" none (a roll back to embedded)");
+    }
+    return b.toString();
   }
 }

@@ -12,6 +12,7 @@ import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.log.TopicSetup;
+import dev.updraft.controlplane.patches.Delivery;
 import dev.updraft.controlplane.signing.KeyStore;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
@@ -63,6 +64,7 @@ public final class ControlPlane {
   private final RolloutControl rollouts;
   private final String publicUrl;
   private final long renewalTimer;
+  private final Delivery delivery;
   private Future<Void> closing;
 
   private ControlPlane(
@@ -75,7 +77,8 @@ public final class ControlPlane {
       List<ControlPlaneExtension> extensions,
       RolloutControl rollouts,
       String publicUrl,
-      long renewalTimer) {
+      long renewalTimer,
+      Delivery delivery) {
     this.vertx = vertx;
     this.config = config;
     this.processor = processor;
@@ -86,6 +89,7 @@ public final class ControlPlane {
     this.rollouts = rollouts;
     this.publicUrl = publicUrl;
     this.renewalTimer = renewalTimer;
+    this.delivery = delivery;
   }
 
   /** Starts a control plane without extensions. */
@@ -163,7 +167,7 @@ public final class ControlPlane {
       Path tmp,
       String[] url,
       TlsFiles tls) {
-    Commands commands = new Commands(vertx, processor, storage, keys, metrics);
+    Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics);
     RolloutControl rollouts = new Rollouts(commands);
     PublisherApi api =
         new PublisherApi(vertx, new PublisherApi.Deps(config, commands, processor, storage, metrics, tmp, rollouts));
@@ -171,6 +175,7 @@ public final class ControlPlane {
       LocalAssetRoute.mount(vertx, api.router(), (LocalAssetStorage) storage);
     }
     console.mount(api.router()); // always: /console/ and the redirect from /
+    Delivery delivery = Delivery.start(vertx, config, processor, commands, storage, tmp, metrics, api.extensionContext());
     Future<Void> mounted = Future.succeededFuture();
     for (ControlPlaneExtension e : extensions) {
       mounted = mounted.compose(v -> e.mount(api.extensionContext()));
@@ -193,6 +198,7 @@ public final class ControlPlane {
     HttpServer server = vertx.createHttpServer(options);
     return mounted
         .compose(v -> server.requestHandler(api.router()).invalidRequestHandler(PublisherApi::invalidRequest).listen())
+        .onFailure(t -> delivery.close())
         .map(
             s -> {
               if (url[0] == null) {
@@ -207,7 +213,7 @@ public final class ControlPlane {
               LOG.info(
                   "control plane listening on {}:{} publicUrl={} storage={} keyStore={}",
                   config.bind(), s.actualPort(), url[0], storage.describe(), keys.directory());
-              return new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer);
+              return new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer, delivery);
             });
   }
 
@@ -309,6 +315,7 @@ public final class ControlPlane {
             .eventually(
                 () -> vertx.executeBlocking(
                     () -> {
+                      delivery.close();
                       processor.close();
                       storage.close();
                       return null;

@@ -46,7 +46,14 @@ import java.util.Set;
  *       ({@code https://console.example.com}) that browsers may call the API from; only a listed
  *       {@code Origin} is echoed, with {@code Authorization}, {@code Content-Type} and
  *       {@code Idempotency-Key} allowed
+ *   <li>{@code --edge-public-url} [none]: the edges' public base URL; launch assets then point at the edges'
+ *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
+ *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
  * </ul>
+ *
+ * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
+ * local storage on a wildcard {@code --bind} without {@code --public-url} (manifests would carry URLs devices and
+ * edges cannot reach).
  *
  * <p>Request heads are bounded by {@link #MAX_HEADER_BYTES} (431 beyond) and request lines by
  * {@link #MAX_REQUEST_LINE_BYTES} (414 beyond); JSON bodies by {@code --max-request-bytes} and asset
@@ -85,7 +92,11 @@ public final class ControlPlaneConfig {
           "auth-failure-window",
           "tls-cert",
           "tls-key",
-          "cors-origin");
+          "cors-origin",
+          "edge-public-url",
+          "patch-bases",
+          "patch-fleet-bases",
+          "patch-max-bundle-bytes");
 
   /** The largest request head (request line and headers) the control port reads: 431 beyond. */
   public static final int MAX_HEADER_BYTES = 8 * 1024;
@@ -128,6 +139,10 @@ public final class ControlPlaneConfig {
   private final Path tlsCert;
   private final Path tlsKey;
   private final List<String> corsOrigins;
+  private final String edgePublicUrl;
+  private final int patchBases;
+  private final int patchFleetBases;
+  private final long patchMaxBundleBytes;
 
   private ControlPlaneConfig(Settings s) {
     kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
@@ -201,6 +216,35 @@ public final class ControlPlaneConfig {
       TlsFiles.load(tlsCert, tlsKey); // fails with a ConfigException naming the file and the problem
     }
     corsOrigins = corsOrigins(s.raw("cors-origin"));
+    String edge = s.raw("edge-public-url");
+    edgePublicUrl = edge == null ? null : checkUrl("edge-public-url", edge);
+    patchBases = s.integer("patch-bases", 5, 0, 50);
+    patchFleetBases = s.integer("patch-fleet-bases", 3, 0, 50);
+    patchMaxBundleBytes = s.longValue("patch-max-bundle-bytes", 32L * 1024 * 1024, 1024, 256L * 1024 * 1024);
+    checkReachable();
+  }
+
+  /**
+   * Refuses what would bake asset URLs devices cannot use into signed manifests: {@code --public-url}
+   * naming an edge (edges serve manifests and launch assets, not the other assets), and, with edges serving
+   * launch assets, local storage on a wildcard bind without {@code --public-url} (the URLs would name 127.0.0.1).
+   */
+  private void checkReachable() {
+    if (edgePublicUrl != null && edgePublicUrl.equals(publicUrl)) {
+      throw new ConfigException(
+          "--public-url (UPDRAFT_PUBLIC_URL) and --edge-public-url (UPDRAFT_EDGE_PUBLIC_URL) are both " + publicUrl
+              + ": --public-url is where devices download assets from this control plane's storage (or your CDN), and edges do not"
+              + " serve those; set --public-url to this control plane's (or the CDN's) public address, and --edge-public-url to the edges'");
+    }
+    boolean wildcard = "0.0.0.0".equals(bind) || "::".equals(bind) || "[::]".equals(bind);
+    if (storage == StorageKind.LOCAL && publicUrl == null && wildcard && edgePublicUrl != null) {
+      throw new ConfigException(
+          "--storage local on --bind " + bind + " needs --public-url (UPDRAFT_PUBLIC_URL): without it asset URLs in manifests would be "
+              + "http://127.0.0.1:" + (controlPort == 0 ? "<port>" : Integer.toString(controlPort))
+              + "/assets/..., which devices, and the edges at " + edgePublicUrl + " that stream launch assets from there, cannot reach from"
+              + " other machines; give the address they use for this control plane, such as https://updates.example.com, or --bind 127.0.0.1"
+              + " for a machine-local setup");
+    }
   }
 
   private static List<String> corsOrigins(String value) {
@@ -418,11 +462,36 @@ public final class ControlPlaneConfig {
     return corsOrigins;
   }
 
+  /**
+   * Nullable: the public base URL of the edges (behind their load balancer). When set, every launch
+   * asset's URL is {@code <edge-public-url>/apps/<app>/assets/<sha256>}, the edge route that answers
+   * bundle patches and encodings, and patches are computed after each publish; otherwise launch assets
+   * point at storage like every other asset.
+   */
+  public String edgePublicUrl() {
+    return edgePublicUrl;
+  }
+
+  /** How many previous launch assets of a branch, runtime version and platform a new one is patched against (0: no patches). */
+  public int patchBases() {
+    return patchBases;
+  }
+
+  /** How many of the fleet's most common current updates (from telemetry) are also patch bases. */
+  public int patchFleetBases() {
+    return patchFleetBases;
+  }
+
+  /** Bundles above this size are not patched (bounded memory for the patch job). */
+  public long patchMaxBundleBytes() {
+    return patchMaxBundleBytes;
+  }
+
   @Override
   public String toString() {
     return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", adminToken=<redacted>, masterKey="
+        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", adminToken=<redacted>, masterKey="
         + (masterKey == null ? "none" : "<redacted>") + "}";
   }
 }

@@ -148,4 +148,19 @@ class ControlPlaneConfigTest {
           .isInstanceOf(ConfigException.class).hasMessageContaining("--cors-origin").hasMessageContaining("UPDRAFT_CORS_ORIGIN");
     }
   }
+
+  @Test
+  void refusesConfigurationsThatBakeUnreachableAssetUrlsIntoManifests() {
+    assertThatThrownBy(() -> ControlPlaneConfig.from(Settings.of(
+            Map.of("admin-token", TOKEN, "public-url", "https://edge.example.com", "edge-public-url", "https://edge.example.com/"), Map.of())))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--public-url").hasMessageContaining("--edge-public-url");
+    assertThatThrownBy(() -> ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN, "edge-public-url", "https://edge.example.com"), Map.of())))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("needs --public-url");
+    ControlPlaneConfig ok = ControlPlaneConfig.from(Settings.of(
+        Map.of("admin-token", TOKEN, "public-url", "https://cp.example.com", "edge-public-url", "https://edge.example.com/"), Map.of()));
+    assertThat(ok.edgePublicUrl()).isEqualTo("https://edge.example.com");
+    assertThat(ok.patchBases()).isEqualTo(5);
+    assertThat(ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN, "bind", "127.0.0.1", "edge-public-url", "http://127.0.0.1:3000"), Map.of()))
+        .edgePublicUrl()).isEqualTo("http://127.0.0.1:3000");
+  }
 }

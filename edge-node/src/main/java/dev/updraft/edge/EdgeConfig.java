@@ -34,6 +34,8 @@ import java.util.Set;
  * @param checkinProducerBuffer {@code --checkin-producer-buffer}, default 64 MiB: bytes of check-ins the Kafka
  *     producer holds while the broker is unreachable, on top of the {@code --checkin-buffer} queued ones;
  *     when both are full, new check-ins are dropped and counted
+ * @param patchCacheBytes {@code --patch-cache-bytes}, default 128 MiB: bundle patches of served groups held in
+ *     memory for the launch-asset route (0: patches are never served; full bundles still are)
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -50,7 +52,8 @@ public record EdgeConfig(
     Duration idleTimeout,
     int maxHeaderSize,
     Duration headerTimeout,
-    long checkinProducerBuffer) {
+    long checkinProducerBuffer,
+    long patchCacheBytes) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -69,7 +72,8 @@ public record EdgeConfig(
           "idle-timeout",
           "max-header-size",
           "header-timeout",
-          "checkin-producer-buffer");
+          "checkin-producer-buffer",
+          "patch-cache-bytes");
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -108,6 +112,9 @@ public record EdgeConfig(
     if (checkinProducerBuffer < 65536) {
       throw new ConfigException("--checkin-producer-buffer must be at least 65536 bytes: got " + checkinProducerBuffer);
     }
+    if (patchCacheBytes < 0) {
+      throw new ConfigException("--patch-cache-bytes must not be negative: got " + patchCacheBytes);
+    }
   }
 
   /**
@@ -135,7 +142,8 @@ public record EdgeConfig(
         s.duration("idle-timeout", Duration.ofSeconds(60)),
         s.integer("max-header-size", 16384, 1024, 1 << 20),
         s.duration("header-timeout", Duration.ofSeconds(10)),
-        s.longValue("checkin-producer-buffer", 64L << 20, 65536, 1L << 32));
+        s.longValue("checkin-producer-buffer", 64L << 20, 65536, 1L << 32),
+        s.longValue("patch-cache-bytes", 128L << 20, 0, 1L << 36));
   }
 
   private static double accessLog(String v) {

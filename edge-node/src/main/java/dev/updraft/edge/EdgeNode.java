@@ -1,5 +1,7 @@
 package dev.updraft.edge;
 
+import dev.updraft.edge.assets.AssetRoute;
+import dev.updraft.edge.assets.PatchCache;
 import dev.updraft.edge.checkin.CheckInEmitter;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.log.EventLogReader;
@@ -56,6 +58,8 @@ public final class EdgeNode {
     EventLogReader reader;
     CheckInEmitter emitter;
     RequestRecorder recorder;
+    PatchCache patches;
+    AssetRoute assets;
 
     Parts(PrometheusMeterRegistry registry, LiveImage live, JvmGcMetrics gc) {
       this.registry = registry;
@@ -64,6 +68,12 @@ public final class EdgeNode {
     }
 
     void close() {
+      if (assets != null) {
+        assets.close();
+      }
+      if (patches != null) {
+        patches.close();
+      }
       if (recorder != null) {
         recorder.close();
       }
@@ -125,7 +135,10 @@ public final class EdgeNode {
       if (config.recordRequests() != null) {
         parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
       }
+      parts.patches = new PatchCache(live, config.patchCacheBytes(), registry);
+      parts.assets = new AssetRoute(vertx, live, parts.patches, registry);
       parts.reader.start();
+      parts.patches.start();
       if (parts.emitter != null) {
         parts.emitter.start();
       }
@@ -143,7 +156,7 @@ public final class EdgeNode {
     return opened
         .compose(p -> {
           ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
-              config.accessLogSample());
+              config.accessLogSample(), p.assets);
           return vertx.deployVerticle(() -> {
             HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler, loopDelay,
                 config.headerTimeout().toNanos(), headerTimeouts);

@@ -1,5 +1,6 @@
 package dev.updraft.edge;
 
+import dev.updraft.edge.assets.AssetRoute;
 import dev.updraft.edge.checkin.CheckInEmitter;
 import dev.updraft.edge.image.AppImage;
 import dev.updraft.edge.image.Decision;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The edge's HTTP surface as one plain Vert.x request handler (no router: the manifest route is the
  * hot path and is matched by hand): {@code GET /apps/{appId}/manifest}, {@code GET /manifest} with
- * {@code expo-app-id} (or {@code ?app=}), {@code /healthz}, {@code /readyz}, {@code /metrics}.
+ * {@code expo-app-id} (or {@code ?app=}), {@code /healthz}, {@code /readyz}, {@code /metrics}, and the
+ * launch-asset route {@code GET /apps/{appId}/assets/{sha256}} ({@link AssetRoute}).
  *
  * <p>A device request reads the image once, decides with {@link Resolver}, and writes prepared bytes and
  * header values: nothing is serialised or signed here. Every device answer, refusals included, carries
@@ -46,6 +48,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   private static final Logger ACCESS = LoggerFactory.getLogger("dev.updraft.edge.access");
   private static final String APPS = "/apps/";
   private static final String MANIFEST = "/manifest";
+  private static final String ASSETS = "/assets/";
 
   private final Vertx vertx;
   private final LiveImage live;
@@ -55,9 +58,10 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   private final PrometheusMeterRegistry registry;
   private final String edgeId;
   private final double accessLog;
+  private final AssetRoute assets;
 
   ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder,
-      PrometheusMeterRegistry registry, String edgeId, double accessLog) {
+      PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets) {
     this.vertx = vertx;
     this.live = live;
     this.checkins = checkins;
@@ -66,6 +70,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     this.registry = registry;
     this.edgeId = edgeId;
     this.accessLog = accessLog;
+    this.assets = assets;
   }
 
   @Override
@@ -73,6 +78,15 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     long t0 = System.nanoTime();
     String path = req.path();
     if (path.startsWith(APPS)) {
+      int slash = path.indexOf('/', APPS.length());
+      if (assets != null && slash > APPS.length() && path.startsWith(ASSETS, slash) && path.indexOf('/', slash + ASSETS.length()) < 0
+          && path.length() > slash + ASSETS.length()) {
+        String appId = decode(path.substring(APPS.length(), slash));
+        if (appId != null) {
+          assets.handle(req, appId, path.substring(slash + ASSETS.length()));
+          return;
+        }
+      }
       int end = path.length() - MANIFEST.length();
       if (end > APPS.length() && path.endsWith(MANIFEST) && path.indexOf('/', APPS.length()) == end) {
         String appId = decode(path.substring(APPS.length(), end));

@@ -3,6 +3,11 @@ package dev.updraft.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventPayload.AppCreated;
+import dev.updraft.events.EventPayload.AssetVariant;
+import dev.updraft.events.EventPayload.BuildRegistered;
+import dev.updraft.events.EventPayload.BundlePatch;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
+import dev.updraft.events.EventPayload.PatchesComputed;
 import dev.updraft.events.EventPayload.BranchRollout;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
@@ -139,7 +144,38 @@ class GoldenFilesTest {
               EventType.MANIFESTS_RENEWED,
               new ManifestsRenewed(
                   "signed asset URLs expire 2026-12-07T10:00:00Z",
-                  List.of(new Renewal("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f", "{}", null)))));
+                  List.of(new Renewal("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f", "{}", null)))),
+          Map.entry(
+              EventType.LAUNCH_ASSET_STORED,
+              new LaunchAssetStored(
+                  "773000c0565c8737ea04c7eeaf5f0f908e84656a52b2ef93e1d0bfc6c0dd3b1f",
+                  "application/javascript",
+                  1448572,
+                  List.of(
+                      new AssetVariant(
+                          "identity", "773000c0565c8737ea04c7eeaf5f0f908e84656a52b2ef93e1d0bfc6c0dd3b1f", 1448572,
+                          "http://127.0.0.1:8080/assets/demo/773000c0565c8737ea04c7eeaf5f0f908e84656a52b2ef93e1d0bfc6c0dd3b1f.js"),
+                      new AssetVariant(
+                          "zstd", "4b1f8e0a3c9d2e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f", 571003,
+                          "http://127.0.0.1:8080/assets/demo/4b1f8e0a3c9d2e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f")))),
+          Map.entry(
+              EventType.PATCHES_COMPUTED,
+              new PatchesComputed(
+                  "5b0e3c0a-1111-4a4a-8b8b-000000000001",
+                  List.of(
+                      new BundlePatch(
+                          "ios",
+                          "773000c0565c8737ea04c7eeaf5f0f908e84656a52b2ef93e1d0bfc6c0dd3b1f",
+                          "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6",
+                          List.of("7d2a1b3c-0000-4000-8000-00000000000a"),
+                          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                          109860,
+                          "http://127.0.0.1:8080/assets/demo/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.bsdiff")))),
+          Map.entry(
+              EventType.BUILD_REGISTERED,
+              new BuildRegistered(
+                  "android", "1.0.0", "1e2d3c4b-0000-4000-8000-0000000000e1",
+                  "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6", 1453555)));
 
   static final Map<EventType, Long> SEQUENCE =
       Map.ofEntries(
@@ -153,7 +189,10 @@ class GoldenFilesTest {
           Map.entry(EventType.ROLLOUT_CHANGED, 8L),
           Map.entry(EventType.ROLLOUT_FINISHED, 9L),
           Map.entry(EventType.ROLLOUT_REVERTED, 10L),
-          Map.entry(EventType.MANIFESTS_RENEWED, 11L));
+          Map.entry(EventType.MANIFESTS_RENEWED, 11L),
+          Map.entry(EventType.LAUNCH_ASSET_STORED, 12L),
+          Map.entry(EventType.PATCHES_COMPUTED, 13L),
+          Map.entry(EventType.BUILD_REGISTERED, 14L));
 
   static byte[] golden(String path) throws IOException {
     try (InputStream in = GoldenFilesTest.class.getResourceAsStream(path)) {

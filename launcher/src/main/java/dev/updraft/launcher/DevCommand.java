@@ -16,9 +16,10 @@ final class DevCommand {
           String.join(
               "\n",
               "usage: updraft dev [--data-dir D] [--control-port N] [--edge-port N] [--public-url URL] [--admin-token T]",
-              "                   [--kafka-port N] [--postgres-port N] [--bind ADDR] [--guard-interval 30s]",
+              "                   [--kafka-port N] [--postgres-port N] [--bind ADDR] [--guard-interval 30s] [--edge-public-url URL]",
               "Runs Kafka (KRaft) and PostgreSQL embedded, with their data under --data-dir (default ./.updraft),",
-              "the control plane (8080), an edge node (3000) and the telemetry ingester, in this process.",
+              "the control plane (8080), an edge node (3000) and the telemetry ingester, in this process. Launch assets",
+              "(with bundle patches) come from the edge at --edge-public-url (default: --public-url's host, edge port).",
               "Ctrl-C stops everything. A second start on the same data dir comes back with the same state."));
       return 0;
     }
@@ -40,7 +41,7 @@ final class DevCommand {
     out.println("Updraft is ready (" + stack.readyMillis + " ms).");
     out.println("  control plane   http://" + config.bind() + ":" + config.controlPort() + "/v1   (assets at " + config.publicUrl() + "/assets/)");
     out.println("  console         http://" + config.bind() + ":" + config.controlPort() + "/console/");
-    out.println("  edge            " + edgeUrl + "/apps/<app>/manifest");
+    out.println("  edge            " + edgeUrl + "/apps/<app>/manifest   (launch assets and patches at " + config.edgePublicUrl() + "/apps/<app>/assets/)");
     out.println("  admin token     " + stack.adminToken);
     out.println("  kafka           " + stack.kafkaBootstrap() + "   postgres 127.0.0.1:" + stack.postgresPort() + "/" + DevStack.DATABASE);
     out.println("  metrics         " + edgeUrl + "/metrics, http://" + config.bind() + ":" + config.controlPort() + "/metrics, http://127.0.0.1:" + stack.ingesterMetricsPort + "/metrics (ingester)");

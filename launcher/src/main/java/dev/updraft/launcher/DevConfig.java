@@ -12,6 +12,8 @@ import java.util.Set;
  * @param kafkaPort 0: a free port at each start
  * @param postgresPort 0: a free port at each start
  * @param guardInterval null: the control plane's default (how often the automatic-revert guard checks)
+ * @param edgePublicUrl where devices reach the edge (launch assets, bundle patches): by default the public
+ *     URL's scheme and host with the edge port
  */
 record DevConfig(
     Path dataDir,
@@ -22,10 +24,12 @@ record DevConfig(
     int kafkaPort,
     int postgresPort,
     String bind,
-    String guardInterval) {
+    String guardInterval,
+    String edgePublicUrl) {
 
   static final Set<String> FLAGS =
-      Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval");
+      Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
+          "edge-public-url");
 
   static DevConfig from(Settings s) {
     s.rejectUnknown(FLAGS);
@@ -44,6 +48,13 @@ record DevConfig(
     if (publicUrl.endsWith("/")) {
       publicUrl = publicUrl.substring(0, publicUrl.length() - 1);
     }
+    String edgeUrl = s.raw("edge-public-url");
+    if (edgeUrl == null) {
+      java.net.URI u = java.net.URI.create(publicUrl);
+      edgeUrl = u.getScheme() + "://" + u.getHost() + ":" + edgePort;
+    } else if (edgeUrl.endsWith("/")) {
+      edgeUrl = edgeUrl.substring(0, edgeUrl.length() - 1);
+    }
     return new DevConfig(
         s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize(),
         controlPort,
@@ -53,6 +64,7 @@ record DevConfig(
         s.port("kafka-port", 0, true),
         s.port("postgres-port", 0, true),
         s.string("bind", "127.0.0.1"),
-        s.has("guard-interval") ? s.duration("guard-interval", null).toMillis() + "ms" : null);
+        s.has("guard-interval") ? s.duration("guard-interval", null).toMillis() + "ms" : null,
+        edgeUrl);
   }
 }

@@ -117,6 +117,7 @@ final class DevStack implements AutoCloseable {
     cp.put("control-port", Integer.toString(config.controlPort()));
     cp.put("bind", config.bind());
     cp.put("public-url", config.publicUrl());
+    cp.put("edge-public-url", config.edgePublicUrl()); // launch assets (and bundle patches) through the edge
     cp.put("admin-token", adminToken);
     cp.put("data-dir", config.dataDir().toString());
     cp.put("postgres-url", postgresUrl);

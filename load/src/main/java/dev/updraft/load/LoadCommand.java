@@ -67,6 +67,7 @@ public final class LoadCommand {
       "  --devices 100000 --seed 42 --platforms ios:60,android:40 --channels production --runtime-versions 1.0.0 --up-to-date 0.95",
       "  --signature (send expo-expect-signature) --signature-keyid main --verify-certificate PEM",
       "  --assets (storm openers download the launch asset) --asset-hash first|always|off --asset-url-rewrite FROM=TO",
+      "  --asset-patches true|false (default true: a device on an earlier update asks for a bundle patch, A-IM: bsdiff)",
       "  --event-loops 1 --connections 64 --max-in-flight 10000 --max-lag 100ms --timeout 10s --grace 5s",
       "  --trigger-url URL --trigger-method POST --trigger-body JSON|@file --trigger-token T --trigger-at 625s --trigger-wait 30s",
       "  --metrics name=URL,... --metric-names alias=metric{label=\"v\"},... --pids name=PID,... --health-path /readyz",

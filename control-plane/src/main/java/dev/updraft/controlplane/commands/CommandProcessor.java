@@ -70,6 +70,7 @@ public final class CommandProcessor implements AutoCloseable {
   private final ThreadPoolExecutor thread;
   private final Counter malformed;
   private final Counter appended;
+  private volatile Follow follow;
   private volatile ControlState state = ControlState.EMPTY;
   private volatile Health health = Health.STARTING;
   private volatile String healthReason = "starting: replaying the event log";
@@ -99,6 +100,22 @@ public final class CommandProcessor implements AutoCloseable {
     this.appended = Counter.builder("updraft_control_events_appended_total").description("events appended by this instance").register(metrics);
     metrics.gauge("updraft_control_apps", this, p -> p.state.apps().size());
     metrics.gauge("updraft_control_writable", this, p -> p.health == Health.OK ? 1 : 0);
+  }
+
+  /**
+   * Events that other events imply, appended in the same transaction right before the event that implies
+   * them (so a reader that has the event already has them): for example where a newly published launch
+   * asset can be fetched, before the manifest pointing at it. Runs on the command thread.
+   */
+  @FunctionalInterface
+  public interface Follow {
+    /** Payloads for the same app to append before {@code payload} (planned against {@code before}); may be empty. */
+    List<dev.updraft.events.EventPayload> implied(ControlState before, String appId, dev.updraft.events.EventPayload payload);
+  }
+
+  /** Sets the {@link Follow} every command's events go through (null: none). */
+  public void follow(Follow f) {
+    this.follow = f;
   }
 
   /** The current state (never null). */
@@ -203,7 +220,7 @@ public final class CommandProcessor implements AutoCloseable {
     }
     List<EventEnvelope> envelopes = new ArrayList<>();
     Map<String, Long> next = new HashMap<>();
-    for (NewEvent ne : plan.events()) {
+    for (NewEvent ne : followed(before, plan.events())) {
       AppState app = before.app(ne.appId());
       long seq = next.getOrDefault(ne.appId(), app == null ? 0 : app.lastSequence()) + 1;
       next.put(ne.appId(), seq);
@@ -274,6 +291,22 @@ public final class CommandProcessor implements AutoCloseable {
   private static CommandException fencedRefusal(String reason) {
     return new CommandException(
         503, "fenced", "this control plane instance was replaced by a newer one (" + reason + "); nothing was written; retry: your request reaches the active instance");
+  }
+
+  /** {@code events} with what {@link #follow} adds before each. */
+  private List<NewEvent> followed(ControlState before, List<NewEvent> events) {
+    Follow f = follow;
+    if (f == null) {
+      return events;
+    }
+    List<NewEvent> out = new ArrayList<>();
+    for (NewEvent ne : events) {
+      for (dev.updraft.events.EventPayload extra : f.implied(before, ne.appId(), ne.payload())) {
+        out.add(new NewEvent(ne.appId(), Commands.ACTOR_SYSTEM, extra));
+      }
+      out.add(ne);
+    }
+    return out;
   }
 
   private CommandException refuse(LogWriteException e) {

@@ -28,6 +28,7 @@ public final class Commands {
   private final RolloutCommands rollouts;
   private final ChannelCommands channels;
   private final Renewals renewals;
+  private final DeliveryCommands deliveries;
 
   public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics) {
     this.processor = processor;
@@ -37,6 +38,7 @@ public final class Commands {
     this.rollouts = new RolloutCommands(vertx, processor, groups);
     this.channels = new ChannelCommands(vertx, processor);
     this.renewals = new Renewals(vertx, processor, storage, groups, metrics);
+    this.deliveries = new DeliveryCommands(vertx, processor);
   }
 
   /** The current state (never null). */
@@ -62,5 +64,10 @@ public final class Commands {
 
   public Renewals renewals() {
     return renewals;
+  }
+
+  /** Builds' embedded bundles, launch-asset encodings and bundle patches. */
+  public DeliveryCommands deliveries() {
+    return deliveries;
   }
 }

@@ -11,13 +11,33 @@ import org.pcollections.TreePMap;
  *
  * @param apps by app id, sorted
  * @param tokensBySha256 active tokens by the SHA-256 hex of their secret
+ * @param deliveries by app id: how launch assets reach devices (encodings, patches, builds); an app
+ *     without an entry has none
  */
-public record ControlState(PSortedMap<String, AppState> apps, PSortedMap<String, TokenRef> tokensBySha256) {
-  public static final ControlState EMPTY = new ControlState(TreePMap.empty(), TreePMap.empty());
+public record ControlState(
+    PSortedMap<String, AppState> apps, PSortedMap<String, TokenRef> tokensBySha256, PSortedMap<String, Deliveries> deliveries) {
+  public static final ControlState EMPTY = new ControlState(TreePMap.empty(), TreePMap.empty(), TreePMap.empty());
 
   public ControlState {
     Objects.requireNonNull(apps, "apps");
     Objects.requireNonNull(tokensBySha256, "tokensBySha256");
+    Objects.requireNonNull(deliveries, "deliveries");
+  }
+
+  /** A state without deliveries. */
+  public ControlState(PSortedMap<String, AppState> apps, PSortedMap<String, TokenRef> tokensBySha256) {
+    this(apps, tokensBySha256, TreePMap.empty());
+  }
+
+  /** The app's deliveries ({@link Deliveries#EMPTY} when it has none). */
+  public Deliveries deliveries(String appId) {
+    Deliveries d = deliveries.get(appId);
+    return d == null ? Deliveries.EMPTY : d;
+  }
+
+  /** This state with the app's deliveries replaced. */
+  ControlState withDeliveries(String appId, Deliveries d) {
+    return new ControlState(apps, tokensBySha256, deliveries.plus(appId, d));
   }
 
   /** The app with {@code appId}, or null. */
@@ -27,11 +47,11 @@ public record ControlState(PSortedMap<String, AppState> apps, PSortedMap<String,
 
   /** This state with {@code app} replacing the app of its id (or added). */
   ControlState with(AppState app) {
-    return new ControlState(apps.plus(app.appId(), app), tokensBySha256);
+    return new ControlState(apps.plus(app.appId(), app), tokensBySha256, deliveries);
   }
 
   /** This state with {@code app} and another token index. */
   ControlState with(AppState app, PSortedMap<String, TokenRef> index) {
-    return new ControlState(apps.plus(app.appId(), app), index);
+    return new ControlState(apps.plus(app.appId(), app), index, deliveries);
   }
 }

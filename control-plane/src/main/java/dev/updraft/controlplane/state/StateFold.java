@@ -3,6 +3,9 @@ package dev.updraft.controlplane.state;
 import dev.updraft.events.Decoded;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.AppCreated;
+import dev.updraft.events.EventPayload.BuildRegistered;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
+import dev.updraft.events.EventPayload.PatchesComputed;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
@@ -67,6 +70,9 @@ public final class StateFold {
       case ROLLOUT_FINISHED -> s.with(rolloutFinished(app, e, (RolloutFinished) p));
       case ROLLOUT_REVERTED -> s.with(rolloutReverted(app, e, (RolloutReverted) p));
       case MANIFESTS_RENEWED -> s.with(manifestsRenewed(app, e, (ManifestsRenewed) p));
+      case LAUNCH_ASSET_STORED -> launchAssetStored(s, app, e, (LaunchAssetStored) p);
+      case PATCHES_COMPUTED -> patchesComputed(s, app, e, (PatchesComputed) p);
+      case BUILD_REGISTERED -> buildRegistered(s, app, e, (BuildRegistered) p);
     };
   }
 
@@ -222,6 +228,30 @@ public final class StateFold {
   private static AppState manifestsRenewed(AppState app, EventEnvelope e, ManifestsRenewed m) {
     return done(
         renew(app, e, m.renewals()), e, "renewed " + m.renewals().size() + " manifests" + (m.reason() == null ? "" : ": " + m.reason()));
+  }
+
+  private static ControlState launchAssetStored(ControlState s, AppState app, EventEnvelope e, LaunchAssetStored l) {
+    StringJoiner encodings = new StringJoiner(", ");
+    for (EventPayload.AssetVariant v : l.variants()) {
+      encodings.add(v.encoding() + " " + v.size() + " bytes");
+    }
+    return s.with(done(app, e, "stored launch asset " + l.sha256() + " (" + encodings + ")"))
+        .withDeliveries(app.appId(), s.deliveries(app.appId()).stored(l, e.occurredAt()));
+  }
+
+  private static ControlState patchesComputed(ControlState s, AppState app, EventEnvelope e, PatchesComputed p) {
+    StringJoiner sizes = new StringJoiner(", ");
+    for (EventPayload.BundlePatch b : p.patches()) {
+      sizes.add(b.platform() + " from " + b.baseSha256().substring(0, 12) + " " + b.size() + " bytes");
+    }
+    return s.with(done(app, e, "bundle patches for group " + p.groupId() + ": " + (p.patches().isEmpty() ? "none worth keeping" : sizes.toString())))
+        .withDeliveries(app.appId(), s.deliveries(app.appId()).computed(p, e.occurredAt()));
+  }
+
+  private static ControlState buildRegistered(ControlState s, AppState app, EventEnvelope e, BuildRegistered b) {
+    return s.with(done(app, e, "registered " + b.platform() + " build of runtime " + b.runtimeVersion() + " embedding update "
+            + b.embeddedUpdateId() + " (bundle " + b.bundleSha256() + ")"))
+        .withDeliveries(app.appId(), s.deliveries(app.appId()).registered(b));
   }
 
   // ---------------------------------------------------------------- what several types share

@@ -1,7 +1,13 @@
 package dev.updraft.controlplane.storage;
 
+import dev.updraft.common.ContentTypes;
 import dev.updraft.controlplane.render.UrlSource;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -26,6 +32,46 @@ public interface AssetStorage extends AutoCloseable {
 
   /** How long a URL from {@link #urls} stays valid, or null when URLs never expire. */
   Duration urlTtl();
+
+  /**
+   * Opens the bytes stored at the address (the caller closes the stream). The default fetches them from
+   * the URL {@link #urls} gives, so any storage whose URLs this process can reach can be read; local
+   * storage and GCS read directly.
+   *
+   * @throws java.nio.file.NoSuchFileException when nothing is stored there
+   */
+  default InputStream open(String appId, String sha256Hex) throws IOException {
+    String url = urls(appId).url(sha256Hex, null, ContentTypes.OCTET_STREAM);
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL).build();
+    HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofMinutes(5)).header("accept-encoding", "identity").GET().build();
+    HttpResponse<InputStream> res;
+    try {
+      res = client.send(req, HttpResponse.BodyHandlers.ofInputStream());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted reading sha256=" + sha256Hex + " of app " + appId, e);
+    }
+    if (res.statusCode() == 404) {
+      res.body().close();
+      throw new java.nio.file.NoSuchFileException("app " + appId + " sha256=" + sha256Hex);
+    }
+    if (res.statusCode() != 200) {
+      res.body().close();
+      throw new IOException("reading sha256=" + sha256Hex + " of app " + appId + " from storage answered HTTP " + res.statusCode());
+    }
+    return res.body();
+  }
+
+  /**
+   * Stores {@code file}, the {@code encoding} ({@code gzip}, {@code br}, {@code zstd}) of the stored asset
+   * {@code sha256Hex}, under its own SHA-256 {@code variantSha256} like any asset (so {@link #urls} names
+   * it); local storage also keeps it beside the asset so that its route can answer that encoding.
+   */
+  default StoredAsset putVariant(
+      String appId, String sha256Hex, String encoding, Path file, String variantSha256, String md5Hex, long size)
+      throws IOException {
+    return put(appId, variantSha256, file, md5Hex, size, ContentTypes.OCTET_STREAM);
+  }
 
   /** For logs: the kind and location. */
   String describe();

@@ -8,6 +8,9 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import dev.updraft.controlplane.render.UrlSource;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -86,6 +89,19 @@ public final class GcsAssetStorage implements AssetStorage {
       throw new IOException("GCS upload failed for bucket=" + bucket + " sha256=" + sha256Hex + ": " + e.getMessage(), e);
     }
     return new StoredAsset(sha256Hex, md5Hex, size);
+  }
+
+  @Override
+  public InputStream open(String appId, String sha256Hex) throws IOException {
+    BlobId id = BlobId.of(bucket, objectName(appId, sha256Hex));
+    try {
+      if (storage.get(id) == null) {
+        throw new NoSuchFileException("gs://" + bucket + "/" + id.getName());
+      }
+      return Channels.newInputStream(storage.reader(id));
+    } catch (StorageException e) {
+      throw new IOException("GCS read failed for bucket=" + bucket + " sha256=" + sha256Hex + ": " + e.getMessage(), e);
+    }
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.storage;
 
+import dev.updraft.common.AcceptEncoding;
 import dev.updraft.common.ContentTypes;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -8,6 +9,8 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -15,14 +18,16 @@ import java.util.regex.Pattern;
 /**
  * Serves local-storage assets at {@code GET /assets/<app>/<sha256><ext>}: the {@code content-type} from the
  * extension (never from {@code Accept}: Android asks for {@code application/javascript} even for
- * images), {@code cache-control: public, max-age=31536000, immutable} (bytes at a URL never change), and
- * gzip when {@code Accept-Encoding} allows it and the type is compressible (a cached {@code .gz} copy).
- * Brotli is not offered: the JDK has no brotli encoder and we add no native library for it. Addresses
+ * images), {@code cache-control: public, max-age=31536000, immutable} (bytes at a URL never change), and for
+ * a compressible type the encoding {@code Accept-Encoding} prefers among the zstd, br and gzip copies made
+ * when the asset was published ({@link AcceptEncoding}); an asset stored before those copies existed gets
+ * a gzip copy made on first request and kept. Addresses
  * are matched against a strict pattern, so no path can leave the storage directory. Thread-safe.
  */
 public final class LocalAssetRoute implements Handler<RoutingContext> {
   private static final Pattern FILE = Pattern.compile("([0-9a-f]{64})(\\.[A-Za-z0-9]{1,16})?");
   private static final String IMMUTABLE = "public, max-age=31536000, immutable";
+  private static final List<String> STORED = List.of(AcceptEncoding.ZSTD, AcceptEncoding.BR, AcceptEncoding.GZIP);
 
   private final Vertx vertx;
   private final LocalAssetStorage storage;
@@ -58,12 +63,31 @@ public final class LocalAssetRoute implements Handler<RoutingContext> {
         .putHeader("cache-control", IMMUTABLE)
         .putHeader("vary", "accept-encoding")
         .putHeader("x-content-type-options", "nosniff");
-    boolean gzip = ContentTypes.compressible(contentType) && acceptsGzip(rc.request().getHeader("accept-encoding"));
     boolean head = rc.request().method() == HttpMethod.HEAD;
-    if (!gzip) {
+    if (!ContentTypes.compressible(contentType)) {
       send(res, data, head);
       return;
     }
+    String accept = rc.request().getHeader("accept-encoding");
+    List<String> held = new ArrayList<>(4);
+    for (String enc : STORED) {
+      if (storage.variant(data, enc) != null) {
+        held.add(enc);
+      }
+    }
+    held.add(AcceptEncoding.IDENTITY);
+    String enc = AcceptEncoding.choose(accept, held);
+    if (enc != null && !enc.equals(AcceptEncoding.IDENTITY)) {
+      // stored at publish time (PatchWorker): nothing is compressed for this request
+      res.putHeader("content-encoding", enc);
+      send(res, storage.variant(data, enc), head);
+      return;
+    }
+    if (!acceptsGzip(accept)) {
+      send(res, data, head);
+      return;
+    }
+    // an asset stored before encodings were made at publish time: a gzip copy made once, then kept
     vertx
         .executeBlocking(() -> storage.gzipped(data))
         .onComplete(

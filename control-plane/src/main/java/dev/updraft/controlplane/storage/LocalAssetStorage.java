@@ -89,6 +89,53 @@ public final class LocalAssetStorage implements AssetStorage {
   }
 
   @Override
+  public InputStream open(String appId, String sha256Hex) throws IOException {
+    Path data = existing(appId, sha256Hex);
+    if (data == null) {
+      throw new NoSuchFileException("app " + appId + " sha256=" + sha256Hex);
+    }
+    return Files.newInputStream(data);
+  }
+
+  /** Stored like any asset, and copied beside the asset as {@code <sha256>.gz|.br|.zst} for the route. */
+  @Override
+  public StoredAsset putVariant(
+      String appId, String sha256Hex, String encoding, Path file, String variantSha256, String md5Hex, long size)
+      throws IOException {
+    StoredAsset stored = put(appId, variantSha256, file, md5Hex, size, ContentTypes.OCTET_STREAM);
+    Path alias = file(appId, sha256Hex).resolveSibling(sha256Hex + suffix(encoding));
+    if (!Files.isRegularFile(alias)) {
+      Path tmp = alias.resolveSibling(alias.getFileName() + ".tmp-" + UUID.randomUUID());
+      try {
+        Files.copy(file, tmp);
+        move(tmp, alias);
+      } finally {
+        Files.deleteIfExists(tmp);
+      }
+    }
+    return stored;
+  }
+
+  /** The stored copy of {@code data} in {@code encoding}, or null when none was stored. */
+  Path variant(Path data, String encoding) {
+    Path p = data.resolveSibling(data.getFileName() + suffix(encoding));
+    return Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) ? p : null;
+  }
+
+  private static String suffix(String encoding) {
+    switch (encoding) {
+      case "gzip":
+        return ".gz";
+      case "br":
+        return ".br";
+      case "zstd":
+        return ".zst";
+      default:
+        throw new IllegalArgumentException("no stored variant for encoding=" + encoding);
+    }
+  }
+
+  @Override
   public UrlSource urls(String appId) {
     return (sha, ext, contentType) ->
         publicUrl.get() + "/assets/" + appId + "/" + sha + (ext != null ? ext : ContentTypes.JAVASCRIPT.equals(contentType) ? ".js" : "");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlaneConfig;
 import dev.updraft.controlplane.console.ConsoleRoutes;
+import dev.updraft.controlplane.patches.Delivery;
 import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.controlplane.storage.LocalAssetRoute;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
@@ -43,6 +44,7 @@ class OpenApiRoutesTest {
       ConsoleRoutes.load().mount(router); // ControlPlane mounts the console on every instance
       InsightsExtension insights = InsightsExtension.withGuardInterval(Duration.ZERO); // the launcher mounts it
       insights.mount(api.extensionContext()).toCompletionStage().toCompletableFuture().get();
+      Delivery.mountRoutes(api.extensionContext(), null, null); // ControlPlane mounts them on every instance
       Set<String> routes = PublisherApi.describe(router);
 
       Set<String> spec = new LinkedHashSet<>();

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.AppCreated;
+import dev.updraft.events.EventPayload.AssetVariant;
+import dev.updraft.events.EventPayload.BuildRegistered;
+import dev.updraft.events.EventPayload.BundlePatch;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
+import dev.updraft.events.EventPayload.PatchesComputed;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
@@ -80,13 +85,18 @@ class EveryEventTypeFoldTest {
       case ROLLOUT_FINISHED -> new RolloutFinished("g2", "r2");
       case ROLLOUT_REVERTED -> new RolloutReverted("g2", "r2", "crashes", group("g5", UpdateGroup.KIND_UPDATE, "main", null));
       case MANIFESTS_RENEWED -> new ManifestsRenewed("renew", List.of(new Renewal("g2-android", "{\"renewed\":true}", null)));
+      case LAUNCH_ASSET_STORED ->
+          new LaunchAssetStored("aa".repeat(32), "application/javascript", 10, List.of(new AssetVariant("identity", "aa".repeat(32), 10, "http://s/a")));
+      case PATCHES_COMPUTED ->
+          new PatchesComputed("g2", List.of(new BundlePatch("ios", "aa".repeat(32), "bb".repeat(32), List.of("g1-ios"), "cc".repeat(32), 3, "http://s/c")));
+      case BUILD_REGISTERED -> new BuildRegistered("ios", "1", "e1", "bb".repeat(32), 10);
     };
   }
 
-  /** What an app is besides its audit log and last sequence. */
-  record Content(Object tokens, Object signing, Object channels, Object groups, Object idempotencyKeys) {
-    static Content of(AppState a) {
-      return a == null ? null : new Content(a.tokens(), a.signing(), a.channels(), a.groups(), a.idempotencyKeys());
+  /** What an app is besides its audit log and last sequence (its deliveries included). */
+  record Content(Object tokens, Object signing, Object channels, Object groups, Object idempotencyKeys, Object deliveries) {
+    static Content of(AppState a, ControlState s) {
+      return a == null ? null : new Content(a.tokens(), a.signing(), a.channels(), a.groups(), a.idempotencyKeys(), s.deliveries(a.appId()));
     }
   }
 
@@ -108,7 +118,7 @@ class EveryEventTypeFoldTest {
       assertThat(entry.type()).isEqualTo(type.wireName());
       assertThat(entry.summary()).as(type + " says what happened").isNotBlank();
       if (!AUDIT_ONLY.contains(type)) {
-        assertThat(Content.of(app)).as(type + " changes the app, not only its audit log").isNotEqualTo(Content.of(old));
+        assertThat(Content.of(app, after)).as(type + " changes the app, not only its audit log").isNotEqualTo(Content.of(old, before));
       }
     }
   }

@@ -1,10 +1,13 @@
 package dev.updraft.edge.image;
 
+import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.Bucketing;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
+import dev.updraft.events.EventPayload.PatchesComputed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
 import dev.updraft.events.EventPayload.RolledBackToEmbedded;
@@ -38,9 +41,11 @@ final class AppDelta {
   private final HashMap<String, GroupState> groups;
   private final HashMap<String, String> groupOfEntry;
   private final HashMap<String, HashMap<String, ArrayList<String>>> lines = new HashMap<>();
+  private final LaunchAssets.Builder launchAssets;
 
   AppDelta(String appId, AppImage base) {
     this.appId = appId;
+    this.launchAssets = new LaunchAssets.Builder(base == null ? null : base.launchAssets);
     if (base == null) {
       channels = new HashMap<>();
       groups = new HashMap<>();
@@ -91,6 +96,9 @@ final class AppDelta {
       case ROLLOUT_FINISHED -> rolloutFinished(e, (RolloutFinished) p);
       case ROLLOUT_REVERTED -> rolloutReverted(e, (RolloutReverted) p);
       case MANIFESTS_RENEWED -> manifestsRenewed(e, (ManifestsRenewed) p);
+      case LAUNCH_ASSET_STORED -> launchAssetStored(e, (LaunchAssetStored) p);
+      case PATCHES_COMPUTED -> patchesComputed(e, (PatchesComputed) p);
+      case BUILD_REGISTERED -> buildRegistered();
     };
   }
 
@@ -174,6 +182,21 @@ final class AppDelta {
 
   private boolean manifestsRenewed(EventEnvelope e, ManifestsRenewed m) {
     return renew(e, m.renewals());
+  }
+
+  /** Where a launch asset's encodings live (the asset route streams them). */
+  private boolean launchAssetStored(EventEnvelope e, LaunchAssetStored l) {
+    return launchAssets.stored(l) || inconsistent(e, "launch-asset.stored without sha256 or variants");
+  }
+
+  /** A group's bundle patches (the patch cache loads those of served groups). */
+  private boolean patchesComputed(EventEnvelope e, PatchesComputed p) {
+    return launchAssets.computed(p) || inconsistent(e, "patches.computed without groupId");
+  }
+
+  /** Ignored: the patches that start from a build's embedded bundle list its update id themselves. */
+  private static boolean buildRegistered() {
+    return true;
   }
 
   private boolean add(EventEnvelope e, UpdateGroup g) {
@@ -285,7 +308,8 @@ final class AppDelta {
         Collections.unmodifiableMap(table),
         Collections.unmodifiableMap(prepared),
         noUpdate,
-        bytes);
+        bytes,
+        launchAssets.build());
   }
 
   private Prepared noUpdate(AppImage previous) {

@@ -1,9 +1,12 @@
 package dev.updraft.edge.image;
 
+import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.EventPayload.ChannelMapped;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * One app as folded from the log: its state (channels, update groups in publication order per branch
@@ -31,6 +34,8 @@ public final class AppImage {
   final Map<String, Prepared> prepared;
   final Prepared noUpdate;
   final long bytes;
+  /** Folded state of the asset route: launch assets' encodings and bundle patches. */
+  final LaunchAssets launchAssets;
 
   AppImage(
       String appId,
@@ -43,7 +48,8 @@ public final class AppImage {
       Map<String, Map<String, RuntimeSlots>> table,
       Map<String, Prepared> prepared,
       Prepared noUpdate,
-      long bytes) {
+      long bytes,
+      LaunchAssets launchAssets) {
     this.appId = appId;
     this.lastSequence = lastSequence;
     this.signing = signing;
@@ -55,6 +61,23 @@ public final class AppImage {
     this.prepared = prepared;
     this.noUpdate = noUpdate;
     this.bytes = bytes;
+    this.launchAssets = launchAssets;
+  }
+
+  /** The launch assets the asset route serves for this app. */
+  public LaunchAssets launchAssets() {
+    return launchAssets;
+  }
+
+  /** The groups a device can be served now (heads and running rollouts' control groups). */
+  public Set<String> servedGroupIds() {
+    Set<String> out = new HashSet<>();
+    for (Prepared p : prepared.values()) {
+      if (p.groupId() != null) {
+        out.add(p.groupId());
+      }
+    }
+    return out;
   }
 
   public String appId() {
@@ -115,7 +138,8 @@ public final class AppImage {
         && channels.equals(a.channels)
         && groups.equals(a.groups)
         && groupOfEntry.equals(a.groupOfEntry)
-        && lines.equals(a.lines);
+        && lines.equals(a.lines)
+        && launchAssets.equals(a.launchAssets);
   }
 
   @Override

@@ -40,6 +40,9 @@ class AppDeltaTest {
         new EventPayload.UpdatePublished(Scenario.group("g2", "main", new Rollout("r2", 30, "g1", null))));
   }
 
+  private static final String LAUNCH = "a".repeat(64);
+  private static final String BASE = "b".repeat(64);
+  private static final String PATCH = "c".repeat(64);
   private static final Map<EventType, Case> CASES = new EnumMap<>(EventType.class);
 
   static {
@@ -140,7 +143,37 @@ class AppDeltaTest {
           Prepared served = after.slot("main", Scenario.RTV, Platforms.ANDROID).head;
           assertThat(served.json().toString(StandardCharsets.UTF_8)).isEqualTo(Scenario.body("g1-android") + " ");
         }));
+    CASES.put(EventType.LAUNCH_ASSET_STORED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.LaunchAssetStored(LAUNCH, "application/javascript", 10, List.of(
+            new EventPayload.AssetVariant("identity", LAUNCH, 10, "http://s/" + LAUNCH),
+            new EventPayload.AssetVariant("zstd", PATCH, 5, "http://s/" + PATCH))),
+        (before, after) -> {
+          assertThat(before.launchAssets().asset(LAUNCH)).isNull();
+          assertThat(after.launchAssets().asset(LAUNCH).variant("zstd").url()).isEqualTo("http://s/" + PATCH);
+          assertThat(after.groups).isEqualTo(before.groups);
+          assertThat(serves(after, "main")).isEqualTo("g1-ios");
+        }));
+    CASES.put(EventType.PATCHES_COMPUTED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.PatchesComputed("g1", List.of(
+            new EventPayload.BundlePatch("ios", LAUNCH, BASE, List.of("G0-IOS"), PATCH, 3, "http://s/" + PATCH))),
+        (before, after) -> {
+          assertThat(before.launchAssets().patch(LAUNCH, "g0-ios")).isNull();
+          assertThat(after.launchAssets().patch(LAUNCH, "g0-ios").sha256()).isEqualTo(PATCH);
+          assertThat(after.launchAssets().patchesOf("g1")).hasSize(1);
+          assertThat(after.servedGroupIds()).contains("g1");
+          assertThat(after.groups).isEqualTo(before.groups);
+        }));
+    CASES.put(EventType.BUILD_REGISTERED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.BuildRegistered("ios", Scenario.RTV, "e1", BASE, 10),
+        (before, after) -> {
+          onlyTheSequenceMoved(before, after);
+          assertThat(after.launchAssets()).isEqualTo(before.launchAssets());
+        }));
   }
+
 
   @Test
   void everyEventTypeHasACase() {

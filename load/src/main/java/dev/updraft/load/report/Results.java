@@ -85,7 +85,12 @@ final class Results {
     totals.put("dropped_in_flight_cap", st.phaseSum(-1, Stats.DROP_INFLIGHT));
     totals.put("manifests_served", st.phaseSum(-1, Stats.MANIFESTS));
     totals.put("no_update_served", st.phaseSum(-1, Stats.NO_UPDATES));
-    totals.put("asset_downloads", st.phaseSum(-1, Stats.ASSETS));
+    long downloads = st.phaseSum(-1, Stats.ASSETS);
+    totals.put("asset_downloads", downloads);
+    totals.put("asset_bytes", st.assetBytes());
+    totals.put("asset_patches", st.patches());
+    totals.put("asset_patch_bytes", st.patchBytes());
+    totals.put("bytes_per_updated_device", downloads == 0 ? 0 : st.assetBytes() / downloads);
     totals.put("stale_within_grace", st.phaseSum(-1, Stats.STALE));
     totals.put("fresh_installs_simulated", st.phaseSum(-1, Stats.FRESH_INSTALLS));
     totals.put("peak_in_flight", run.peakInFlight());

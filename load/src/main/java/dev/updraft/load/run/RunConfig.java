@@ -61,13 +61,14 @@ public record RunConfig(
     Path replayFile,
     double replaySpeed,
     boolean discovery,
-    int warmup) {
+    int warmup,
+    boolean assetPatches) {
 
   static final Set<String> RUN_FLAGS = Set.of(
       "name", "out-dir", "target", "path", "app", "profile", "scale", "time-scale", "rate", "duration",
       "knee-from", "knee-to", "knee-step", "knee-ramp", "knee-hold", "arrivals", "devices", "seed", "platforms",
       "channels", "runtime-versions", "up-to-date", "signature", "signature-keyid", "verify-certificate", "assets",
-      "asset-hash", "asset-url-rewrite", "event-loops", "connections", "max-in-flight", "max-lag", "timeout", "grace",
+      "asset-hash", "asset-patches", "asset-url-rewrite", "event-loops", "connections", "max-in-flight", "max-lag", "timeout", "grace",
       "trigger-url", "trigger-method", "trigger-body", "trigger-token", "trigger-content-type", "trigger-at",
       "trigger-wait", "metrics", "metric-names", "pids", "health-path", "baseline", "baseline-profile",
       "baseline-event-loops", "baseline-jvm-opts", "interval", "progress", "max-error-rate", "knee-p99", "warmup");
@@ -173,7 +174,8 @@ public record RunConfig(
         replay,
         speed,
         run,
-        s.integer("warmup", run ? 200 : 0, 0, 100_000));
+        s.integer("warmup", run ? 200 : 0, 0, 100_000),
+        s.bool("asset-patches", true));
   }
 
   /** The configuration of the baseline run: its profile, no server metrics, no push trigger. */
@@ -182,7 +184,7 @@ public record RunConfig(
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
         baselineProfile, baselineEventLoops, baselineJvmOpts, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery, warmup);
+        discovery, warmup, assetPatches);
   }
 
   public static Profile profile(Settings s, String name) {

@@ -40,6 +40,9 @@ public final class Stats {
   final SingleWriterRecorder[][] latency;
   final SingleWriterRecorder[][] service;
   final SingleWriterRecorder[][] asset;
+  private final java.util.concurrent.atomic.AtomicLong assetBytes = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong patchBytes = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong patches = new java.util.concurrent.atomic.AtomicLong();
 
   public Stats(Profile profile, int lanes) {
     this.profile = profile;
@@ -78,6 +81,30 @@ public final class Stats {
   /** The window of a phase's stage at run time {@code t}, or -1. */
   public int windowOf(int phase, double t) {
     return windowsOf.windowOf(phase, t);
+  }
+
+  /** A launch-asset download of {@code bytes} bytes; {@code patch}: a 226 bundle patch rather than the full bundle. */
+  public void assetBytes(long bytes, boolean patch) {
+    assetBytes.addAndGet(bytes);
+    if (patch) {
+      patchBytes.addAndGet(bytes);
+      patches.incrementAndGet();
+    }
+  }
+
+  /** Bytes of every launch-asset download (patches included). */
+  public long assetBytes() {
+    return assetBytes.get();
+  }
+
+  /** Bytes of the downloads answered with a bundle patch. */
+  public long patchBytes() {
+    return patchBytes.get();
+  }
+
+  /** Downloads answered with a bundle patch. */
+  public long patches() {
+    return patches.get();
   }
 
   public void add(int window, int slot) {

@@ -1,0 +1,228 @@
+package dev.updraft.controlplane.patches;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.controlplane.ExtensionContext;
+import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.commands.Commands;
+import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.ControlState;
+import dev.updraft.controlplane.state.Deliveries;
+import dev.updraft.controlplane.state.GroupState;
+import dev.updraft.controlplane.storage.AssetStorage;
+import dev.updraft.events.EventPayload.AssetVariant;
+import dev.updraft.events.EventPayload.BuildRegistered;
+import dev.updraft.events.EventPayload.BundlePatch;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
+import dev.updraft.events.EventPayload.PlatformUpdate;
+import io.vertx.core.Future;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/**
+ * The publisher API of deliveries: {@code POST|GET /v1/apps/{app}/builds} (register a build's embedded
+ * bundle, list them), {@code GET /v1/apps/{app}/updates/{groupId}/patches} (the encodings and bundle
+ * patches of a group's launch assets) and {@code GET /v1/apps/{app}/runtime-versions/{runtimeVersion}/activity}
+ * (devices seen lately and builds registered: the publish CLI's orphan warning). Event loop.
+ */
+final class DeliveryRoutes {
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+
+  private final ExtensionContext ctx;
+  private final Commands commands;
+  private final AssetStorage storage;
+  private final FleetBases fleet;
+
+  DeliveryRoutes(ExtensionContext ctx, Commands commands, AssetStorage storage, FleetBases fleet) {
+    this.ctx = ctx;
+    this.commands = commands;
+    this.storage = storage;
+    this.fleet = fleet;
+  }
+
+  void mount() {
+    var body = BodyHandler.create(false).setBodyLimit(ctx.config().maxRequestBytes());
+    ctx.router().post("/v1/apps/:app/builds").handler(body).handler(ctx.authorize(Role.PUBLISH)).handler(this::register);
+    ctx.router().get("/v1/apps/:app/builds").handler(ctx.authorize(Role.READ)).handler(this::builds);
+    ctx.router().get("/v1/apps/:app/updates/:groupId/patches").handler(ctx.authorize(Role.READ)).handler(this::patches);
+    ctx.router().get("/v1/apps/:app/runtime-versions/:runtimeVersion/activity").handler(ctx.authorize(Role.READ)).handler(this::activity);
+  }
+
+  private void register(RoutingContext rc) {
+    AppState app = app(rc);
+    if (app == null) {
+      return;
+    }
+    JsonNode b;
+    try {
+      b = JSON.readTree(rc.body().asString());
+    } catch (Exception e) {
+      ctx.fail(rc, 400, "invalid-json", "the body is not JSON: " + e.getMessage());
+      return;
+    }
+    if (b == null || !b.isObject()) {
+      ctx.fail(rc, 400, "invalid-json", "the body must be a JSON object with platform, runtimeVersion, embeddedUpdateId and bundleSha256");
+      return;
+    }
+    String sha = text(b, "bundleSha256");
+    String actor = ctx.actor(rc);
+    ctx.vertx()
+        .executeBlocking(() -> sha == null || !sha.matches("[0-9a-f]{64}") ? null : storage.stat(app.appId(), sha))
+        .compose(stored -> {
+          if (stored == null && sha != null && sha.matches("[0-9a-f]{64}")) {
+            return Future.failedFuture(CommandException.badRequest("bundle-not-stored",
+                "no asset " + sha + " is stored for app " + app.appId() + ": upload the bundle first (PUT /v1/apps/" + app.appId()
+                    + "/assets/" + sha + "; updraft builds register does both)"));
+          }
+          long size = stored == null ? -1 : stored.size();
+          return commands.deliveries().registerBuild(actor, app.appId(), text(b, "platform"), text(b, "runtimeVersion"),
+              text(b, "embeddedUpdateId"), sha, size);
+        })
+        .onComplete(ar -> {
+          if (ar.failed()) {
+            failWith(rc, ar.cause());
+          } else {
+            send(rc, 201, build(ar.result()));
+          }
+        });
+  }
+
+  private void builds(RoutingContext rc) {
+    AppState app = app(rc);
+    if (app == null) {
+      return;
+    }
+    ObjectNode out = JSON.createObjectNode();
+    ArrayNode list = out.putArray("builds");
+    for (BuildRegistered b : ctx.state().deliveries(app.appId()).builds().values()) {
+      list.add(build(b));
+    }
+    send(rc, 200, out);
+  }
+
+  private void patches(RoutingContext rc) {
+    AppState app = app(rc);
+    if (app == null) {
+      return;
+    }
+    GroupState g = app.group(rc.pathParam("groupId"));
+    if (g == null) {
+      ctx.fail(rc, 404, "update-not-found", "app " + app.appId() + " has no update group " + rc.pathParam("groupId"));
+      return;
+    }
+    send(rc, 200, patchesView(ctx.state(), app, g));
+  }
+
+  /** What the console and {@code updraft updates show} print for a group. */
+  static ObjectNode patchesView(ControlState s, AppState app, GroupState g) {
+    Deliveries d = s.deliveries(app.appId());
+    ObjectNode out = JSON.createObjectNode();
+    out.put("groupId", g.groupId());
+    out.put("computed", d.patchesComputed(g.groupId()));
+    ArrayNode platforms = out.putArray("platforms");
+    for (PlatformUpdate p : g.group().platforms()) {
+      String sha = g.group().rollsBackToEmbedded() ? null : Bodies.launchSha(p.body());
+      if (sha == null) {
+        continue;
+      }
+      ObjectNode n = platforms.addObject();
+      n.put("platform", p.platform());
+      n.put("updateId", p.updateId());
+      ObjectNode launch = n.putObject("launchAsset");
+      launch.put("sha256", sha);
+      LaunchAssetStored l = d.launchAssets().get(sha);
+      ArrayNode encodings = launch.putArray("encodings");
+      if (l != null) {
+        launch.put("size", l.size());
+        for (AssetVariant v : l.variants()) {
+          encodings.addObject().put("encoding", v.encoding()).put("size", v.size());
+        }
+      }
+      ArrayNode ps = n.putArray("patches");
+      for (BundlePatch b : d.patchesOf(g.groupId(), p.platform())) {
+        ObjectNode pn = ps.addObject();
+        pn.put("baseSha256", b.baseSha256());
+        ArrayNode ids = pn.putArray("baseUpdateIds");
+        b.baseUpdateIds().forEach(ids::add);
+        pn.put("sha256", b.sha256());
+        pn.put("size", b.size());
+      }
+    }
+    return out;
+  }
+
+  private void activity(RoutingContext rc) {
+    AppState app = app(rc);
+    if (app == null) {
+      return;
+    }
+    String rv = rc.pathParam("runtimeVersion");
+    int builds = 0;
+    for (BuildRegistered b : ctx.state().deliveries(app.appId()).builds().values()) {
+      if (b.runtimeVersion().equals(rv)) {
+        builds++;
+      }
+    }
+    int registered = builds;
+    Future<Long> devices = fleet == null ? Future.succeededFuture(null) : fleet.recentDevices(app.appId(), rv, 7);
+    devices.onComplete(ar -> {
+      ObjectNode out = JSON.createObjectNode();
+      out.put("runtimeVersion", rv);
+      out.put("days", 7);
+      Long n = ar.succeeded() ? ar.result() : null;
+      if (n == null) {
+        out.putNull("devices");
+      } else {
+        out.put("devices", n);
+      }
+      out.put("telemetry", n == null ? "unavailable" : "ok");
+      out.put("builds", registered);
+      out.put("orphan", n != null && n == 0 && registered == 0);
+      send(rc, 200, out);
+    });
+  }
+
+  private AppState app(RoutingContext rc) {
+    AppState a = ctx.state().app(rc.pathParam("app"));
+    if (a == null) {
+      ctx.fail(rc, 404, "app-not-found", "no app " + rc.pathParam("app") + "; create it with `updraft apps create " + rc.pathParam("app") + "`");
+    }
+    return a;
+  }
+
+  private static ObjectNode build(BuildRegistered b) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("platform", b.platform());
+    n.put("runtimeVersion", b.runtimeVersion());
+    n.put("embeddedUpdateId", b.embeddedUpdateId());
+    n.put("bundleSha256", b.bundleSha256());
+    n.put("size", b.size());
+    return n;
+  }
+
+  private void failWith(RoutingContext rc, Throwable t) {
+    if (t instanceof CommandException) {
+      CommandException e = (CommandException) t;
+      ctx.fail(rc, e.status(), e.code(), e.getMessage());
+    } else {
+      rc.fail(t);
+    }
+  }
+
+  private static String text(JsonNode b, String field) {
+    JsonNode v = b.get(field);
+    return v == null || !v.isTextual() ? null : v.asText();
+  }
+
+  private static void send(RoutingContext rc, int status, ObjectNode body) {
+    try {
+      rc.response().setStatusCode(status).putHeader("content-type", "application/json").end(JSON.writeValueAsString(body));
+    } catch (Exception e) {
+      rc.fail(e);
+    }
+  }
+}

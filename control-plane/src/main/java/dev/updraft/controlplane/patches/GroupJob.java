@@ -1,0 +1,291 @@
+package dev.updraft.controlplane.patches;
+
+import dev.updraft.common.AcceptEncoding;
+import dev.updraft.common.ContentTypes;
+import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.ControlState;
+import dev.updraft.controlplane.state.Deliveries;
+import dev.updraft.controlplane.state.GroupState;
+import dev.updraft.controlplane.storage.AssetStorage;
+import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventPayload.AssetVariant;
+import dev.updraft.events.EventPayload.BuildRegistered;
+import dev.updraft.events.EventPayload.BundlePatch;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
+import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.EventPayload.PlatformUpdate;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The work after one group's publish, run by {@link PatchWorker} (one at a time): store the zstd, br and
+ * gzip copies of its launch assets (and of its other compressible assets), then, with patches on,
+ * compute a {@code BSDIFF40} patch from each base bundle to each of its launch assets and keep those at
+ * most half the gzip size of the full bundle. Returns the events recording it; the stored bytes are
+ * content-addressed, so running a job again after a crash stores nothing twice. Worker thread.
+ */
+final class GroupJob {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupJob.class);
+  static final String PATCH_TYPE = "application/vnd.bsdiff";
+
+  private final AssetStorage storage;
+  private final Path tmp;
+  private final Settings settings;
+
+  /** What the job is allowed. */
+  record Settings(boolean edges, boolean encodeOthers, int bases, long maxBundleBytes) {}
+
+  /** Counts for metrics and logs. */
+  static final class Tally {
+    int patchesKept;
+    int patchesDropped;
+    long patchBytes;
+    long encodedBytes;
+    long diffNanos;
+  }
+
+  GroupJob(AssetStorage storage, Path tmp, Settings settings) {
+    this.storage = storage;
+    this.tmp = tmp;
+    this.settings = settings;
+  }
+
+  /**
+   * The events recording the work for {@code g}.
+   *
+   * @param fleet update ids the fleet runs most for each platform (may be empty)
+   */
+  List<EventPayload> run(ControlState s, AppState app, GroupState g, Map<String, List<String>> fleet, Tally tally) throws IOException {
+    Deliveries d = s.deliveries(app.appId());
+    List<EventPayload> out = new ArrayList<>();
+    List<BundlePatch> patches = new ArrayList<>();
+    Set<String> encoded = new LinkedHashSet<>();
+    for (PlatformUpdate p : g.group().platforms()) {
+      List<Bodies.Named> assets = Bodies.assets(p.body());
+      if (assets.isEmpty()) {
+        continue;
+      }
+      String launch = assets.get(0).sha256Hex();
+      LaunchAssetStored stored = d.launchAssets().get(launch);
+      if (encoded.add(launch) && (stored == null || stored.variants().size() <= 1) && (settings.edges() || settings.encodeOthers())) {
+        LaunchAssetStored withVariants = encodeLaunch(app.appId(), launch, tally);
+        if (settings.edges()) {
+          out.add(withVariants);
+        }
+        stored = withVariants;
+      }
+      if (settings.encodeOthers()) {
+        for (Bodies.Named a : assets.subList(1, assets.size())) {
+          if (encoded.add(a.sha256Hex()) && ContentTypes.compressible(a.contentType())) {
+            encodeOther(app.appId(), a.sha256Hex(), tally);
+          }
+        }
+      }
+      if (settings.edges() && settings.bases() > 0 && stored != null) {
+        patches.addAll(patchesFor(s, app, g, p, launch, stored, fleet.getOrDefault(p.platform(), List.of()), tally));
+      }
+    }
+    out.add(new PatchesComputed(g.groupId(), patches));
+    return out;
+  }
+
+  private LaunchAssetStored encodeLaunch(String appId, String sha, Tally tally) throws IOException {
+    LaunchAssetStored identity = LaunchAnnouncer.identity(storage, appId, sha);
+    List<AssetVariant> variants = new ArrayList<>(identity.variants());
+    for (Encodings.Encoded e : encode(appId, sha, identity.size(), tally)) {
+      variants.add(new AssetVariant(e.encoding(), e.sha256Hex(), e.size(), storage.urls(appId).url(e.sha256Hex(), null, ContentTypes.OCTET_STREAM)));
+    }
+    return new LaunchAssetStored(sha, identity.contentType(), identity.size(), variants);
+  }
+
+  private void encodeOther(String appId, String sha, Tally tally) throws IOException {
+    var s = storage.stat(appId, sha);
+    if (s != null) {
+      encode(appId, sha, s.size(), tally);
+    }
+  }
+
+  /** Stores the encodings of one asset; returns them (their temporary files already deleted). */
+  private List<Encodings.Encoded> encode(String appId, String sha, long size, Tally tally) throws IOException {
+    Path source = copy(appId, sha);
+    try {
+      List<Encodings.Encoded> all = Encodings.encode(source, size, tmp);
+      try {
+        for (Encodings.Encoded e : all) {
+          storage.putVariant(appId, sha, e.encoding(), e.file(), e.sha256Hex(), e.md5Hex(), e.size());
+          tally.encodedBytes += e.size();
+        }
+      } finally {
+        for (Encodings.Encoded e : all) {
+          Files.deleteIfExists(e.file());
+        }
+      }
+      return all;
+    } finally {
+      Files.deleteIfExists(source);
+    }
+  }
+
+  private List<BundlePatch> patchesFor(
+      ControlState s, AppState app, GroupState g, PlatformUpdate p, String target, LaunchAssetStored stored, List<String> fleet, Tally tally)
+      throws IOException {
+    Map<String, Set<String>> bases = bases(s, app, g, p.platform(), target, fleet);
+    List<BundlePatch> out = new ArrayList<>();
+    if (bases.isEmpty()) {
+      return out;
+    }
+    long gzip = gzipSize(app.appId(), target, stored);
+    if (stored.size() > settings.maxBundleBytes()) {
+      LOG.info("patches: launch asset {} of group {} is {} bytes, above --patch-max-bundle-bytes {}; not patched", target, g.groupId(), stored.size(), settings.maxBundleBytes());
+      return out;
+    }
+    byte[] targetBytes = read(app.appId(), target, settings.maxBundleBytes());
+    for (Map.Entry<String, Set<String>> b : bases.entrySet()) {
+      byte[] baseBytes = read(app.appId(), b.getKey(), settings.maxBundleBytes());
+      if (baseBytes == null) {
+        continue;
+      }
+      long t0 = System.nanoTime();
+      byte[] patch = BundleDiff.diff(baseBytes, targetBytes);
+      tally.diffNanos += System.nanoTime() - t0;
+      if (patch.length * 2L > gzip) {
+        tally.patchesDropped++;
+        LOG.info("patches: {} -> {} ({}) is {} bytes, more than half the gzip size {}; dropped", b.getKey(), target, p.platform(), patch.length, gzip);
+        continue;
+      }
+      if (!java.util.Arrays.equals(BundleDiff.apply(baseBytes, patch), targetBytes)) {
+        throw new IOException("bsdiff made a patch " + b.getKey() + " -> " + target + " that does not rebuild the target");
+      }
+      out.add(store(app.appId(), p.platform(), target, b.getKey(), List.copyOf(b.getValue()), patch));
+      tally.patchesKept++;
+      tally.patchBytes += patch.length;
+    }
+    return out;
+  }
+
+  /** Base bundle → the update ids (published or embedded) whose launch asset it is. */
+  private Map<String, Set<String>> bases(ControlState s, AppState app, GroupState g, String platform, String target, List<String> fleet) {
+    Map<String, Set<String>> out = new LinkedHashMap<>();
+    int taken = 0;
+    for (GroupState older : app.groupsNewestFirst(g.group().branch(), g.group().runtimeVersion())) {
+      if (taken >= settings.bases()) {
+        break;
+      }
+      if (older.sequence() >= g.sequence() || older.group().rollsBackToEmbedded()) {
+        continue;
+      }
+      PlatformUpdate u = older.platform(platform);
+      String sha = u == null ? null : Bodies.launchSha(u.body());
+      if (sha != null && !sha.equals(target) && !out.containsKey(sha)) {
+        out.put(sha, new LinkedHashSet<>());
+        taken++;
+      }
+    }
+    Deliveries d = s.deliveries(app.appId());
+    for (String id : fleet) {
+      String sha = launchShaOf(app, d, id, platform, g.group().runtimeVersion());
+      if (sha != null && !sha.equals(target)) {
+        out.computeIfAbsent(sha, k -> new LinkedHashSet<>());
+      }
+    }
+    // every update of this runtime and platform whose bundle is a base can be patched from it
+    for (GroupState any : app.groups()) {
+      PlatformUpdate u = any.platform(platform);
+      if (u == null || any.group().rollsBackToEmbedded() || !any.group().runtimeVersion().equals(g.group().runtimeVersion())) {
+        continue;
+      }
+      Set<String> ids = out.get(Bodies.launchSha(u.body()));
+      if (ids != null) {
+        ids.add(u.updateId());
+      }
+    }
+    for (BuildRegistered b : d.builds().values()) {
+      Set<String> ids = out.get(b.bundleSha256());
+      if (ids != null && b.platform().equals(platform) && b.runtimeVersion().equals(g.group().runtimeVersion())) {
+        ids.add(b.embeddedUpdateId());
+      }
+    }
+    out.values().removeIf(Set::isEmpty);
+    return out;
+  }
+
+  /** The launch asset of update (or registered embedded update) {@code id} for the runtime and platform, or null. */
+  private static String launchShaOf(AppState app, Deliveries d, String id, String platform, String runtimeVersion) {
+    BuildRegistered b = d.builds().get(id);
+    if (b != null) {
+      return b.platform().equals(platform) && b.runtimeVersion().equals(runtimeVersion) ? b.bundleSha256() : null;
+    }
+    for (GroupState g : app.groups()) {
+      PlatformUpdate u = g.platform(platform);
+      if (u != null && id.equals(u.updateId())) {
+        return g.group().runtimeVersion().equals(runtimeVersion) ? Bodies.launchSha(u.body()) : null;
+      }
+    }
+    return null;
+  }
+
+  private BundlePatch store(String appId, String platform, String target, String base, List<String> ids, byte[] patch) throws IOException {
+    String sha = HexFormat.of().formatHex(Encodings.digest("SHA-256").digest(patch));
+    String md5 = HexFormat.of().formatHex(Encodings.digest("MD5").digest(patch));
+    Path f = Files.createTempFile(tmp, "patch-", ".part");
+    try {
+      Files.write(f, patch);
+      storage.put(appId, sha, f, md5, patch.length, PATCH_TYPE);
+    } finally {
+      Files.deleteIfExists(f);
+    }
+    return new BundlePatch(platform, target, base, ids, sha, patch.length, patchUrl(storage, appId, sha));
+  }
+
+  /** The storage URL of a stored patch. */
+  static String patchUrl(AssetStorage storage, String appId, String sha) {
+    return storage.urls(appId).url(sha, ".bsdiff", PATCH_TYPE);
+  }
+
+  private long gzipSize(String appId, String sha, LaunchAssetStored stored) throws IOException {
+    AssetVariant gz = stored.variant(AcceptEncoding.GZIP);
+    if (gz != null) {
+      return gz.size();
+    }
+    Path source = copy(appId, sha);
+    try {
+      Encodings.Encoded e = Encodings.encodeOne(source, AcceptEncoding.GZIP, tmp);
+      Files.deleteIfExists(e.file());
+      return e.size();
+    } finally {
+      Files.deleteIfExists(source);
+    }
+  }
+
+  private Path copy(String appId, String sha) throws IOException {
+    Path f = Files.createTempFile(tmp, "asset-", ".part");
+    try (InputStream in = storage.open(appId, sha)) {
+      Files.copy(in, f, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      Files.deleteIfExists(f);
+      throw e;
+    }
+    return f;
+  }
+
+  /** The stored bytes, or null when they are not stored or larger than {@code max}. */
+  private byte[] read(String appId, String sha, long max) throws IOException {
+    try (InputStream in = storage.open(appId, sha)) {
+      byte[] b = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 16, max + 1));
+      return b.length > max ? null : b;
+    } catch (java.nio.file.NoSuchFileException e) {
+      return null;
+    }
+  }
+}

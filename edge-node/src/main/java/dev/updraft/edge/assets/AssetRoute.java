@@ -1,0 +1,269 @@
+package dev.updraft.edge.assets;
+
+import dev.updraft.common.AcceptEncoding;
+import dev.updraft.edge.image.AppImage;
+import dev.updraft.edge.image.LiveImage;
+import dev.updraft.events.EventPayload.AssetVariant;
+import dev.updraft.events.EventPayload.BundlePatch;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The edge's launch-asset route, {@code GET /apps/{appId}/assets/{sha256}}: the URL every manifest gives
+ * its launch asset when the control plane runs with {@code --edge-public-url}.
+ *
+ * <p>A request asking for a patch ({@code A-IM: bsdiff}) that names the update it runs (iOS:
+ * {@code Expo-Current-Update-ID}; Android: {@code If-None-Match}; quoted or not) and the update it wants
+ * (iOS: {@code Expo-Requested-Update-ID}; Android: {@code If-Match}) gets, when a patch from that
+ * update's bundle is loaded in the {@link PatchCache}, {@code 226} with {@code im: bsdiff},
+ * {@code expo-base-update-id} and {@code delta-base} (the running update), {@code etag} (the requested
+ * update, unquoted), {@code content-type: application/vnd.bsdiff} and {@code cache-control: private,
+ * no-store}, the body from memory. Anything else gets the full bundle, 200, in the encoding the client's
+ * {@code Accept-Encoding} prefers among those stored at publish time (zstd, br, gzip, identity), streamed
+ * from the storage URL of the event: the edge sets {@code content-encoding} itself, and the device's
+ * conditional headers never reach the object store (which would answer 412 or 304). Conditional headers
+ * are never evaluated here: no 304, no 412, and never a 226 without a patch.
+ *
+ * <p>Shared by every event loop; thread-safe. The only I/O is the streamed full bundle.
+ */
+public final class AssetRoute {
+  private static final Pattern SHA = Pattern.compile("[0-9a-f]{64}");
+  private static final String PATCH_TYPE = "application/vnd.bsdiff";
+  private static final String VARY = "accept-encoding, a-im, expo-current-update-id, if-none-match";
+
+  private final LiveImage live;
+  private final PatchCache cache;
+  private final AssetMetrics metrics;
+  private final HttpClientAgent upstream;
+
+  public AssetRoute(Vertx vertx, LiveImage live, PatchCache cache, MeterRegistry registry) {
+    this.live = live;
+    this.cache = cache;
+    this.metrics = new AssetMetrics(registry);
+    this.upstream = vertx.createHttpClient(
+        new HttpClientOptions().setConnectTimeout(10_000).setIdleTimeout(60).setKeepAlive(true).setDecompressionSupported(false),
+        new PoolOptions().setHttp1MaxSize(64));
+  }
+
+  /**
+   * Answers {@code /apps/{appId}/assets/{file}}.
+   *
+   * @param file the last path segment: the launch asset's SHA-256 in hex (an extension after it is ignored)
+   */
+  public void handle(HttpServerRequest req, String appId, String file) {
+    HttpServerResponse res = req.response();
+    if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
+      res.putHeader("allow", "GET, HEAD");
+      refuse(res, 405, "method-not-allowed", "only GET and HEAD are served on the asset route: got " + req.method().name());
+      return;
+    }
+    if (!live.ready()) {
+      res.putHeader("retry-after", "5");
+      refuse(res, 503, "not-ready", "this edge is still reading the event log; retry in a few seconds");
+      return;
+    }
+    AppImage app = live.image().app(appId);
+    int dot = file.indexOf('.');
+    String sha = (dot < 0 ? file : file.substring(0, dot)).toLowerCase(Locale.ROOT);
+    LaunchAssetStored asset = app == null || !SHA.matcher(sha).matches() ? null : app.launchAssets().asset(sha);
+    if (asset == null) {
+      refuse(res, 404, "not-found", app == null ? "no app " + shown(appId) + " on this server" : "no launch asset " + shown(file) + " in app " + appId);
+      return;
+    }
+    MultiMap h = req.headers();
+    String miss = null;
+    if (wantsPatch(h.getAll("a-im"))) {
+      String base = id(first(h.get("expo-current-update-id"), h.get("if-none-match")));
+      String requested = id(first(h.get("expo-requested-update-id"), h.get("if-match")));
+      BundlePatch p = base == null ? null : app.launchAssets().patch(sha, base);
+      Buffer bytes = p == null ? null : cache.get(p.sha256());
+      if (base == null) {
+        miss = "no-base";
+      } else if (base.equals(requested)) {
+        miss = "same-update";
+      } else if (p == null) {
+        miss = "unknown-base";
+      } else if (bytes == null) {
+        miss = "not-loaded";
+      } else {
+        patch(req, res, base, requested, bytes, asset, h.get("accept-encoding"));
+        return;
+      }
+      metrics.miss(miss);
+    }
+    full(req, res, asset);
+  }
+
+  private void patch(HttpServerRequest req, HttpServerResponse res, String base, String requested, Buffer bytes, LaunchAssetStored asset,
+      String acceptEncoding) {
+    res.setStatusCode(226);
+    res.putHeader("im", "bsdiff");
+    res.putHeader("expo-base-update-id", base);
+    res.putHeader("delta-base", base);
+    if (requested != null) {
+      res.putHeader("etag", requested);
+    }
+    res.putHeader("content-type", PATCH_TYPE);
+    res.putHeader("cache-control", "private, no-store");
+    res.putHeader("vary", VARY);
+    res.putHeader("content-length", Integer.toString(bytes.length()));
+    AssetVariant instead = asset.variant(chosen(asset, acceptEncoding));
+    metrics.patch(bytes.length(), instead == null ? asset.size() : instead.size());
+    if (req.method() == HttpMethod.HEAD) {
+      res.end();
+    } else {
+      res.end(bytes);
+    }
+  }
+
+  /** The full bundle in the preferred stored encoding, streamed from storage. */
+  private void full(HttpServerRequest req, HttpServerResponse res, LaunchAssetStored asset) {
+    AssetVariant v = asset.variant(chosen(asset, req.getHeader("accept-encoding")));
+    if (v == null) {
+      refuse(res, 406, "not-acceptable", "Accept-Encoding " + shown(req.getHeader("accept-encoding")) + " refuses every stored encoding");
+      return;
+    }
+    res.putHeader("content-type", asset.contentType());
+    if (!v.encoding().equals(AssetVariant.IDENTITY)) {
+      res.putHeader("content-encoding", v.encoding());
+    }
+    res.putHeader("cache-control", "public, max-age=31536000, immutable");
+    res.putHeader("vary", VARY);
+    res.putHeader("content-length", Long.toString(v.size()));
+    if (req.method() == HttpMethod.HEAD) {
+      res.end();
+      return;
+    }
+    req.pause();
+    upstream
+        .request(new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(v.url()).putHeader("accept-encoding", "identity"))
+        .compose(r -> r.send())
+        .onComplete(ar -> {
+          req.resume();
+          if (ar.failed()) {
+            upstreamFailed(res, "storage could not be reached: " + ar.cause().getMessage());
+            return;
+          }
+          HttpClientResponse up = ar.result();
+          String len = up.getHeader("content-length");
+          if (up.statusCode() != 200 || (len != null && !len.equals(Long.toString(v.size())))) {
+            up.end();
+            upstreamFailed(res, "storage answered HTTP " + up.statusCode() + (len == null ? "" : " with " + len + " bytes")
+                + " for the " + v.encoding() + " bytes (" + v.size() + " expected)");
+            return;
+          }
+          metrics.full(v.size());
+          // a device that goes away mid-download: drop the storage connection rather than leave it half read
+          up.pipeTo(res).onFailure(t -> up.request().reset());
+        });
+  }
+
+  private void upstreamFailed(HttpServerResponse res, String why) {
+    metrics.upstreamFailure();
+    res.headers().remove("content-encoding").remove("content-length").remove("cache-control").remove("content-type");
+    res.putHeader("retry-after", "5");
+    refuse(res, 502, "storage-unavailable", why + "; the device tries again at its next check");
+  }
+
+  private static String chosen(LaunchAssetStored asset, String acceptEncoding) {
+    List<String> held = new ArrayList<>(4);
+    for (AssetVariant v : asset.variants()) {
+      held.add(v.encoding());
+    }
+    return AcceptEncoding.choose(acceptEncoding, held);
+  }
+
+  /** Whether an {@code A-IM} header (RFC 3229) lists {@code bsdiff} with a q above 0. */
+  static boolean wantsPatch(List<String> values) {
+    for (String v : values) {
+      for (String part : v.split(",")) {
+        String[] bits = part.trim().split(";");
+        if (!bits[0].trim().equalsIgnoreCase("bsdiff")) {
+          continue;
+        }
+        boolean refused = false;
+        for (int i = 1; i < bits.length; i++) {
+          String b = bits[i].trim().toLowerCase(Locale.ROOT);
+          refused |= b.startsWith("q=") && b.substring(2).trim().matches("0(\\.0*)?");
+        }
+        if (!refused) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** An update id as a header carries it (an entity tag, weak or strong, quoted or not), lower case; null when empty. */
+  static String id(String raw) {
+    if (raw == null) {
+      return null;
+    }
+    String v = raw.trim();
+    int comma = v.indexOf(',');
+    if (comma >= 0) {
+      v = v.substring(0, comma).trim(); // a list of tags: the first
+    }
+    if (v.startsWith("W/") || v.startsWith("w/")) {
+      v = v.substring(2);
+    }
+    if (v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"")) {
+      v = v.substring(1, v.length() - 1);
+    }
+    v = v.trim().toLowerCase(Locale.ROOT);
+    return v.isEmpty() || v.equals("*") ? null : v;
+  }
+
+  private static String first(String a, String b) {
+    return a != null && !a.isBlank() ? a : b;
+  }
+
+  private static void refuse(HttpServerResponse res, int status, String code, String message) {
+    res.setStatusCode(status);
+    res.putHeader("content-type", "application/json");
+    res.putHeader("cache-control", "private, no-store");
+    res.end("{\"error\":{\"code\":\"" + code + "\",\"message\":\"" + escape(message) + "\"}}");
+  }
+
+  private static String shown(String s) {
+    if (s == null) {
+      return "(none)";
+    }
+    return "'" + (s.length() > 80 ? s.substring(0, 80) + "…" : s) + "'";
+  }
+
+  private static String escape(String s) {
+    StringBuilder b = new StringBuilder(s.length() + 8);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        b.append('\\').append(c);
+      } else if (c < 0x20) {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  /** Closes the client to storage. */
+  public void close() {
+    upstream.close();
+  }
+}
