@@ -18,7 +18,9 @@ public enum EventType {
   ROLLOUT_CHANGED("rollout.changed", EventPayload.RolloutChanged.class),
   ROLLOUT_FINISHED("rollout.finished", EventPayload.RolloutFinished.class),
   ROLLOUT_REVERTED("rollout.reverted", EventPayload.RolloutReverted.class),
-  MANIFESTS_RENEWED("manifests.renewed", EventPayload.ManifestsRenewed.class);
+  MANIFESTS_RENEWED("manifests.renewed", EventPayload.ManifestsRenewed.class),
+  SIGNING_KEY_RETIRED("signing-key.retired", EventPayload.SigningKeyRetired.class),
+  APP_UPDATED("app.updated", EventPayload.AppUpdated.class);
 
   /** Schema version written by this build for every type. Readers accept 1..CURRENT_SCHEMA_VERSION. */
   public static final int CURRENT_SCHEMA_VERSION = 1;
