@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.AppCreated;
+import dev.updraft.events.EventPayload.AppUpdated;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
@@ -14,6 +15,7 @@ import dev.updraft.events.EventPayload.RolloutChanged;
 import dev.updraft.events.EventPayload.RolloutFinished;
 import dev.updraft.events.EventPayload.RolloutReverted;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.SigningKeyRetired;
 import dev.updraft.events.EventPayload.TokenIssued;
 import dev.updraft.events.EventPayload.TokenRevoked;
 import dev.updraft.events.EventPayload.UpdateGroup;
@@ -50,7 +52,10 @@ class EveryEventTypeFoldTest {
     return new UpdateGroup(id, kind, branch, "1", null, null, "idem-" + id, null, rollout, ps);
   }
 
-  /** An app with a token, an update and a rollout of the next one in progress: every type has something to change. */
+  /**
+   * An app with a token, an update, a rollout of the next one in progress and a signing key: every type has
+   * something to change.
+   */
   static ControlState base() {
     ControlState s = ControlState.EMPTY;
     for (EventEnvelope ev :
@@ -58,7 +63,9 @@ class EveryEventTypeFoldTest {
             e("demo", 1, new AppCreated("Demo")),
             e("demo", 2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci")),
             e("demo", 3, new UpdatePublished(group("g1", UpdateGroup.KIND_UPDATE, "main", null))),
-            e("demo", 4, new UpdatePublished(group("g2", UpdateGroup.KIND_UPDATE, "main", new Rollout("r2", 10, "g1", null)))))) {
+            e("demo", 4, new UpdatePublished(group("g2", UpdateGroup.KIND_UPDATE, "main", new Rollout("r2", 10, "g1", null)))),
+            e("demo", 5, new SigningKeyRegistered(
+                "old", "-----BEGIN CERTIFICATE-----", "dd".repeat(32), "{}", "sig=\"o\"", List.of(), null, true)))) {
       s = StateFold.apply(s, ev);
     }
     return s;
@@ -80,13 +87,15 @@ class EveryEventTypeFoldTest {
       case ROLLOUT_FINISHED -> new RolloutFinished("g2", "r2");
       case ROLLOUT_REVERTED -> new RolloutReverted("g2", "r2", "crashes", group("g5", UpdateGroup.KIND_UPDATE, "main", null));
       case MANIFESTS_RENEWED -> new ManifestsRenewed("renew", List.of(new Renewal("g2-android", "{\"renewed\":true}", null)));
+      case SIGNING_KEY_RETIRED -> new SigningKeyRetired("old");
+      case APP_UPDATED -> new AppUpdated("production");
     };
   }
 
   /** What an app is besides its audit log and last sequence. */
-  record Content(Object tokens, Object signing, Object channels, Object groups, Object idempotencyKeys) {
+  record Content(Object tokens, Object keys, Object defaultChannel, Object channels, Object groups, Object idempotencyKeys) {
     static Content of(AppState a) {
-      return a == null ? null : new Content(a.tokens(), a.signing(), a.channels(), a.groups(), a.idempotencyKeys());
+      return a == null ? null : new Content(a.tokens(), a.keys(), a.defaultChannel(), a.channels(), a.groups(), a.idempotencyKeys());
     }
   }
 
@@ -131,5 +140,28 @@ class EveryEventTypeFoldTest {
     AppState signed = StateFold.apply(s, e("demo", next, sample(EventType.SIGNING_KEY_REGISTERED))).app("demo");
     assertThat(signed.group("g1").platform("ios").signature()).isEqualTo("sig=\"s\"");
     assertThat(signed.group("g1").renderedAt()).as("same body: not rendered again").isEqualTo(demo.group("g1").renderedAt());
+    assertThat(signed.keys()).extracting(SigningState::keyId).as("written before the key ring: replaces it").containsExactly("main");
+    AppState retired = StateFold.apply(s, e("demo", next, sample(EventType.SIGNING_KEY_RETIRED))).app("demo");
+    assertThat(demo.keys()).extracting(SigningState::keyId).containsExactly("old");
+    assertThat(retired.keys()).isEmpty();
+    assertThat(StateFold.apply(s, e("demo", next, sample(EventType.APP_UPDATED))).app("demo").defaultChannel()).isEqualTo("production");
+  }
+
+  @Test
+  void aKeyJoiningTheRingKeepsTheOthersAndReplacesOnlyItsOwnKeyid() {
+    ControlState s = base();
+    long next = s.app("demo").lastSequence() + 1;
+    AppState two = StateFold.apply(s, e("demo", next, new SigningKeyRegistered(
+        "new", "-----BEGIN CERTIFICATE-----", "ee".repeat(32), "{}", "sig=\"n\"", List.of(), null, true))).app("demo");
+    assertThat(two.keys()).extracting(SigningState::keyId).containsExactly("old", "new");
+    assertThat(two.newestKey().keyId()).isEqualTo("new");
+    AppState replaced = StateFold.apply(StateFold.apply(s, e("demo", next, new SigningKeyRegistered(
+        "new", "-----BEGIN CERTIFICATE-----", "ee".repeat(32), "{}", "sig=\"n\"", List.of(), null, true))), e("demo", next + 1,
+        new SigningKeyRegistered("old", "-----BEGIN CERTIFICATE-----", "ff".repeat(32), "{}", "sig=\"p\"", List.of(), "chain", true)))
+        .app("demo");
+    assertThat(replaced.keys()).extracting(SigningState::keyId).containsExactly("old", "new");
+    assertThat(replaced.key("old").certificateSha256()).isEqualTo("ff".repeat(32));
+    assertThat(replaced.key("old").chain()).isTrue();
+    assertThat(replaced.newestKey().keyId()).isEqualTo("old");
   }
 }
