@@ -122,5 +122,16 @@ class DeploymentFilesTest {
     Map<String, Object> prom = RepoFiles.yamlDocuments(root.resolve("infra/prometheus/prometheus.yml")).get(0);
     assertThat(list(prom.get("scrape_configs"), "scrape_configs")).hasSize(3);
     assertThat(prometheus).contains("edge-1:3000", "edge-2:3000", "control-plane:8080", "ingester:9400");
+    // the certificate-expiry alert: a rule file Prometheus loads, on the control plane's gauge
+    assertThat(list(prom.get("rule_files"), "rule_files")).contains("alerts.yml");
+    assertThat(Files.readString(root.resolve("docker-compose.yml"))).contains("./infra/prometheus/alerts.yml:/etc/prometheus/alerts.yml");
+    Map<String, Object> alerts = RepoFiles.yamlDocuments(root.resolve("infra/prometheus/alerts.yml")).get(0);
+    List<String> exprs = new java.util.ArrayList<>();
+    for (Object g : list(alerts.get("groups"), "groups")) {
+      for (Object r : list(map(g, "group").get("rules"), "rules")) {
+        exprs.add(String.valueOf(map(r, "rule").get("expr")));
+      }
+    }
+    assertThat(exprs).anyMatch(e -> e.startsWith("updraft_control_signing_certificate_expiry_seconds < 30 * 86400"));
   }
 }
