@@ -213,6 +213,9 @@ class ConsoleBrowserIT {
     driver.findElement(By.linkText("Channels")).click();
     waitForHeading("Channels of " + APP);
     assertThat(driver.findElement(By.id("channels-table")).getText()).contains("production", "beta", "35%");
+    // refused requests (insights contract) and the default channel, set from the console
+    assertThat(driver.findElement(By.id("refusals-table")).getText()).contains(ContractInsights.REFUSAL_SUMMARY, "missing-channel", "1,204");
+    assertThat(driver.findElement(By.id("default-channel-text")).getText()).contains("refused");
     page("03-channels");
 
     // branches: one row for production / 1.0.0 with two groups
@@ -376,6 +379,15 @@ class ConsoleBrowserIT {
     waitForHeading("Apps");
     assertThat(driver.findElement(By.id("apps-table")).getText()).contains(APP, "Console demo", BARE_APP);
     page("02-apps");
+
+    // the default channel, set on the channels page (after the audit checks above, which list the events before it)
+    driver.get(base + "/console/#/apps/" + APP + "/channels");
+    waitForHeading("Channels of " + APP);
+    fill(By.id("default-channel"), "production");
+    driver.findElement(By.id("default-channel-form-submit")).click();
+    waitForText(By.id("default-channel-text"), "answered for channel production");
+    assertThat(api.ok(api.get("/v1/apps/" + APP), "app").get("defaultChannel").asText()).isEqualTo("production");
+    assertThat(auditTypesNow()).startsWith("app.updated");
   }
 
   @Test
@@ -422,6 +434,13 @@ class ConsoleBrowserIT {
   private static List<String> types(List<Map<String, String>> rows) {
     List<String> out = new ArrayList<>();
     rows.forEach(r -> out.add(r.get("type")));
+    return out;
+  }
+
+  /** The app's audit types, newest first, from the API. */
+  private static List<String> auditTypesNow() {
+    List<String> out = new ArrayList<>();
+    api.ok(api.get("/v1/apps/" + APP + "/audit"), "audit").get("items").forEach(i -> out.add(i.get("type").asText()));
     return out;
   }
 

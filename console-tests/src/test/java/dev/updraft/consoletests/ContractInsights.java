@@ -31,7 +31,30 @@ final class ContractInsights implements ControlPlaneExtension {
     ctx.router().get("/v1/apps/:app/insights/updates/:groupId").handler(ctx.authorize(Role.READ)).handler(rc -> group(ctx, rc));
     ctx.router().get("/v1/apps/:app/insights/channels/:channel").handler(ctx.authorize(Role.READ)).handler(rc -> channel(ctx, rc));
     ctx.router().get("/v1/apps/:app/devices/:clientId").handler(ctx.authorize(Role.READ)).handler(rc -> device(ctx, rc));
+    ctx.router().get("/v1/apps/:app/insights/refusals").handler(ctx.authorize(Role.READ)).handler(ContractInsights::refusals);
     return Future.succeededFuture();
+  }
+
+  /** One refusal row: 1,204 devices on runtime 1.0.0 send no channel. */
+  static final String REFUSAL_SUMMARY = "1,204 devices on runtime 1.0.0 send no channel (expo-channel-name); set updates.requestHeaders or a default channel";
+
+  private static void refusals(RoutingContext rc) {
+    if (!APP.equals(rc.pathParam("app"))) {
+      rc.next();
+      return;
+    }
+    ObjectNode n = ApiClient.JSON.createObjectNode();
+    n.put("appId", APP);
+    ObjectNode r = n.putArray("items").addObject();
+    r.put("reason", "missing-channel");
+    r.put("runtimeVersion", "1.0.0");
+    r.putNull("embeddedUpdateId");
+    r.put("devices", 1204);
+    r.put("requests", 5120);
+    r.put("firstSeen", "2026-11-30T10:00:00Z");
+    r.put("lastSeen", "2026-11-30T12:00:00Z");
+    r.put("summary", REFUSAL_SUMMARY);
+    send(rc, n);
   }
 
   private static void send(RoutingContext rc, ObjectNode n) {
