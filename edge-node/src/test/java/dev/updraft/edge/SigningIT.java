@@ -117,7 +117,11 @@ class SigningIT {
     log.publish(app, key(k2, k2cert.certificatePem(), null, List.of()));
     UpdateGroup both = FixtureManifests.group("production", "1.0.0", Fixtures.update2(), t.plusSeconds(60), List.of(main, k2), null, true);
     log.publish(app, new EventPayload.UpdatePublished(both));
-    Edges.until("the ring is served", () -> ask(app, "production", keyed("k2"), null).status() == 200, Duration.ofSeconds(60));
+    String bothIos = both.platform("ios").updateId();
+    Edges.until("the group signed with both keys is served", () -> {
+      EdgeHttp.Response r = ask(app, "production", keyed("k2"), null);
+      return r.status() == 200 && r.text().contains(bothIos);
+    }, Duration.ofSeconds(60));
 
     Signed forMain = Signed.of(ask(app, "production", keyed("main"), null));
     Signed forK2 = Signed.of(ask(app, "production", keyed("k2"), null));
@@ -172,7 +176,11 @@ class SigningIT {
     log.publish(app, key(leaf, chain.leaf().certificatePem(), chain.servedChainPem(), List.of()));
     UpdateGroup g = FixtureManifests.group("production", "1.0.0", Fixtures.update1(), t, List.of(leaf), null, true);
     log.publish(app, new EventPayload.UpdatePublished(g));
-    Edges.until("the chain app is served", () -> ask(app, "production", keyed("chain-root"), null).status() == 200, Duration.ofSeconds(60));
+    String chainIos = g.platform("ios").updateId();
+    Edges.until("the chain app's update is served", () -> {
+      EdgeHttp.Response r = ask(app, "production", keyed("chain-root"), null);
+      return r.status() == 200 && r.text().contains(chainIos);
+    }, Duration.ofSeconds(60));
 
     Signed a = Signed.of(ask(app, "production", keyed("chain-root"), null));
     assertThat(a.chain()).isEqualTo(chain.servedChainPem());

@@ -41,8 +41,9 @@ public final class KeyExpiry {
       for (SigningState k : app.keys()) {
         Instant notAfter = k.notAfter();
         if (notAfter != null) {
-          rows.add(MultiGauge.Row.of(Tags.of("app", app.appId(), "keyid", k.keyId()), notAfter,
-              t -> (t.toEpochMilli() - clock.millis()) / 1000.0));
+          // a supplier row: held strongly by the gauge (an object row would be a weak reference)
+          rows.add(MultiGauge.Row.of(Tags.of("app", app.appId(), "keyid", k.keyId()),
+              () -> (notAfter.toEpochMilli() - clock.millis()) / 1000.0));
         }
       }
     }
