@@ -25,7 +25,7 @@ export async function appsPage(ctx) {
               {},
               h('th', { scope: 'row' }, link('#/apps/' + encodeURIComponent(a.appId), a.appId)),
               h('td', {}, a.displayName || '—'),
-              h('td', {}, a.signing ? ['key ', code(a.signing.keyId)] : 'not signed'),
+              h('td', {}, keysCell(a)),
               h('td', {}, time(a.createdAt), a.createdBy ? ' by ' + a.createdBy : ''),
               h('td', { class: 'num' }, String(a.lastSequence ?? '—')),
             ),
@@ -40,6 +40,35 @@ export async function appsPage(ctx) {
     body.push(h('h2', { id: 'create-app-heading' }, 'Create an app'), createAppForm(ctx));
   }
   return { title: 'Apps', body };
+}
+
+/** Days before a certificate lapses under which the console warns (the Prometheus alert fires at 30 days too). */
+const EXPIRY_WARNING_DAYS = 30;
+
+/** The app's key ring: each keyid with its certificate's expiry, a warning when it lapses within 30 days. */
+function keysCell(a) {
+  const keys = a.keys || [];
+  if (!keys.length) {
+    return 'not signed';
+  }
+  return h(
+    'ul',
+    { class: 'keys' },
+    keys.map((k) => {
+      const left = k.notAfter ? (new Date(k.notAfter).getTime() - Date.now()) / 86400000 : null;
+      const warn = left !== null && left < EXPIRY_WARNING_DAYS;
+      return h(
+        'li',
+        { class: warn ? 'warning' : null },
+        'key ',
+        code(k.keyId),
+        k.chain ? ' (chain)' : '',
+        ', expires ',
+        time(k.notAfter),
+        warn ? (left < 0 ? ' — expired: devices reject everything it signs' : ` — in ${Math.max(0, Math.floor(left))} days`) : '',
+      );
+    }),
+  );
 }
 
 function createAppForm(ctx) {

@@ -18,7 +18,11 @@ function mappingText(c) {
 
 export async function channelsPage(ctx) {
   const app = ctx.app;
-  const [channels, branches] = await Promise.all([api.get(api.p`/v1/apps/${app}/channels`), api.get(api.p`/v1/apps/${app}/branches`)]);
+  const [channels, branches, appInfo] = await Promise.all([
+    api.get(api.p`/v1/apps/${app}/channels`),
+    api.get(api.p`/v1/apps/${app}/branches`),
+    api.get(api.p`/v1/apps/${app}`),
+  ]);
   const items = channels.items || [];
   const body = [h('h1', {}, 'Channels of ', app)];
   body.push(h('p', { class: 'muted' }, 'Devices send their channel (expo-channel-name); the channel picks the branch whose newest update they get. A channel with no mapping serves the branch of the same name.'));
@@ -50,7 +54,75 @@ export async function channelsPage(ctx) {
     );
   }
   body.push(h('h2', {}, 'Map a channel'), channelForm(ctx, app, null, branchNames(branches)));
+  body.push(h('h2', { id: 'default-channel-heading' }, 'Default channel'), defaultChannel(ctx, app, appInfo.defaultChannel));
+  body.push(h('h2', { id: 'refusals-heading' }, 'Refused requests'), await refusals(app));
   return { title: 'Channels · ' + app, body };
+}
+
+/** The channel requests without expo-channel-name are answered for, and the form that sets or removes it. */
+function defaultChannel(ctx, app, current) {
+  const channel = field({
+    id: 'default-channel',
+    label: 'Default channel',
+    value: current,
+    hint: 'A build without updates.requestHeaders sends no channel: its requests are answered for this channel. Leave empty to refuse them.',
+    attrs: { pattern: '[A-Za-z0-9._\\-]{1,64}', autocomplete: 'off' },
+  });
+  return h(
+    'div',
+    {},
+    h('p', { id: 'default-channel-text' }, current ? ['Requests without a channel are answered for channel ', h('strong', {}, current), '.'] : 'Requests without a channel are refused (missing-channel).'),
+    actionForm({
+      id: 'default-channel-form',
+      label: 'Default channel',
+      submit: 'Save default channel',
+      children: [channel.el],
+      action: async () => {
+        const saved = await api.patch(api.p`/v1/apps/${app}`, { defaultChannel: val(channel.input) });
+        await ctx.reload(saved.defaultChannel ? `Requests without a channel are now answered for channel ${saved.defaultChannel}.` : 'Requests without a channel are now refused.');
+      },
+    }),
+  );
+}
+
+/** What the edges refused for this app (GET /v1/apps/{app}/insights/refusals), or why it is missing. */
+async function refusals(app) {
+  let r;
+  try {
+    r = await api.get(api.p`/v1/apps/${app}/insights/refusals`);
+  } catch (err) {
+    if (err instanceof api.ApiError && err.missingRoute) {
+      return notice({ id: 'refusals-unavailable' }, 'Refused requests are not available on this control plane: the insights routes answer 404. They need the telemetry ingester and PostgreSQL (--postgres-url); see docs/console.md.');
+    }
+    return errorBox(err, { id: 'refusals-error' });
+  }
+  const items = r.items || [];
+  if (!items.length) {
+    return empty('The edges refused no request of this app.');
+  }
+  return h(
+    'table',
+    { id: 'refusals-table' },
+    h('caption', {}, 'Requests the edges refused, most devices first'),
+    h('thead', {}, h('tr', {}, ['What', 'Reason', 'Runtime', 'Embedded update', 'Devices', 'Requests', 'Last'].map((t, i) => h('th', { scope: 'col', class: i === 4 || i === 5 ? 'num' : null }, t)))),
+    h(
+      'tbody',
+      {},
+      items.map((x) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, x.summary),
+          h('td', {}, code(x.reason)),
+          h('td', {}, x.runtimeVersion ? code(x.runtimeVersion) : '—'),
+          h('td', {}, x.embeddedUpdateId ? shortId(x.embeddedUpdateId) : '—'),
+          h('td', { class: 'num' }, num(x.devices)),
+          h('td', { class: 'num' }, num(x.requests)),
+          h('td', {}, new Date(x.lastSeen).toLocaleString()),
+        ),
+      ),
+    ),
+  );
 }
 
 function branchLink(app, branch) {

@@ -6,9 +6,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code updraft apps create|list|show}. */
-@Command(name = "apps", description = "Create, list and show apps.", footer = Root.EXIT_STATUS,
-    subcommands = {AppsCommand.Create.class, AppsCommand.List.class, AppsCommand.Show.class})
+/** {@code updraft apps create|list|show|update}. */
+@Command(name = "apps", description = "Create, list, show and update apps.", footer = Root.EXIT_STATUS,
+    subcommands = {AppsCommand.Create.class, AppsCommand.List.class, AppsCommand.Show.class, AppsCommand.Update.class})
 final class AppsCommand {
   private AppsCommand() {}
 
@@ -88,7 +88,43 @@ final class AppsCommand {
       JsonNode r = s.api().get(Session.app(app));
       s.print(r, r.get("appId").asText() + "  " + r.path("displayName").asText("") + "  events: " + r.get("lastSequence").asLong()
           + (r.get("signing").isNull() ? "  unsigned"
-              : "  keyid " + r.get("signing").get("keyId").asText() + ", certificate sha256 " + r.get("signing").get("certificateSha256").asText()));
+              : "  keyid " + r.get("signing").get("keyId").asText() + ", certificate sha256 " + r.get("signing").get("certificateSha256").asText())
+          + (r.path("keys").size() > 1 ? " (" + r.get("keys").size() + " keys: updraft keys list --app " + app + ")" : "")
+          + (r.path("defaultChannel").isTextual() ? "  default channel " + r.get("defaultChannel").asText() : ""));
+    }
+  }
+
+  @Command(name = "update", description = "Change an app's settings: its default channel.", footer = Root.EXIT_STATUS)
+  static final class Update implements Action {
+    @Parameters(paramLabel = "APP", arity = "0..1", description = "the app id")
+    String app;
+
+    @Option(names = "--default-channel", paramLabel = "C", converter = Values.Text.class,
+        description = "the channel a device request without expo-channel-name is answered for (a build without "
+            + "updates.requestHeaders); without one, edges refuse such requests")
+    String defaultChannel;
+
+    @Option(names = "--no-default-channel", description = "remove the default channel")
+    boolean noDefaultChannel;
+
+    @Override
+    public void run(Session s) throws CliException {
+      if (app == null || app.isEmpty()) {
+        throw CliException.usage("missing app id: updraft apps update APP --default-channel C");
+      }
+      if ((defaultChannel == null) == !noDefaultChannel) {
+        throw CliException.usage("give exactly one of --default-channel C or --no-default-channel");
+      }
+      ObjectNode b = Api.JSON.createObjectNode();
+      if (noDefaultChannel) {
+        b.putNull("defaultChannel");
+      } else {
+        b.put("defaultChannel", defaultChannel);
+      }
+      JsonNode r = s.api().patch(Session.app(app), b);
+      s.print(r, r.path("defaultChannel").isTextual()
+          ? "app " + app + ": requests without a channel are answered for channel " + r.get("defaultChannel").asText()
+          : "app " + app + ": no default channel (requests without a channel are refused)");
     }
   }
 }

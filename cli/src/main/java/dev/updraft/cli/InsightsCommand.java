@@ -4,9 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code updraft insights}: an update group's devices, launches and failures, or a channel's adoption (tables by {@link InsightsText}). */
+/**
+ * {@code updraft insights}: an update group's devices, launches and failures, a channel's adoption, or the
+ * requests edges refused (tables by {@link InsightsText}).
+ */
 @Command(name = "insights", footer = Root.EXIT_STATUS,
-    description = "An update group's devices, launches and failures per platform (--update), or which updates a channel's devices run (--channel).")
+    description = "An update group's devices, launches and failures per platform (--update), which updates a channel's devices run "
+        + "(--channel), or which builds the edges refuse and why (--refused: no channel, no runtime version, an unknown keyid...).")
 final class InsightsCommand implements Action {
   @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
   String app;
@@ -17,13 +21,19 @@ final class InsightsCommand implements Action {
   @Option(names = "--channel", paramLabel = "C", description = "the channel")
   String channel;
 
+  @Option(names = "--refused", description = "refused requests per reason, runtime version and embedded update")
+  boolean refused;
+
   @Override
   public void run(Session s) throws CliException {
-    if ((group == null) == (channel == null)) {
-      throw CliException.usage("give exactly one of --update GROUP or --channel C");
+    if ((group != null ? 1 : 0) + (channel != null ? 1 : 0) + (refused ? 1 : 0) != 1) {
+      throw CliException.usage("give exactly one of --update GROUP, --channel C or --refused");
     }
     Api api = s.api();
-    if (group != null) {
+    if (refused) {
+      JsonNode r = api.get(Session.app(app) + "/insights/refusals");
+      s.print(r, InsightsText.refusals(r));
+    } else if (group != null) {
       JsonNode r = api.get(Session.app(app) + "/insights/updates/" + Api.enc(group));
       s.print(r, InsightsText.group(r));
     } else {

@@ -103,4 +103,14 @@ final class InsightsText {
   private static String percent(JsonNode n) {
     return n == null || n.isNull() || n.isMissingNode() ? "-" : String.format(Locale.ROOT, "%.1f %%", n.asDouble());
   }
+
+  /** The refused requests: one sentence per (reason, runtime version, embedded update), most devices first. */
+  static String refusals(JsonNode r) {
+    StringBuilder b = new StringBuilder();
+    for (JsonNode n : r.get("items")) {
+      b.append(n.get("summary").asText()).append("  (").append(n.get("reason").asText()).append(", last ")
+          .append(n.get("lastSeen").asText()).append(")\n");
+    }
+    return b.length() == 0 ? "no refused requests" : b.toString().stripTrailing();
+  }
 }

@@ -8,9 +8,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code updraft keys generate|register|certificate}: an app's code-signing key pair. */
-@Command(name = "keys", description = "Make, register and show code-signing keys.", footer = Root.EXIT_STATUS,
-    subcommands = {KeysCommand.Generate.class, KeysCommand.Register.class, KeysCommand.Certificate.class})
+/** {@code updraft keys generate|register|list|retire|certificate}: an app's key ring. */
+@Command(name = "keys", description = "Make, register, list, retire and show code-signing keys (an app's key ring).",
+    footer = Root.EXIT_STATUS,
+    subcommands = {KeysCommand.Generate.class, KeysCommand.Register.class, KeysCommand.ListKeys.class, KeysCommand.Retire.class,
+        KeysCommand.Certificate.class})
 final class KeysCommand {
   private KeysCommand() {}
 
@@ -49,31 +51,96 @@ final class KeysCommand {
     }
   }
 
-  @Command(name = "register", description = "Give an app its signing key pair (a rotation when it has one).", footer = Root.EXIT_STATUS)
+  @Command(name = "register", footer = Root.EXIT_STATUS,
+      description = "Add a key to an app's key ring (its other keys stay active), or replace the key of its --key-id; "
+          + "everything devices can be served is re-signed with every key.")
   static final class Register implements Action {
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
     String app;
 
     @Mixin AppsCommand.KeyFiles keys = new AppsCommand.KeyFiles();
 
+    @Option(names = "--certificate-chain", paramLabel = "PEM",
+        description = "chain mode instead of --certificate: the leaf then the intermediates (PEM), whose root the app embeds "
+            + "(codeSigningIncludeManifestResponseCertificateChain)")
+    String chain;
+
     @Override
     public void run(Session s) throws CliException {
       ObjectNode b = Api.JSON.createObjectNode();
-      keys.addTo(b, true);
+      if (chain != null) {
+        if (keys.certificate != null) {
+          throw CliException.usage("give --certificate or --certificate-chain, not both");
+        }
+        if (keys.privateKey == null) {
+          throw CliException.usage("give --private-key (the leaf's) with --certificate-chain");
+        }
+        b.put("certificateChainPem", Session.read(chain));
+        b.put("privateKeyPem", Session.read(keys.privateKey));
+        if (keys.keyId != null) {
+          b.put("keyId", keys.keyId);
+        }
+      } else {
+        keys.addTo(b, true);
+      }
       JsonNode r = s.api().put(Session.app(app) + "/signing-key", b);
       s.print(r, "registered signing key " + r.get("keyId").asText() + " for app " + app
-          + " (certificate sha256 " + r.get("certificateSha256").asText() + ")");
+          + (r.path("chain").asBoolean() ? " (certificate chain)" : "")
+          + " (certificate sha256 " + r.get("certificateSha256").asText() + ", valid until " + r.path("notAfter").asText("?") + ")");
     }
   }
 
-  @Command(name = "certificate", description = "Print the certificate the app signs with now (PEM).", footer = Root.EXIT_STATUS)
-  static final class Certificate implements Action {
+  @Command(name = "list", description = "List an app's keys: keyid, certificate expiry, chain mode.", footer = Root.EXIT_STATUS)
+  static final class ListKeys implements Action {
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
     String app;
 
     @Override
     public void run(Session s) throws CliException {
-      String pem = s.api().getText(Session.app(app) + "/certificate");
+      s.listing(Session.app(app) + "/keys", KeysCommand::line);
+    }
+  }
+
+  /** One key as {@code keys list} and {@code keys retire} print it. */
+  static String line(JsonNode k) {
+    return String.format("%-16s notAfter %s%s%s  sha256 %s", k.get("keyId").asText(), k.path("notAfter").asText("?"),
+        k.path("chain").asBoolean() ? "  chain" : "", k.path("primary").asBoolean() ? "  primary" : "",
+        k.get("certificateSha256").asText());
+  }
+
+  @Command(name = "retire", footer = Root.EXIT_STATUS,
+      description = "Take a key out of an app's key ring: nothing is signed with it any more and devices asking for its keyid "
+          + "are refused (never the last key).")
+  static final class Retire implements Action {
+    @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
+    String app;
+
+    @Option(names = "--key-id", paramLabel = "ID", required = true, converter = Values.Text.class, description = "the key to retire")
+    String keyId;
+
+    @Override
+    public void run(Session s) throws CliException {
+      JsonNode r = s.api().delete(Session.app(app) + "/keys/" + Api.enc(keyId));
+      StringBuilder b = new StringBuilder("retired key " + keyId + " of app " + app + "; the key ring now:");
+      for (JsonNode k : r.get("items")) {
+        b.append("\n").append(line(k));
+      }
+      s.print(r, b.toString());
+    }
+  }
+
+  @Command(name = "certificate", footer = Root.EXIT_STATUS,
+      description = "Print the certificate of the app's newest key (what new builds embed), or of --key-id (PEM; a chain key: its chain).")
+  static final class Certificate implements Action {
+    @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
+    String app;
+
+    @Option(names = "--key-id", paramLabel = "ID", converter = Values.Text.class, description = "the key (default: the newest)")
+    String keyId;
+
+    @Override
+    public void run(Session s) throws CliException {
+      String pem = s.api().getText(Session.app(app) + "/certificate" + (keyId == null ? "" : "?keyId=" + Api.enc(keyId)));
       if (s.json) {
         ObjectNode r = Api.JSON.createObjectNode();
         r.put("appId", app);

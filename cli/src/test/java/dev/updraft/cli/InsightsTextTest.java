@@ -71,14 +71,29 @@ class InsightsTextTest {
   }
 
   @Test
+  void printsOneLinePerRefusalSummary() throws Exception {
+    JsonNode r = json("{'appId':'demo','items':[{'reason':'missing-channel','runtimeVersion':'1.0.0','embeddedUpdateId':null,"
+        + "'devices':1204,'requests':5120,'firstSeen':'2026-11-30T10:00:00Z','lastSeen':'2026-11-30T12:00:00Z',"
+        + "'summary':'1,204 devices on runtime 1.0.0 send no channel'}]}");
+    assertThat(InsightsText.refusals(r))
+        .isEqualTo("1,204 devices on runtime 1.0.0 send no channel  (missing-channel, last 2026-11-30T12:00:00Z)");
+    assertThat(InsightsText.refusals(json("{'appId':'demo','items':[]}"))).isEqualTo("no refused requests");
+  }
+
+  @Test
   void refusesAmbiguousOrIncompleteInvocations() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
     PrintStream o = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
     Map<String, String> env = Map.of("UPDRAFT_TOKEN", "t");
     assertThat(Cli.run(new String[] {"insights", "--app", "a"}, env, o, e, ms -> {}, false)).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("give exactly one of --update GROUP or --channel C");
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("give exactly one of --update GROUP, --channel C or --refused");
     assertThat(Cli.run(new String[] {"insights", "--app", "a", "--update", "g", "--channel", "c"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(Cli.run(new String[] {"insights", "--app", "a", "--refused", "--channel", "c"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(Cli.run(new String[] {"apps", "update", "a"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("give exactly one of --default-channel C or --no-default-channel");
+    assertThat(Cli.run(new String[] {"keys", "retire", "--app", "a"}, env, o, e, ms -> {}, false)).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--key-id is required");
     assertThat(Cli.run(new String[] {"devices", "get", "--app", "a"}, env, o, e, ms -> {}, false)).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--client-id is required");
     assertThat(Cli.run(new String[] {"devices", "list", "--app", "a"}, env, o, e, ms -> {}, false)).isEqualTo(2);

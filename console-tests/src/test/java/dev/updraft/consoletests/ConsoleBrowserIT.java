@@ -85,6 +85,9 @@ class ConsoleBrowserIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
+  /** Devices of a build without a channel header, refused by the edge and counted by the insights. */
+  static final int DEAF_DEVICES = 3;
+
   static Vertx vertx;
   static ControlPlane cp;
   static ControlPlane bareCp;
@@ -247,9 +250,14 @@ class ConsoleBrowserIT {
     until("the edge has every event", () -> metric(edgeUrl, "updraft_edge_events_applied_total") == metric(base, "updraft_control_events_appended_total"));
     Fleet fleet = new Fleet(edgeUrl, APP);
     Fleet.Expected fx = fleet.drive(first, second);
+    fleet.deafBuild(DEAF_DEVICES);
     until("the insights hold every check-in of the fleet", () -> {
       JsonNode c = api.get("/v1/apps/" + APP + "/insights/channels/" + Fleet.CHANNEL).json();
       return c != null && c.path("devices").asInt() == fx.devices() && c.path("launches7d").asInt() == fleet.sent();
+    });
+    until("the insights count the build that sends no channel", () -> {
+      JsonNode r = api.get("/v1/apps/" + APP + "/insights/refusals").json();
+      return r != null && r.toString().contains("\"devices\":" + DEAF_DEVICES);
     });
 
     // channel: map production to branch production with 20% on beta, then raise the share on its page
@@ -285,6 +293,10 @@ class ConsoleBrowserIT {
     driver.findElement(By.linkText("Channels")).click();
     waitForHeading("Channels of " + APP);
     assertThat(driver.findElement(By.id("channels-table")).getText()).contains("production", "beta", "35%");
+    // refused requests (the deaf build's devices, through the edge, Kafka and the ingester) and the default channel
+    assertThat(driver.findElement(By.id("refusals-table")).getText()).contains(
+        DEAF_DEVICES + " devices on runtime 1.0.0 (embedded update " + Fleet.EMBEDDED_ID[0] + ") send no channel", "missing-channel");
+    assertThat(driver.findElement(By.id("default-channel-text")).getText()).contains("refused");
     page("03-channels");
 
     // branches: one row for production / 1.0.0 with two groups
@@ -468,6 +480,15 @@ class ConsoleBrowserIT {
     waitForHeading("Apps");
     assertThat(driver.findElement(By.id("apps-table")).getText()).contains(APP, "Console demo", BARE_APP);
     page("02-apps");
+
+    // the default channel, set on the channels page (after the audit checks above, which list the events before it)
+    driver.get(base + "/console/#/apps/" + APP + "/channels");
+    waitForHeading("Channels of " + APP);
+    fill(By.id("default-channel"), "production");
+    driver.findElement(By.id("default-channel-form-submit")).click();
+    waitForText(By.id("default-channel-text"), "answered for channel production");
+    assertThat(api.ok(api.get("/v1/apps/" + APP), "app").get("defaultChannel").asText()).isEqualTo("production");
+    assertThat(auditTypesNow()).startsWith("app.updated");
   }
 
   @Test
@@ -517,6 +538,13 @@ class ConsoleBrowserIT {
   private static List<String> types(List<Map<String, String>> rows) {
     List<String> out = new ArrayList<>();
     rows.forEach(r -> out.add(r.get("type")));
+    return out;
+  }
+
+  /** The app's audit types, newest first, from the API. */
+  private static List<String> auditTypesNow() {
+    List<String> out = new ArrayList<>();
+    api.ok(api.get("/v1/apps/" + APP + "/audit"), "audit").get("items").forEach(i -> out.add(i.get("type").asText()));
     return out;
   }
 

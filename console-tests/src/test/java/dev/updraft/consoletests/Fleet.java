@@ -79,6 +79,36 @@ final class Fleet {
   record Served(String manifestId, String directive) {}
 
   /**
+   * {@code devices} iOS devices of a build without {@code updates.requestHeaders}: each sends no channel,
+   * runs its embedded bundle ({@link #EMBEDDED_ID}) and is refused with a 400 {@code missing-channel}.
+   * These are not counted in {@link #sent()} (a refusal is no launch on a channel).
+   */
+  void deafBuild(int devices) {
+    for (int i = 0; i < devices; i++) {
+      HttpRequest req = HttpRequest.newBuilder(URI.create(edge + "/apps/" + app + "/manifest"))
+          .header("accept", "multipart/mixed,application/expo+json,application/json")
+          .header("expo-platform", "ios")
+          .header("expo-protocol-version", "1")
+          .header("expo-runtime-version", RUNTIME)
+          .header("eas-client-id", String.format(Locale.ROOT, "DEAF0000-0000-4000-8000-%012d", i))
+          .header("expo-current-update-id", EMBEDDED_ID[0])
+          .header("expo-embedded-update-id", EMBEDDED_ID[0])
+          .build();
+      HttpResponse<String> r;
+      try {
+        r = http.send(req, HttpResponse.BodyHandlers.ofString());
+      } catch (IOException e) {
+        throw new AssertionError("device request failed: " + e, e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+      assertThat(r.statusCode()).as("a request without a channel: %s", r.body()).isEqualTo(400);
+      assertThat(r.body()).contains("missing-channel");
+    }
+  }
+
+  /**
    * One device request.
    *
    * @param clientId null: no {@code eas-client-id}

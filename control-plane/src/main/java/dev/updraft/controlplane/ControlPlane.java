@@ -168,6 +168,7 @@ public final class ControlPlane {
       String[] url,
       TlsFiles tls) {
     Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics);
+    commands.keys().expiry().refresh(); // the log is replayed: every key's certificate expiry is known
     RolloutControl rollouts = new Rollouts(commands);
     PublisherApi api =
         new PublisherApi(vertx, new PublisherApi.Deps(config, commands, processor, storage, metrics, tmp, rollouts));

@@ -64,7 +64,7 @@ class GcsRenewalIT {
       ManifestChecks checks = new ManifestChecks(Fixtures.certificatePem());
       List<PlatformUpdate> published = ((UpdatePublished) TestSupport.events(infra, "gcs").get(2).payload()).group().platforms();
       for (PlatformUpdate u : published) {
-        JsonNode m = checks.manifest(u, Fixtures.update1(), "1.0.0");
+        JsonNode m = checks.manifest(u, Fixtures.update1(), "1.0.0", "production");
         assertSignedUrls(m, sa, "7200");
       }
 
@@ -82,7 +82,7 @@ class GcsRenewalIT {
       for (Renewal r : renewals) {
         PlatformUpdate old = published.stream().filter(u -> u.updateId().equals(r.updateId())).findFirst().orElseThrow();
         assertThat(r.body()).isNotEqualTo(old.body());
-        JsonNode m = checks.manifest(new PlatformUpdate(old.platform(), old.updateId(), old.createdAt(), r.body(), r.signature(), old.launchAssetKey(), old.assetKeys()), Fixtures.update1(), "1.0.0");
+        JsonNode m = checks.manifest(new PlatformUpdate(old.platform(), old.updateId(), old.createdAt(), r.body(), r.signature(), old.launchAssetKey(), old.assetKeys()), Fixtures.update1(), "1.0.0", "production");
         checks.signature(r.body(), r.signature());
         assertSignedUrls(m, sa, "7200");
         assertThat(GcsSigning.query(m.get("launchAsset").get("url").asText()).get("X-Goog-Date"))

@@ -53,11 +53,11 @@ final class ManifestChecks {
   }
 
   /**
-   * Checks one platform's manifest against the export folder it was published from.
+   * Checks one platform's manifest against the export folder it was published from, on {@code branch}.
    *
    * @return the parsed manifest
    */
-  JsonNode manifest(PlatformUpdate p, Path export, String runtimeVersion) throws IOException {
+  JsonNode manifest(PlatformUpdate p, Path export, String runtimeVersion, String branch) throws IOException {
     JsonNode m = Http.JSON.readTree(p.body());
     // 17: id is a UUID, createdAt exactly yyyy-MM-ddTHH:mm:ss.SSSZ
     assertThat(m.get("id").asText()).matches(UUID_TEXT).isEqualTo(p.updateId());
@@ -65,9 +65,17 @@ final class ManifestChecks {
     assertThat(m.get("createdAt").asText()).matches(CREATED_AT).isEqualTo(p.createdAt());
     // 18: runtimeVersion byte-equal
     assertThat(m.get("runtimeVersion").asText()).isEqualTo(runtimeVersion);
-    assertThat(m.get("metadata").isObject() && m.get("metadata").isEmpty()).isTrue();
+    // the branch, which edges name in expo-manifest-filters (branchname, compared in lower case)
+    assertThat(m.get("metadata")).isEqualTo(Http.JSON.createObjectNode().put("branchName", branch));
     if (Files.exists(export.resolve("expoConfig.json"))) {
-      assertThat(m.get("extra").get("expoClient")).isEqualTo(Http.JSON.readTree(Files.readAllBytes(export.resolve("expoConfig.json"))));
+      JsonNode config = Http.JSON.readTree(Files.readAllBytes(export.resolve("expoConfig.json")));
+      assertThat(m.get("extra").get("expoClient")).isEqualTo(config);
+      JsonNode projectId = config.path("extra").path("eas").path("projectId");
+      if (projectId.isTextual()) {
+        assertThat(m.get("extra").get("eas").get("projectId").asText()).isEqualTo(projectId.asText());
+      } else {
+        assertThat(m.get("extra").has("eas")).as("no extra.eas.projectId in the app config: no extra.eas").isFalse();
+      }
     }
     JsonNode fm = ExportFixture.metadata(export).get("fileMetadata").get(p.platform());
     // launch asset: the platform's bundle, application/javascript, no fileExtension

@@ -148,7 +148,7 @@ class PublishIT {
       last = created;
       for (PlatformUpdate p : g.platforms()) {
         assertThat(p.createdAt()).isEqualTo(g.platforms().get(0).createdAt());
-        JsonNode m = checks.manifest(p, pair.getValue(), "1.0.0");
+        JsonNode m = checks.manifest(p, pair.getValue(), "1.0.0", "production");
         checks.signature(p.body(), p.signature());
         ids.add(p.updateId());
         assetsServeTheirBytes(m, pair.getValue(), p.platform());

@@ -1,5 +1,6 @@
 package dev.updraft.edge;
 
+import dev.updraft.edge.image.StructuredHeaders;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.ArrayList;
@@ -15,6 +16,8 @@ final class DeviceRequest {
   /** Clients send at most 5 failed ids; more are ignored. */
   static final int MAX_FAILED_IDS = 10;
   static final int MAX_FATAL_ERROR = 1024;
+  /** The keyid clients use when their code-signing metadata names none. */
+  static final String ROOT = "root";
 
   final String appId;
   /** As sent (null when absent); {@link #platform} is the checked constant or null. */
@@ -27,6 +30,11 @@ final class DeviceRequest {
   final List<String> failedIds;
   final String fatalError;
   final boolean expectSignature;
+  /**
+   * The {@code keyid} of {@code expo-expect-signature} ({@code root} when it names none, as clients read a
+   * missing keyid); null when the header is absent.
+   */
+  final String expectKeyId;
   final String accept;
 
   DeviceRequest(HttpServerRequest req, String appId) {
@@ -41,7 +49,10 @@ final class DeviceRequest {
     this.embeddedId = lowerOrNull(h.get(Names.EMBEDDED_UPDATE_ID));
     this.failedIds = failedIds(h.get(Names.RECENT_FAILED_UPDATE_IDS));
     this.fatalError = truncate(h.get(Names.FATAL_ERROR));
-    this.expectSignature = h.contains(Names.EXPECT_SIGNATURE);
+    String expect = h.get(Names.EXPECT_SIGNATURE);
+    this.expectSignature = expect != null;
+    String keyId = expect == null ? null : StructuredHeaders.stringMember(expect, "keyid");
+    this.expectKeyId = expect == null ? null : keyId == null ? ROOT : keyId;
     this.accept = h.get(Names.ACCEPT);
   }
 

@@ -174,9 +174,11 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           "expo-runtime-version is missing (header, or ?runtime-version=): set runtimeVersion in the app config", r, null);
       return;
     }
-    if (r.channel == null) {
+    String channel = r.channel != null ? r.channel : app.defaultChannel();
+    if (channel == null) {
       refuse(req, t0, 400, pvOut, "missing-channel", "expo-channel-name is missing (header, or ?channel-name=): set "
-          + "updates.requestHeaders[\"expo-channel-name\"] in the app config", r, null);
+          + "updates.requestHeaders[\"expo-channel-name\"] in the app config, or give the app a default channel "
+          + "(updraft apps update " + appId + " --default-channel production)", r, null);
       return;
     }
     int format = AcceptNegotiation.negotiate(r.accept);
@@ -185,51 +187,86 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           + " allows none of multipart/mixed, application/expo+json, application/json", r, null);
       return;
     }
-    if (r.expectSignature && !app.signs()) {
-      refuse(req, t0, 400, pvOut, "signing-not-configured", "app " + ErrorBody.shown(appId)
-          + " has no code-signing key but the request sent expo-expect-signature: register the app's certificate, "
-          + "or remove updates.codeSigningCertificate from the app config", r, null);
+    int key = signingKey(req, t0, pvOut, r, app);
+    if (key == REFUSED) {
       return;
     }
-    Decision d = Resolver.resolve(app, platform, r.runtimeVersion, r.channel, r.clientId, r.currentId, r.embeddedId,
+    Decision d = Resolver.resolve(app, platform, r.runtimeVersion, channel, r.clientId, r.currentId, r.embeddedId,
         r.failedIds, protocol);
     if (d.kind() == Decision.Kind.NOT_SERVABLE_V0) {
       refuse(req, t0, 404, pvOut, d.reason(), v0Message(d, r, platform), r, d);
       return;
     }
-    answer(req, t0, pvOut, r, app, format, d);
+    answer(req, t0, pvOut, r, app, format, key, d);
   }
 
-  /** Writes the decided answer in the negotiated format (or the refusal when that format cannot carry it). */
+  /** What {@link #signingKey} returns when it refused the request. */
+  private static final int REFUSED = -2;
+
+  /**
+   * The ring index of the key the device asks for in {@code expo-expect-signature}; -1 when it asks for no
+   * signature; {@link #REFUSED} when it was refused (the app signs nothing, or has no key of that keyid).
+   */
+  private int signingKey(HttpServerRequest req, long t0, AsciiString pvOut, DeviceRequest r, AppImage app) {
+    if (!r.expectSignature) {
+      return -1;
+    }
+    if (!app.signs()) {
+      refuse(req, t0, 400, pvOut, "signing-not-configured", "app " + ErrorBody.shown(r.appId)
+          + " has no code-signing key but the request sent expo-expect-signature: register the app's certificate, "
+          + "or remove updates.codeSigningCertificate from the app config", r, null);
+      return REFUSED;
+    }
+    int key = app.keyIndex(r.expectKeyId);
+    if (key < 0) {
+      refuse(req, t0, 400, pvOut, "unknown-key-id", "expo-expect-signature asks for keyid "
+          + ErrorBody.shown(r.expectKeyId) + " but app " + ErrorBody.shown(r.appId) + " signs with keyid "
+          + app.keyIds() + ": set updates.codeSigningMetadata.keyid to one of them, or register the key this "
+          + "build embeds (updraft keys register --key-id)", r, null);
+      return REFUSED;
+    }
+    return key;
+  }
+
+  /**
+   * Writes the decided answer in the negotiated format, signed with ring key {@code key} (-1: unsigned),
+   * with the {@code expo-manifest-filters} of the branch the device resolved to (or the refusal when that
+   * format cannot carry the answer).
+   */
   private void answer(HttpServerRequest req, long t0, AsciiString pvOut, DeviceRequest r, AppImage app, int format,
-      Decision d) {
+      int key, Decision d) {
     Prepared p = d.prepared();
     Buffer body;
     AsciiString type;
     AsciiString signature = null;
     if (format == AcceptNegotiation.MULTIPART) {
-      body = r.expectSignature ? p.multipartSigned() : p.multipart();
+      body = key < 0 ? p.multipart() : p.multipartSigned(key);
       type = p.multipartContentType();
     } else if (d.isDirective()) {
       refuse(req, t0, 406, pvOut, "directive-needs-multipart", "the answer is a "
           + (d.kind() == Decision.Kind.ROLLBACK ? "rollBackToEmbedded" : "noUpdateAvailable")
           + " directive, which needs multipart/mixed, but Accept " + ErrorBody.shown(r.accept) + " allows only JSON", r, d);
       return;
+    } else if (key >= 0 && app.chainMode(key)) {
+      refuse(req, t0, 406, pvOut, "certificate-chain-needs-multipart", "keyid " + ErrorBody.shown(r.expectKeyId)
+          + " signs with a certificate chain, which is sent in a certificate_chain part of multipart/mixed, but Accept "
+          + ErrorBody.shown(r.accept) + " allows only JSON", r, d);
+      return;
     } else {
       body = p.json();
       type = format == AcceptNegotiation.EXPO_JSON ? Names.APPLICATION_EXPO_JSON : Names.APPLICATION_JSON;
-      signature = r.expectSignature ? p.signature() : null;
-      if (r.expectSignature && signature == null) {
+      signature = key < 0 ? null : p.signature(key);
+      if (key >= 0 && signature == null) {
         body = null;
       }
     }
     if (body == null) {
       refuse(req, t0, 400, pvOut, "update-not-signed", "the answer for app " + ErrorBody.shown(r.appId) + " ("
           + (p.entryId() == null ? "noUpdateAvailable" : "entry " + p.entryId()) + ") has no signature for key "
-          + ErrorBody.shown(app.keyId()) + ": republish it or renew its manifests", r, d);
+          + ErrorBody.shown(r.expectKeyId) + ": republish it or renew its manifests", r, d);
       return;
     }
-    respond(req, 200, pvOut, type, body, signature);
+    respond(req, 200, pvOut, type, body, signature, app.filtersFor(d.branch()));
     switch (d.kind()) {
       case MANIFEST:
         (CheckIn.OUTCOME_UPDATE.equals(d.outcome()) ? metrics.update : metrics.noUpdate).increment();
@@ -253,7 +290,8 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         return "the " + where + " rolled back to the embedded bundle, which protocol 0 clients cannot be told: "
             + "upgrade expo-updates (protocol 1)";
       case CheckIn.REASON_PREVIOUSLY_FAILED:
-        return "the newest update for " + where + " failed on this device, and protocol 0 cannot be told 'no update'";
+        return "the newest update for " + where + " failed on this device and nothing earlier is better, and "
+            + "protocol 0 cannot be told 'no update'";
       default:
         return "no update for " + where + "; protocol 0 clients cannot be told 'no update'";
     }
@@ -280,7 +318,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
 
   private void refuse(HttpServerRequest req, long t0, int status, AsciiString pv, String code, String message,
       DeviceRequest r, Decision d) {
-    respond(req, status, pv, Names.APPLICATION_JSON, ErrorBody.of(code, message), null);
+    respond(req, status, pv, Names.APPLICATION_JSON, ErrorBody.of(code, message), null, null);
     (status == 503 ? metrics.notReady : metrics.clientError).increment();
     metrics.latency(t0);
     if (r != null) {
@@ -290,7 +328,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   }
 
   private static void respond(HttpServerRequest req, int status, AsciiString pv, AsciiString type, Buffer body,
-      AsciiString signature) {
+      AsciiString signature, AsciiString filters) {
     HttpServerResponse res = req.response();
     res.setStatusCode(status);
     MultiMap h = res.headers();
@@ -300,6 +338,9 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     h.add(Names.CONTENT_TYPE, type);
     if (signature != null) {
       h.add(Names.SIGNATURE, signature);
+    }
+    if (filters != null) {
+      h.add(Names.MANIFEST_FILTERS, filters);
     }
     res.end(body);
   }
@@ -319,6 +360,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         .currentUpdateId(r.currentId)
         .embeddedUpdateId(r.embeddedId)
         .failedUpdateIds(r.failedIds)
+        .skippedUpdateIds(d == null ? null : d.skippedUpdateIds())
         .outcome(outcome)
         .reason(reason)
         .branch(d == null ? null : d.branch())

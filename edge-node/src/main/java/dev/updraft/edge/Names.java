@@ -26,6 +26,7 @@ final class Names {
   // response
   static final AsciiString SFV_VERSION = AsciiString.cached("expo-sfv-version");
   static final AsciiString SIGNATURE = AsciiString.cached("expo-signature");
+  static final AsciiString MANIFEST_FILTERS = AsciiString.cached("expo-manifest-filters");
   static final AsciiString CACHE_CONTROL = AsciiString.cached("cache-control");
   static final AsciiString CONTENT_TYPE = AsciiString.cached("content-type");
   static final AsciiString ALLOW = AsciiString.cached("allow");

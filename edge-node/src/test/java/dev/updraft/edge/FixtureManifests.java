@@ -20,7 +20,9 @@ import java.util.Base64;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -28,7 +30,8 @@ import java.util.UUID;
  * {@code expo export} fixtures per protocol.md §3 (launch asset without {@code fileExtension}, assets
  * with a dotted {@code fileExtension} and {@code contentType}, base64url SHA-256 {@code hash}, MD5-hex
  * {@code key}, absolute {@code url}, {@code createdAt} with milliseconds and {@code Z},
- * {@code extra.expoClient} from {@code expoConfig.json}) and signs them with the fixture key.
+ * {@code metadata.branchName} the group's branch, {@code extra.expoClient} from {@code expoConfig.json})
+ * and signs them with the fixture key (or with every key of a ring).
  */
 final class FixtureManifests {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -43,8 +46,14 @@ final class FixtureManifests {
     return CREATED_AT.format(t);
   }
 
-  /** One manifest body for {@code platform} of an export folder. */
+  /** One manifest body for {@code platform} of an export folder, with {@code metadata} empty (as published before branch metadata). */
   static String render(Path export, String platform, String updateId, String createdAt, String runtimeVersion) {
+    return render(export, platform, updateId, createdAt, runtimeVersion, null);
+  }
+
+  /** One manifest body; {@code branch} nullable: {@code metadata} empty, else {@code {"branchName": branch}}. */
+  static String render(Path export, String platform, String updateId, String createdAt, String runtimeVersion,
+      String branch) {
     try {
       JsonNode meta = JSON.readTree(export.resolve("metadata.json").toFile()).path("fileMetadata").path(platform);
       ObjectNode m = JSON.createObjectNode();
@@ -72,7 +81,10 @@ final class FixtureManifests {
         o.put("fileExtension", "." + a.path("ext").asText());
         o.put("url", ASSET_BASE + key);
       }
-      m.putObject("metadata");
+      ObjectNode metadata = m.putObject("metadata");
+      if (branch != null) {
+        metadata.put("branchName", branch);
+      }
       m.putObject("extra").set("expoClient", JSON.readTree(export.resolve("expoConfig.json").toFile()));
       return JSON.writeValueAsString(m);
     } catch (IOException e) {
@@ -80,16 +92,35 @@ final class FixtureManifests {
     }
   }
 
-  /** An update group with an iOS and an Android update of {@code export}; signed when {@code signer} is given. */
+  /**
+   * An update group with an iOS and an Android update of {@code export}, {@code metadata.branchName} its
+   * branch; signed when {@code signer} is given.
+   */
   static UpdateGroup group(String branch, String runtimeVersion, Path export, Instant createdAt, TestSigner signer,
       Rollout rollout) {
+    return group(branch, runtimeVersion, export, createdAt, signer == null ? List.of() : List.of(signer), rollout, true);
+  }
+
+  /**
+   * An update group signed with every key of {@code ring} (its first key's signature in {@code signature},
+   * one per keyid in {@code signatures}, as the control plane writes them; a ring of one writes no
+   * {@code signatures}, as before the key ring).
+   *
+   * @param branchMetadata false: {@code metadata} empty, as groups published before branch metadata
+   */
+  static UpdateGroup group(String branch, String runtimeVersion, Path export, Instant createdAt, List<TestSigner> ring,
+      Rollout rollout, boolean branchMetadata) {
     List<PlatformUpdate> platforms = new ArrayList<>();
     for (String platform : List.of("ios", "android")) {
       String id = UUID.randomUUID().toString();
       String at = createdAt(createdAt);
-      String body = render(export, platform, id, at, runtimeVersion);
-      platforms.add(new PlatformUpdate(platform, id, at, body, signer == null ? null : signer.signatureHeader(body),
-          null, List.of()));
+      String body = render(export, platform, id, at, runtimeVersion, branchMetadata ? branch : null);
+      Map<String, String> sigs = new TreeMap<>();
+      for (TestSigner s : ring) {
+        sigs.put(s.keyId(), s.signatureHeader(body));
+      }
+      platforms.add(new PlatformUpdate(platform, id, at, body, ring.isEmpty() ? null : sigs.get(ring.get(0).keyId()),
+          null, List.of(), ring.size() > 1 ? sigs : Map.of()));
     }
     return new UpdateGroup(UUID.randomUUID().toString(), UpdateGroup.KIND_UPDATE, branch, runtimeVersion, "test",
         null, null, null, rollout, platforms);

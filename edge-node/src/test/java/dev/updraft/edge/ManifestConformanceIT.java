@@ -10,6 +10,7 @@ import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
+import dev.updraft.testing.protocol.ClientSelectionPolicy;
 import dev.updraft.testing.protocol.ExpoSignature;
 import dev.updraft.testing.protocol.MultipartBody;
 import dev.updraft.testing.protocol.MultipartPart;
@@ -32,6 +33,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.greenbytes.http.sfv.ListElement;
+import org.greenbytes.http.sfv.Parser;
+import org.greenbytes.http.sfv.StringItem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -463,13 +467,25 @@ class ManifestConformanceIT {
     return parse(u.body());
   }
 
-  /** §8 checks 24, 42, 43: no filters and no server-defined headers are sent, so metadata always passes. */
+  /**
+   * §8 checks 24, 42, 43: every answer names the device's branch in {@code expo-manifest-filters} (an SF
+   * dictionary with the lower-case key {@code branchname} and an SF string), the manifest's
+   * {@code metadata.branchName} passes it, and no server-defined headers are sent (nothing to replay or
+   * clear).
+   */
   @Test
-  void sendsNoManifestFiltersOrServerDefinedHeaders() {
+  void sendsTheBranchAsManifestFiltersThatTheManifestPassesAndNoServerDefinedHeaders() throws Exception {
     EdgeHttp.Response r = get("/apps/" + SIGNED + "/manifest", Device.ios());
-    assertThat(r.header("expo-manifest-filters")).isNull();
+    assertThat(r.header("expo-manifest-filters")).isEqualTo("branchname=\"main\"");
+    Map<String, ListElement<? extends Object>> filters =
+        Parser.parseDictionary(r.header("expo-manifest-filters")).get();
+    assertThat(filters).containsOnlyKeys("branchname");
+    assertThat(filters.get("branchname")).isInstanceOf(StringItem.class);
     assertThat(r.header("expo-server-defined-headers")).isNull();
-    assertThat(parse(Answers.multipart(r).part("manifest").bodyText()).path("metadata").size()).isZero();
+    String manifest = Answers.multipart(r).part("manifest").bodyText();
+    assertThat(parse(manifest).path("metadata").path("branchName").asText()).isEqualTo("main");
+    assertThat(ClientSelectionPolicy.matchesFilters(ClientSelectionPolicy.Update.fromManifest(manifest),
+        ClientSelectionPolicy.filters(r.header("expo-manifest-filters")))).isTrue();
   }
 
   /** §8 checks 32, 34, 31 (v0 rollback gets 404 like the reference server). */

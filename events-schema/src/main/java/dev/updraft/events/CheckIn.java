@@ -1,5 +1,6 @@
 package dev.updraft.events;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
@@ -18,6 +19,9 @@ import java.util.List;
  * @param currentUpdateId nullable
  * @param embeddedUpdateId nullable
  * @param failedUpdateIds from {@code expo-recent-failed-update-ids}
+ * @param skippedUpdateIds the entries the edge passed over because the device listed them in
+ *     {@code expo-recent-failed-update-ids}, newest first (empty when none was; absent in check-ins
+ *     written before the field)
  * @param outcome one of the {@code OUTCOME_*} constants
  * @param reason one of the {@code REASON_*} constants: why this outcome (for {@link #OUTCOME_ERROR}, the error code)
  * @param branch nullable: the branch the channel resolved to
@@ -48,7 +52,8 @@ public record CheckIn(
     String servedGroupId,
     String fatalError,
     long atEpochMillis,
-    String edgeId) {
+    String edgeId,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> skippedUpdateIds) {
 
   public static final int CURRENT_VERSION = 1;
 
@@ -67,8 +72,16 @@ public record CheckIn(
   public static final String REASON_ALREADY_LATEST = "already-latest";
   /** The branch has nothing for this platform and runtime version. */
   public static final String REASON_NO_UPDATE_FOR_RUNTIME = "no-update-for-runtime";
-  /** The newest update was reported failed by this device; nothing older was better. */
+  /**
+   * The newest update was reported failed by this device and nothing older was better: every entry
+   * below it was reported failed too, or the next one is what the device runs.
+   */
   public static final String REASON_PREVIOUSLY_FAILED = "update-previously-failed";
+  /**
+   * The device reported the newest update (and maybe more) failed; it was served the newest entry of
+   * its line it did not report ({@code skippedUpdateIds} names the ones passed over).
+   */
+  public static final String REASON_SKIPPED_FAILED = "skipped-failed-update";
   /** The branch's newest entry is a roll back to embedded. */
   public static final String REASON_ROLLBACK = "rollback-to-embedded";
   /** The branch rolled back to embedded and the device already runs its embedded bundle. */
@@ -78,6 +91,7 @@ public record CheckIn(
 
   public CheckIn {
     failedUpdateIds = failedUpdateIds == null ? List.of() : List.copyOf(failedUpdateIds);
+    skippedUpdateIds = skippedUpdateIds == null ? List.of() : List.copyOf(skippedUpdateIds);
   }
 
   /** A builder with {@code v} = {@link #CURRENT_VERSION}, no failed ids, and every other field empty (null, false, 0). */
@@ -108,6 +122,7 @@ public record CheckIn(
     b.fatalError = fatalError;
     b.atEpochMillis = atEpochMillis;
     b.edgeId = edgeId;
+    b.skippedUpdateIds = skippedUpdateIds;
     return b;
   }
 
@@ -133,6 +148,7 @@ public record CheckIn(
     private String fatalError;
     private long atEpochMillis;
     private String edgeId;
+    private List<String> skippedUpdateIds = List.of();
 
     private Builder() {}
 
@@ -236,6 +252,11 @@ public record CheckIn(
       return this;
     }
 
+    public Builder skippedUpdateIds(List<String> skippedUpdateIds) {
+      this.skippedUpdateIds = skippedUpdateIds;
+      return this;
+    }
+
     public CheckIn build() {
       return new CheckIn(
           v,
@@ -257,7 +278,8 @@ public record CheckIn(
           servedGroupId,
           fatalError,
           atEpochMillis,
-          edgeId);
+          edgeId,
+          skippedUpdateIds);
     }
   }
 }

@@ -1,7 +1,11 @@
 package dev.updraft.events;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The payload of an event. One immutable record per {@link EventType}; fields marked nullable may be
@@ -33,11 +37,21 @@ public sealed interface EventPayload {
 
   /**
    * An app's code-signing certificate (never its private key). Carries the {@code noUpdateAvailable}
-   * directive signed once with the new key, and fresh signatures for every body still servable, so that
-   * after this event every answer of the app is signed with the new key.
+   * directive signed once with the new key, and fresh signatures for every body still servable.
+   *
+   * <p>With {@code ring} true (every registration this build writes) the key joins the app's key ring:
+   * it replaces a key of the same {@code keyId} in place, or is added after the others; the other keys
+   * stay active, and {@code resigned} carries every servable body signed with every key of the ring
+   * after the change. Without it (events written before the key ring) the key replaces the whole ring:
+   * after the event every answer of the app is signed with this key only.
    *
    * @param keyId the {@code keyid} devices are configured with (Expo's default is {@code main} in
    *     generated configs, {@code root} when absent)
+   * @param certificatePem the code-signing certificate (for a chain: its leaf)
+   * @param certificateChainPem nullable: chain mode, the PEM certificates served in the
+   *     {@code certificate_chain} part, leaf first, then the intermediates (the root is embedded in the
+   *     binary, never served); null for a self-signed certificate embedded in the binary
+   * @param ring nullable: absent in events written before the key ring, meaning false
    */
   record SigningKeyRegistered(
       String keyId,
@@ -45,12 +59,45 @@ public sealed interface EventPayload {
       String certificateSha256,
       String noUpdateDirectiveBody,
       String noUpdateDirectiveSignature,
-      List<Renewal> resigned)
+      List<Renewal> resigned,
+      String certificateChainPem,
+      Boolean ring)
       implements EventPayload {
     public SigningKeyRegistered {
       resigned = resigned == null ? List.of() : List.copyOf(resigned);
     }
+
+    /** A registration as written before the key ring: the key replaces every other key of the app. */
+    public SigningKeyRegistered(
+        String keyId,
+        String certificatePem,
+        String certificateSha256,
+        String noUpdateDirectiveBody,
+        String noUpdateDirectiveSignature,
+        List<Renewal> resigned) {
+      this(keyId, certificatePem, certificateSha256, noUpdateDirectiveBody, noUpdateDirectiveSignature, resigned, null,
+          null);
+    }
+
+    /** Whether the key joins the ring (true) or replaces every other key (false: an event from before the ring). */
+    public boolean joinsRing() {
+      return Boolean.TRUE.equals(ring);
+    }
   }
+
+  /**
+   * A key leaves the app's key ring: nothing is signed with it any more and devices asking for its
+   * {@code keyid} are refused. The last key of an app is never retired (the command refuses it).
+   */
+  record SigningKeyRetired(String keyId) implements EventPayload {}
+
+  /**
+   * An app's settings changed ({@code updraft apps update}).
+   *
+   * @param defaultChannel nullable: none; the channel a device request without {@code expo-channel-name}
+   *     is answered for
+   */
+  record AppUpdated(String defaultChannel) implements EventPayload {}
 
   /**
    * Maps a channel to a branch, optionally with a second branch for a share of devices. Replaces any
@@ -116,9 +163,21 @@ public sealed interface EventPayload {
   /**
    * A new body and signature for one platform update or directive entry.
    *
-   * @param signature nullable: unsigned
+   * @param signature nullable: unsigned; the primary key's signature (see {@link PlatformUpdate})
+   * @param signatures nullable (absent in events written before the key ring): per {@code keyid}, the
+   *     signature with every key of the ring
    */
-  record Renewal(String updateId, String body, String signature) {}
+  record Renewal(String updateId, String body, String signature,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> signatures) {
+    public Renewal {
+      signatures = sortedCopy(signatures);
+    }
+
+    /** A renewal signed with one key or none (events written before the key ring). */
+    public Renewal(String updateId, String body, String signature) {
+      this(updateId, body, signature, null);
+    }
+  }
 
   /**
    * An update group: what one publish (or republish, or roll back to embedded) put on a branch.
@@ -179,7 +238,7 @@ public sealed interface EventPayload {
         if (ps == null) {
           ps = new java.util.ArrayList<>(platforms);
         }
-        ps.set(i, p.withBody(r.body(), r.signature()));
+        ps.set(i, p.withBody(r.body(), r.signature(), r.signatures()));
       }
       return ps == null ? this : withPlatforms(ps);
     }
@@ -198,9 +257,14 @@ public sealed interface EventPayload {
    * @param createdAt exactly {@code yyyy-MM-ddTHH:mm:ss.SSSZ}: the manifest's {@code createdAt}, or the
    *     directive's {@code commitTime}
    * @param body the manifest or directive JSON exactly as signed and served
-   * @param signature nullable: the {@code expo-signature} value ({@code sig="…", keyid="…", alg="…"})
+   * @param signature nullable: the {@code expo-signature} value ({@code sig="…", keyid="…", alg="…"});
+   *     with a key ring, the signature of the ring's primary key (the oldest active one), so that a reader
+   *     written before the ring keeps serving the key installed binaries embed
    * @param launchAssetKey nullable for directives: key of the launch asset (for insights and audits)
    * @param assetKeys keys of every asset the manifest names (launch asset included)
+   * @param signatures per {@code keyid}, the {@code expo-signature} value of every key of the ring the
+   *     body was signed with; empty in events written before the key ring (then {@code signature} is the
+   *     only one, for the {@code keyid} it names)
    */
   record PlatformUpdate(
       String platform,
@@ -209,14 +273,34 @@ public sealed interface EventPayload {
       String body,
       String signature,
       String launchAssetKey,
-      List<String> assetKeys) {
+      List<String> assetKeys,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> signatures) {
     public PlatformUpdate {
       assetKeys = assetKeys == null ? List.of() : List.copyOf(assetKeys);
+      signatures = sortedCopy(signatures);
+    }
+
+    /** An update signed with one key or none (as written before the key ring). */
+    public PlatformUpdate(
+        String platform,
+        String updateId,
+        String createdAt,
+        String body,
+        String signature,
+        String launchAssetKey,
+        List<String> assetKeys) {
+      this(platform, updateId, createdAt, body, signature, launchAssetKey, assetKeys, null);
     }
 
     /** The same update with a new body and signature (a renewal or a re-signing); all else unchanged. */
     public PlatformUpdate withBody(String newBody, String newSignature) {
-      return new PlatformUpdate(platform, updateId, createdAt, newBody, newSignature, launchAssetKey, assetKeys);
+      return withBody(newBody, newSignature, null);
+    }
+
+    /** The same update with a new body, primary signature and per-key signatures; all else unchanged. */
+    public PlatformUpdate withBody(String newBody, String newSignature, Map<String, String> newSignatures) {
+      return new PlatformUpdate(platform, updateId, createdAt, newBody, newSignature, launchAssetKey, assetKeys,
+          newSignatures);
     }
   }
 
@@ -326,4 +410,12 @@ public sealed interface EventPayload {
    */
   record BuildRegistered(String platform, String runtimeVersion, String embeddedUpdateId, String bundleSha256, long size)
       implements EventPayload {}
+
+  /** An unmodifiable copy sorted by key (so the encoded bytes do not depend on map order); empty for null. */
+  private static Map<String, String> sortedCopy(Map<String, String> m) {
+    if (m == null || m.isEmpty()) {
+      return Map.of();
+    }
+    return Collections.unmodifiableMap(new TreeMap<>(m));
+  }
 }

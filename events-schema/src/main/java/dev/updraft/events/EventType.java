@@ -21,7 +21,9 @@ public enum EventType {
   MANIFESTS_RENEWED("manifests.renewed", EventPayload.ManifestsRenewed.class),
   LAUNCH_ASSET_STORED("launch-asset.stored", EventPayload.LaunchAssetStored.class),
   PATCHES_COMPUTED("patches.computed", EventPayload.PatchesComputed.class),
-  BUILD_REGISTERED("build.registered", EventPayload.BuildRegistered.class);
+  BUILD_REGISTERED("build.registered", EventPayload.BuildRegistered.class),
+  SIGNING_KEY_RETIRED("signing-key.retired", EventPayload.SigningKeyRetired.class),
+  APP_UPDATED("app.updated", EventPayload.AppUpdated.class);
 
   /** Schema version written by this build for every type. Readers accept 1..CURRENT_SCHEMA_VERSION. */
   public static final int CURRENT_SCHEMA_VERSION = 1;

@@ -8,6 +8,7 @@ import dev.updraft.events.EventPayload.BuildRegistered;
 import dev.updraft.events.EventPayload.BundlePatch;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.EventPayload.AppUpdated;
 import dev.updraft.events.EventPayload.BranchRollout;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
@@ -20,6 +21,7 @@ import dev.updraft.events.EventPayload.RolloutFinished;
 import dev.updraft.events.EventPayload.RolloutGuard;
 import dev.updraft.events.EventPayload.RolloutReverted;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.SigningKeyRetired;
 import dev.updraft.events.EventPayload.TokenIssued;
 import dev.updraft.events.EventPayload.TokenRevoked;
 import dev.updraft.events.EventPayload.UpdateGroup;
@@ -175,7 +177,9 @@ class GoldenFilesTest {
               EventType.BUILD_REGISTERED,
               new BuildRegistered(
                   "android", "1.0.0", "1e2d3c4b-0000-4000-8000-0000000000e1",
-                  "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6", 1453555)));
+                  "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6", 1453555)),
+          Map.entry(EventType.SIGNING_KEY_RETIRED, new SigningKeyRetired("main")),
+          Map.entry(EventType.APP_UPDATED, new AppUpdated("production")));
 
   static final Map<EventType, Long> SEQUENCE =
       Map.ofEntries(
@@ -192,7 +196,9 @@ class GoldenFilesTest {
           Map.entry(EventType.MANIFESTS_RENEWED, 11L),
           Map.entry(EventType.LAUNCH_ASSET_STORED, 12L),
           Map.entry(EventType.PATCHES_COMPUTED, 13L),
-          Map.entry(EventType.BUILD_REGISTERED, 14L));
+          Map.entry(EventType.BUILD_REGISTERED, 14L),
+          Map.entry(EventType.SIGNING_KEY_RETIRED, 14L),
+          Map.entry(EventType.APP_UPDATED, 15L));
 
   static byte[] golden(String path) throws IOException {
     try (InputStream in = GoldenFilesTest.class.getResourceAsStream(path)) {
@@ -311,6 +317,82 @@ class GoldenFilesTest {
     String name = ((ChannelMapped) e.payload()).rollout().bucketing();
     assertThat(name).isEqualTo("murmur3-v9");
     assertThat(Bucketing.Algorithm.named(name)).isNull(); // what to do then is the reader's policy
+  }
+
+  @Test
+  void registrationsWrittenBeforeTheKeyRingReplaceTheRing() throws IOException {
+    SigningKeyRegistered old = (SigningKeyRegistered) known("/golden/v1/signing-key.registered.json").payload();
+
+    assertThat(old.ring()).isNull();
+    assertThat(old.joinsRing()).isFalse();
+    assertThat(old.certificateChainPem()).isNull();
+    assertThat(old.resigned().get(0).signatures()).isEmpty();
+  }
+
+  @Test
+  void ringRegistrationsCarryTheChainAndEveryKeysSignature() throws IOException {
+    EventEnvelope e = known("/golden/v1/signing-key.registered.with-ring.json");
+    String main = "sig=\"bWFpbg==\", keyid=\"main\", alg=\"rsa-v1_5-sha256\"";
+    String leaf = "sig=\"bGVhZg==\", keyid=\"leaf-2027\", alg=\"rsa-v1_5-sha256\"";
+    String leafPem = "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n";
+
+    assertThat(e.sequence()).isEqualTo(16);
+    assertThat(e.payload())
+        .isEqualTo(
+            new SigningKeyRegistered(
+                "leaf-2027",
+                leafPem,
+                "cd34",
+                "{\"type\":\"noUpdateAvailable\"}",
+                leaf,
+                List.of(new Renewal("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f", "{}", main,
+                    Map.of("main", main, "leaf-2027", leaf))),
+                leafPem + "-----BEGIN CERTIFICATE-----\nMIID\n-----END CERTIFICATE-----\n",
+                true));
+    assertThat(((SigningKeyRegistered) e.payload()).joinsRing()).isTrue();
+  }
+
+  @Test
+  void updatesCarryOneSignaturePerKeyBesideThePrimaryOne() throws IOException {
+    EventEnvelope e = known("/golden/v1/update.published.with-signatures.json");
+    String main = "sig=\"bWFpbg==\", keyid=\"main\", alg=\"rsa-v1_5-sha256\"";
+    String next = "sig=\"bmV4dA==\", keyid=\"next\", alg=\"rsa-v1_5-sha256\"";
+
+    assertThat(e.sequence()).isEqualTo(17);
+    PlatformUpdate u = ((UpdatePublished) e.payload()).group().platform("android");
+    assertThat(u)
+        .isEqualTo(
+            new PlatformUpdate(
+                "android",
+                "0b6d8f3a-2222-4b4b-9c9c-000000000004",
+                "2026-11-30T10:00:16.000Z",
+                "{\"id\":\"0b6d8f3a-2222-4b4b-9c9c-000000000004\",\"metadata\":{\"branchName\":\"production\"}}",
+                main,
+                "a15905a51887436352fc107e5a9c5ef6",
+                List.of("a15905a51887436352fc107e5a9c5ef6"),
+                Map.of("next", next, "main", main)));
+    // the entry of the older golden file has no per-key signatures: only the one it names
+    PlatformUpdate older = ((UpdatePublished) known("/golden/v1/update.published.json").payload()).group().platform("ios");
+    assertThat(older.signatures()).isEmpty();
+  }
+
+  @Test
+  void entriesWithoutPerKeySignaturesAreWrittenAsBefore() {
+    PlatformUpdate u = new PlatformUpdate("ios", "u", "2026-11-30T10:00:05.000Z", "{}", null, null, List.of());
+    String json = new String(EventCodec.encode(EventEnvelope.of("demo", 1, Instant.EPOCH, "tok",
+        new UpdatePublished(new UpdateGroup("g", UpdateGroup.KIND_UPDATE, "b", "1", null, null, null, null, null,
+            List.of(u))))), java.nio.charset.StandardCharsets.UTF_8);
+
+    assertThat(json).doesNotContain("signatures");
+  }
+
+  @Test
+  void checkInWithSkippedUpdatesDecodes() throws IOException {
+    CheckIn c = CheckInCodec.decode(golden("/golden-checkin/v1/check-in.with-skipped.json"));
+
+    assertThat(c.skippedUpdateIds()).containsExactly("11111111-2222-4333-8444-555555555555");
+    assertThat(c.reason()).isEqualTo(CheckIn.REASON_SKIPPED_FAILED);
+    assertThat(CheckInCodec.decode(golden("/golden-checkin/v1/check-in.json")).skippedUpdateIds()).isEmpty();
   }
 
   private static EventEnvelope known(String path) throws IOException {

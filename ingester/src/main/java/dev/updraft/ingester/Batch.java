@@ -123,12 +123,46 @@ final class Batch {
   /** A record that is not a check-in. */
   record Reject(TopicPartition partition, long offset, String error, String excerpt) {}
 
+  /** A row of {@code refusals}: an app's refused requests of one reason, runtime version and embedded update ({@code ""}: none). */
+  record RefusalKey(String appId, String reason, String runtimeVersion, String embeddedUpdateId)
+      implements Comparable<RefusalKey> {
+    @Override
+    public int compareTo(RefusalKey o) {
+      int c = appId.compareTo(o.appId);
+      if (c == 0) {
+        c = reason.compareTo(o.reason);
+      }
+      if (c == 0) {
+        c = runtimeVersion.compareTo(o.runtimeVersion);
+      }
+      return c != 0 ? c : embeddedUpdateId.compareTo(o.embeddedUpdateId);
+    }
+  }
+
+  /** The refused requests of one key in this batch; {@code devices} is added by the writer (new devices only). */
+  static final class Refusal {
+    final RefusalKey key;
+    long requests;
+    long devices;
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+
+    Refusal(RefusalKey key) {
+      this.key = key;
+    }
+  }
+
+  /** A device refused under one key, with the first time in this batch. */
+  record RefusedDevice(RefusalKey key, String clientId, long first) {}
+
   private final Map<TopicPartition, Range> ranges = new LinkedHashMap<>();
   private final Map<DeviceKey, Device> devices = new HashMap<>();
   private final Map<HourKey, Hour> hours = new HashMap<>();
   private final Map<DeviceUpdateKey, Failure> failures = new HashMap<>();
   private final Map<DeviceUpdateKey, Receipt> receipts = new HashMap<>();
   private final List<Reject> rejects = new ArrayList<>();
+  private final Map<RefusalKey, Refusal> refusals = new HashMap<>();
+  private final Map<RefusalKey, Map<String, Long>> refusedDevices = new HashMap<>();
   private final boolean keepTimes;
   private long[] times = new long[0];
   private int records;
@@ -202,6 +236,9 @@ final class Batch {
         r.first = Math.min(r.first, at);
       }
     }
+    if (CheckIn.OUTCOME_ERROR.equals(c.outcome())) {
+      refused(c, app, client, at);
+    }
     if (client != null) {
       Device d = devices.computeIfAbsent(new DeviceKey(app, client), Device::new);
       d.latest = c; // records of one device come in offset order: the last one added is the newest
@@ -212,6 +249,19 @@ final class Batch {
         d.fatalError = c.fatalError();
         d.fatalErrorAt = at;
       }
+    }
+  }
+
+  /** Counts a refused request under its (app, reason, runtime version, embedded update). */
+  private void refused(CheckIn c, String app, String client, long at) {
+    RefusalKey key = new RefusalKey(app, c.reason() == null ? "" : c.reason(),
+        c.runtimeVersion() == null ? "" : c.runtimeVersion(), c.embeddedUpdateId() == null ? "" : c.embeddedUpdateId());
+    Refusal r = refusals.computeIfAbsent(key, Refusal::new);
+    r.requests++;
+    r.first = Math.min(r.first, at);
+    r.last = Math.max(r.last, at);
+    if (client != null) {
+      refusedDevices.computeIfAbsent(key, k -> new HashMap<>()).merge(client, at, Math::min);
     }
   }
 
@@ -270,6 +320,22 @@ final class Batch {
 
   Map<DeviceUpdateKey, Failure> failures() {
     return failures;
+  }
+
+  /** Refused requests per key. */
+  Map<RefusalKey, Refusal> refusals() {
+    return refusals;
+  }
+
+  /** The refused devices of this batch, one per key and client id. */
+  List<RefusedDevice> refusedDevices() {
+    List<RefusedDevice> out = new ArrayList<>();
+    for (Map.Entry<RefusalKey, Map<String, Long>> e : refusedDevices.entrySet()) {
+      for (Map.Entry<String, Long> d : e.getValue().entrySet()) {
+        out.add(new RefusedDevice(e.getKey(), d.getKey(), d.getValue()));
+      }
+    }
+    return out;
   }
 
   Map<DeviceUpdateKey, Receipt> receipts() {

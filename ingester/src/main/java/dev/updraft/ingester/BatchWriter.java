@@ -78,6 +78,18 @@ final class BatchWriter {
 
   static final String REJECTS_SQL = Tables.INGEST_REJECTS.sql();
 
+  /**
+   * Inserts the batch's refused devices that are new to their refusal key and returns how many per key:
+   * what {@code refusals.devices} grows by, so that it stays an exact count of distinct devices without
+   * counting rows at query time.
+   */
+  static final String REFUSED_DEVICES_SQL =
+      "WITH ins AS (" + Tables.REFUSED_DEVICES.sql() + ")"
+          + " SELECT app_id, reason, runtime_version, embedded_update_id, count(*) FROM ins"
+          + " GROUP BY app_id, reason, runtime_version, embedded_update_id";
+
+  static final String REFUSALS_SQL = Tables.REFUSALS.sql();
+
   static final String LOAD_OFFSETS_SQL =
       "SELECT kafka_partition, next_offset FROM ingest_offsets WHERE topic = $1 AND kafka_partition = ANY($2::int[])";
 
@@ -103,6 +115,8 @@ final class BatchWriter {
     Tuple failures = batch.failures().isEmpty() ? null : Tables.UPDATE_FAILURES.tuple(batch.failures().values());
     Tuple receipts = batch.receipts().isEmpty() ? null : Tables.UPDATE_RECEIPTS.tuple(batch.receipts().values());
     Tuple rejects = batch.rejects().isEmpty() ? null : Tables.INGEST_REJECTS.tuple(batch.rejects());
+    List<Batch.RefusedDevice> refusedList = batch.refusedDevices();
+    Tuple refused = refusedList.isEmpty() ? null : Tables.REFUSED_DEVICES.tuple(refusedList);
     int expectedPartitions = batch.ranges().size();
     int deviceRows = batch.devices().size();
     return pool.withTransaction(
@@ -114,9 +128,12 @@ final class BatchWriter {
           Future<RowSet<Row>> offsetCheck = conn.preparedQuery(OFFSETS_SQL).execute(offsets);
           Future<RowSet<Row>> moves =
               devices == null ? Future.succeededFuture(null) : conn.preparedQuery(DEVICES_SQL).execute(devices);
+          Future<RowSet<Row>> newlyRefused =
+              refused == null ? Future.succeededFuture(null) : conn.preparedQuery(REFUSED_DEVICES_SQL).execute(refused);
           List<Future<?>> all = new ArrayList<>(8);
           all.add(offsetCheck);
           all.add(moves);
+          all.add(newlyRefused);
           execute(conn, FAILURES_SQL, failures, all);
           execute(conn, RECEIPTS_SQL, receipts, all);
           execute(conn, REJECTS_SQL, rejects, all);
@@ -130,9 +147,10 @@ final class BatchWriter {
                               "offsets in PostgreSQL moved: topic=" + topic + " partitions=" + expectedPartitions
                                   + " matched=" + matched + " ranges=" + describe(batch)));
                     }
-                    List<Future<?>> shared = new ArrayList<>(2);
+                    List<Future<?>> shared = new ArrayList<>(3);
                     execute(conn, HOURS_SQL, hours, shared);
                     execute(conn, COUNTS_SQL, countsTuple(moves.result()), shared);
+                    execute(conn, REFUSALS_SQL, refusalsTuple(batch, newlyRefused.result()), shared);
                     return Future.all(shared).map(d -> deviceRows);
                   });
         });
@@ -151,6 +169,25 @@ final class BatchWriter {
           m.appId() + "\u0000" + m.updateId() + "\u0000" + m.platform() + "\u0000" + m.channel() + "\u0000" + m.source(), m);
     }
     return Tables.DEVICE_COUNTS.tuple(sorted.values());
+  }
+
+  /**
+   * The batch's refusal counters in key order, each with the devices {@link #REFUSED_DEVICES_SQL} found new
+   * to its key; null when the batch refused nothing.
+   */
+  private static Tuple refusalsTuple(Batch batch, RowSet<Row> newDevices) {
+    if (batch.refusals().isEmpty()) {
+      return null;
+    }
+    if (newDevices != null) {
+      for (Row r : newDevices) {
+        Batch.Refusal f = batch.refusals().get(new Batch.RefusalKey(r.getString(0), r.getString(1), r.getString(2), r.getString(3)));
+        if (f != null) {
+          f.devices += r.getLong(4);
+        }
+      }
+    }
+    return Tables.REFUSALS.tuple(new TreeMap<>(batch.refusals()).values());
   }
 
   /** The stored next offsets of {@code partitions} (absent: no row). */

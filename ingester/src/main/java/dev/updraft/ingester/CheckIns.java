@@ -45,6 +45,13 @@ final class CheckIns {
         failed.add(id);
       }
     }
+    List<String> skipped = new ArrayList<>(Math.min(c.skippedUpdateIds().size(), MAX_FAILED_IDS));
+    for (String f : c.skippedUpdateIds()) {
+      String id = name(f, MAX_ID);
+      if (id != null && !skipped.contains(id) && skipped.size() < MAX_FAILED_IDS) {
+        skipped.add(id);
+      }
+    }
     long at = c.atEpochMillis() > 0 ? c.atEpochMillis() : Math.max(0, recordTimestamp);
     // from the check-in as sent: a field with no rule here (v, the branch-rollout flag and bucket, any
     // field added later) is kept as it is
@@ -58,6 +65,7 @@ final class CheckIns {
         .currentUpdateId(name(c.currentUpdateId(), MAX_ID))
         .embeddedUpdateId(name(c.embeddedUpdateId(), MAX_ID))
         .failedUpdateIds(failed)
+        .skippedUpdateIds(skipped)
         .outcome(name(c.outcome(), MAX_NAME))
         .reason(name(c.reason(), MAX_NAME))
         .branch(name(c.branch(), MAX_NAME))

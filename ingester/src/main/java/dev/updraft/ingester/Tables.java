@@ -48,6 +48,7 @@ final class Tables {
           .text("served_update_id", REPLACE, d -> d.latest.servedUpdateId())
           .text("served_group_id", REPLACE, d -> d.latest.servedGroupId())
           .ids("failed_update_ids", REPLACE, d -> d.latest.failedUpdateIds())
+          .ids("skipped_update_ids", REPLACE, d -> d.latest.skippedUpdateIds())
           // a device sends its fatal error once, after the crash: later check-ins without one keep it
           .text("fatal_error", OnConflict.set("coalesce(EXCLUDED.fatal_error, {t}.fatal_error)"), d -> d.fatalError)
           .millis(
@@ -112,6 +113,34 @@ final class Tables {
           .text("client_id", KEY, r -> r.key.clientId())
           .text("platform", KEEP, r -> r.platform)
           .millis("first_served", KEEP, r -> r.first)
+          .build();
+
+  /**
+   * The devices a batch saw refused, once per refusal key: an existing row is left alone, so that the
+   * {@code RETURNING} of {@code BatchWriter.REFUSED_DEVICES_SQL} lists only devices new to their key.
+   */
+  static final Upsert<Batch.RefusedDevice> REFUSED_DEVICES =
+      Upsert.<Batch.RefusedDevice>into("refused_devices", "rd")
+          .text("app_id", KEY, d -> d.key().appId())
+          .text("reason", KEY, d -> d.key().reason())
+          .text("runtime_version", KEY, d -> d.key().runtimeVersion())
+          .text("embedded_update_id", KEY, d -> d.key().embeddedUpdateId())
+          .text("client_id", KEY, Batch.RefusedDevice::clientId)
+          .millis("first_seen", KEEP, Batch.RefusedDevice::first)
+          .returning("rd.app_id, rd.reason, rd.runtime_version, rd.embedded_update_id")
+          .build();
+
+  /** Refused requests and distinct devices per (app, reason, runtime version, embedded update). */
+  static final Upsert<Batch.Refusal> REFUSALS =
+      Upsert.<Batch.Refusal>into("refusals", "rf")
+          .text("app_id", KEY, r -> r.key.appId())
+          .text("reason", KEY, r -> r.key.reason())
+          .text("runtime_version", KEY, r -> r.key.runtimeVersion())
+          .text("embedded_update_id", KEY, r -> r.key.embeddedUpdateId())
+          .bigint("devices", ADD, r -> r.devices)
+          .bigint("requests", ADD, r -> r.requests)
+          .millis("first_seen", LEAST, r -> r.first)
+          .millis("last_seen", GREATEST, r -> r.last)
           .build();
 
   /** Records that are not check-ins; a replayed one is already there. */

@@ -225,6 +225,85 @@ class BatchWriterIT {
         .containsExactly(List.of("fields", 0, 1L, "not a check-in: bad", "{\"x\":1}"));
   }
 
+  private static CheckIn refused(String app, String client, String reason, String runtime, String embedded, long at) {
+    return CheckIn.builder()
+        .checkInId(app + "-" + client + "-" + at)
+        .appId(app)
+        .platform("android")
+        .runtimeVersion(runtime)
+        .clientId(client)
+        .currentUpdateId(embedded)
+        .embeddedUpdateId(embedded)
+        .outcome(CheckIn.OUTCOME_ERROR)
+        .reason(reason)
+        .atEpochMillis(1_767_261_600_000L + at)
+        .edgeId("edge-1")
+        .build();
+  }
+
+  @Test
+  void countsRefusedRequestsAndDistinctDevicesPerReasonRuntimeAndEmbeddedUpdate() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "refusals");
+    String app = "app-refusals";
+    long t = 1_767_261_600_000L;
+    TopicPartition tp = new TopicPartition("refusals", 0);
+    List<CheckIn> first = List.of(
+        refused(app, "d1", "missing-channel", "1.0.0", "e1", 1),
+        refused(app, "d1", "missing-channel", "1.0.0", "e1", 2),
+        refused(app, "d1", "missing-channel", "1.0.0", "e1", 3),
+        refused(app, "d2", "missing-channel", "1.0.0", "e1", 4),
+        refused(app, null, "missing-channel", "1.0.0", "e1", 5), // no client id: a request, not a device
+        refused(app, "d3", "missing-channel", "2.0.0", "e2", 6),
+        refused(app, "d3", "missing-runtime-version", null, null, 7),
+        TelemetryIngesterIT.checkIn(app, "served-1", "d1")); // answered: not a refusal
+    Batch one = new Batch(false);
+    for (int i = 0; i < first.size(); i++) {
+      one.cover(tp, 0, false, i);
+      one.add(CheckIns.clean(first.get(i), 0));
+    }
+    TelemetryIngesterIT.await(w.write(one));
+    Batch two = new Batch(false);
+    List<CheckIn> second = List.of(
+        refused(app, "d1", "missing-channel", "1.0.0", "e1", 10), // refused again: the same device
+        refused(app, "d4", "missing-channel", "1.0.0", "e1", 11));
+    for (int i = 0; i < second.size(); i++) {
+      two.cover(tp, first.size(), true, first.size() + i);
+      two.add(CheckIns.clean(second.get(i), 0));
+    }
+    TelemetryIngesterIT.await(w.write(two));
+
+    assertThat(db.rows("SELECT reason, runtime_version, embedded_update_id, devices, requests,"
+            + " (extract(epoch FROM first_seen) * 1000)::bigint, (extract(epoch FROM last_seen) * 1000)::bigint"
+            + " FROM refusals WHERE app_id = ? ORDER BY reason, runtime_version", app))
+        .containsExactly(
+            List.of("missing-channel", "1.0.0", "e1", 3L, 7L, t + 1, t + 11),
+            List.of("missing-channel", "2.0.0", "e2", 1L, 1L, t + 6, t + 6),
+            List.of("missing-runtime-version", "", "", 1L, 1L, t + 7, t + 7));
+    assertThat(db.scalar("SELECT count(*) FROM refused_devices WHERE app_id = ?", app)).isEqualTo(5);
+    assertThat(db.scalar("SELECT sum(requests) FROM refusals WHERE app_id = ?", app)).isEqualTo(9);
+  }
+
+  @Test
+  void keepsTheEntriesTheEdgePassedOverForADevice() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "skipped");
+    String app = "app-skipped";
+    TopicPartition tp = new TopicPartition("skipped", 0);
+    CheckIn c = CheckIn.builder()
+        .checkInId("sk-1").appId(app).platform("ios").runtimeVersion("1.0.0").channel("production").clientId("dev-s")
+        .currentUpdateId("emb").embeddedUpdateId("emb").failedUpdateIds(List.of("u3", "u2"))
+        .outcome(CheckIn.OUTCOME_UPDATE).reason(CheckIn.REASON_SKIPPED_FAILED).branch("production")
+        .servedUpdateId("u1").skippedUpdateIds(List.of("u3", "u2")).atEpochMillis(1_767_261_600_000L).edgeId("edge-1")
+        .build();
+    Batch b = new Batch(false);
+    b.cover(tp, 0, false, 0);
+    b.add(CheckIns.clean(c, 0));
+    TelemetryIngesterIT.await(w.write(b));
+
+    assertThat(db.rows("SELECT reason, served_update_id, array_to_string(skipped_update_ids, ',') FROM devices"
+            + " WHERE app_id = ?", app))
+        .containsExactly(List.of(CheckIn.REASON_SKIPPED_FAILED, "u1", "u3,u2"));
+  }
+
   @Test
   void everyColumnOfTheWrittenTablesIsWrittenFromTheColumnTables() {
     Map<String, Upsert<?>> written = Map.of(
@@ -233,7 +312,9 @@ class BatchWriterIT {
         "update_hourly", Tables.UPDATE_HOURLY,
         "update_failures", Tables.UPDATE_FAILURES,
         "update_receipts", Tables.UPDATE_RECEIPTS,
-        "ingest_rejects", Tables.INGEST_REJECTS);
+        "ingest_rejects", Tables.INGEST_REJECTS,
+        "refusals", Tables.REFUSALS,
+        "refused_devices", Tables.REFUSED_DEVICES);
     // columns no batch sends: set from the existing row on conflict, or by a DEFAULT
     Map<String, Set<String>> notSent = Map.of(
         "devices", Set.of("prev_update_id", "prev_platform", "prev_channel", "prev_source"),

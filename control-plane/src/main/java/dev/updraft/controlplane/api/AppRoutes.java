@@ -4,13 +4,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.Role;
 import dev.updraft.controlplane.commands.AppCommands;
+import dev.updraft.controlplane.commands.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.TokenState;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
-/** Apps and their tokens: {@code /v1/apps}, {@code /v1/apps/{app}}, {@code /v1/apps/{app}/tokens}. */
+/**
+ * Apps, their settings and their tokens: {@code /v1/apps}, {@code /v1/apps/{app}} (GET, PATCH),
+ * {@code /v1/apps/{app}/tokens}.
+ */
 final class AppRoutes {
   private final ApiContext ctx;
 
@@ -23,6 +27,7 @@ final class AppRoutes {
     router.get("/v1/apps").handler(auth.requireAny()).handler(this::listApps);
     router.post("/v1/apps").handler(auth.requireBootstrapAdminThenBody(body)).handler(this::createApp);
     router.get("/v1/apps/:app").handler(auth.require(Role.READ)).handler(this::getApp);
+    router.patch("/v1/apps/:app").handler(auth.requireThenBody(Role.ADMIN, body)).handler(this::updateApp);
     router.get("/v1/apps/:app/tokens").handler(auth.require(Role.ADMIN)).handler(this::listTokens);
     router.post("/v1/apps/:app/tokens").handler(auth.requireThenBody(Role.ADMIN, body)).handler(this::createToken);
     router.delete("/v1/apps/:app/tokens/:tokenId").handler(auth.require(Role.ADMIN)).handler(this::revokeToken);
@@ -54,6 +59,18 @@ final class AppRoutes {
 
   private void getApp(RoutingContext rc) {
     Json.send(rc, 200, Views.app(ctx.app(rc)));
+  }
+
+  /** {@code {"defaultChannel": "production"}} sets it, {@code {"defaultChannel": null}} removes it. */
+  private void updateApp(RoutingContext rc) {
+    ctx.app(rc);
+    ObjectNode b = Json.body(rc);
+    if (!b.has("defaultChannel")) {
+      throw CommandException.badRequest(
+          "missing-field", "nothing to change: give defaultChannel (a channel name, or null to remove the default)");
+    }
+    ApiContext.reply(
+        rc, commands().updateApp(ctx.actor(rc), rc.pathParam("app"), Json.string(b, "defaultChannel")), 200, Views::app);
   }
 
   private void listTokens(RoutingContext rc) {

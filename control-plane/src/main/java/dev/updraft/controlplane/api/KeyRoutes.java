@@ -1,16 +1,23 @@
 package dev.updraft.controlplane.api;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.Role;
-import dev.updraft.controlplane.commands.AppCommands;
 import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.commands.KeyCommands;
 import dev.updraft.controlplane.commands.Requests.KeyMaterial;
 import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.SigningState;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.List;
 
-/** An app's code-signing key: {@code PUT /v1/apps/{app}/signing-key}, {@code GET /v1/apps/{app}/certificate}. */
+/**
+ * An app's key ring: {@code PUT /v1/apps/{app}/signing-key} (add a key, or replace the key of its keyid),
+ * {@code GET /v1/apps/{app}/keys}, {@code DELETE /v1/apps/{app}/keys/{keyId}} (retire),
+ * {@code GET /v1/apps/{app}/certificate[?keyId=]}.
+ */
 final class KeyRoutes {
   private final ApiContext ctx;
 
@@ -20,25 +27,32 @@ final class KeyRoutes {
 
   void mount(Router router, Handler<RoutingContext> body) {
     router.put("/v1/apps/:app/signing-key").handler(ctx.auth.requireThenBody(Role.ADMIN, body)).handler(this::putSigningKey);
+    router.get("/v1/apps/:app/keys").handler(ctx.auth.require(Role.READ)).handler(this::listKeys);
+    router.delete("/v1/apps/:app/keys/:keyId").handler(ctx.auth.require(Role.ADMIN)).handler(this::retireKey);
     router.get("/v1/apps/:app/certificate").handler(ctx.auth.require(Role.READ)).handler(this::getCertificate);
   }
+
   /** Resolved per request: the API is also built without commands (route listings in tests). */
-  private AppCommands commands() {
-    return ctx.deps.commands().apps();
+  private KeyCommands commands() {
+    return ctx.deps.commands().keys();
   }
 
-
-  /** The certificate and key of a body, or null when neither is given and {@code required} is false. */
+  /**
+   * The key material of a body, or null when none is given and {@code required} is false: a private key
+   * with a certificate ({@code certificatePem}) or a chain ({@code certificateChainPem}).
+   */
   static KeyMaterial keyMaterial(ObjectNode b, boolean required) {
     String cert = Json.string(b, "certificatePem");
+    String chain = Json.string(b, "certificateChainPem");
     String key = Json.string(b, "privateKeyPem");
-    if (cert == null && key == null && !required) {
+    if (cert == null && chain == null && key == null && !required) {
       return null;
     }
-    if (cert == null || key == null) {
-      throw CommandException.badRequest("missing-field", "certificatePem and privateKeyPem are both required to register a signing key");
+    if (key == null || cert == null && chain == null) {
+      throw CommandException.badRequest(
+          "missing-field", "privateKeyPem and certificatePem (or certificateChainPem, for chain mode) are required to register a signing key");
     }
-    return new KeyMaterial(cert, key, Json.string(b, "keyId"));
+    return new KeyMaterial(cert, key, Json.string(b, "keyId"), chain);
   }
 
   private void putSigningKey(RoutingContext rc) {
@@ -47,11 +61,34 @@ final class KeyRoutes {
     ApiContext.reply(rc, commands().registerKey(ctx.actor(rc), rc.pathParam("app"), keyMaterial(b, true)), 200, Views::signing);
   }
 
+  private void listKeys(RoutingContext rc) {
+    Json.send(rc, 200, keys(ctx.app(rc).keys()));
+  }
+
+  private void retireKey(RoutingContext rc) {
+    ctx.app(rc);
+    ApiContext.reply(rc, commands().retireKey(ctx.actor(rc), rc.pathParam("app"), rc.pathParam("keyId")), 200, KeyRoutes::keys);
+  }
+
+  private static ObjectNode keys(List<SigningState> ring) {
+    ObjectNode n = Json.MAPPER.createObjectNode();
+    ArrayNode items = n.putArray("items");
+    for (int i = 0; i < ring.size(); i++) {
+      items.add(Views.key(ring.get(i), i == 0));
+    }
+    return n;
+  }
+
   private void getCertificate(RoutingContext rc) {
     AppState a = ctx.app(rc);
-    if (a.signing() == null) {
-      throw CommandException.notFound("certificate-not-found", "app " + a.appId() + " has no signing key; register one with `updraft keys register`");
+    String keyId = rc.request().getParam("keyId");
+    SigningState k = keyId == null ? a.newestKey() : a.key(keyId);
+    if (k == null) {
+      throw keyId == null
+          ? CommandException.notFound("certificate-not-found", "app " + a.appId() + " has no signing key; register one with `updraft keys register`")
+          : CommandException.notFound("key-not-found", "app " + a.appId() + " has no key with keyid " + keyId
+              + " (list them with `updraft keys list --app " + a.appId() + "`)");
     }
-    rc.response().putHeader("content-type", "application/x-pem-file").end(a.signing().certificatePem());
+    rc.response().putHeader("content-type", "application/x-pem-file").end(k.chain() ? k.certificateChainPem() : k.certificatePem());
   }
 }

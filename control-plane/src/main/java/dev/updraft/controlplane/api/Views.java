@@ -25,7 +25,8 @@ final class Views {
     n.put("createdAt", time(a.createdAt()));
     n.put("createdBy", a.createdBy());
     n.put("lastSequence", a.lastSequence());
-    SigningState s = a.signing();
+    n.put("defaultChannel", a.defaultChannel());
+    SigningState s = a.newestKey();
     if (s == null) {
       n.putNull("signing");
     } else {
@@ -34,15 +35,35 @@ final class Views {
       sn.put("certificateSha256", s.certificateSha256());
       sn.put("registeredAt", time(s.registeredAt()));
     }
+    ArrayNode keys = n.putArray("keys");
+    for (int i = 0; i < a.keys().size(); i++) {
+      keys.add(key(a.keys().get(i), i == 0));
+    }
     return n;
   }
 
+  /** A registered key with its certificate (and chain). */
   static ObjectNode signing(SigningState s) {
     ObjectNode n = Json.MAPPER.createObjectNode();
     n.put("keyId", s.keyId());
     n.put("certificateSha256", s.certificateSha256());
     n.put("certificatePem", s.certificatePem());
     n.put("registeredAt", time(s.registeredAt()));
+    n.put("notAfter", time(s.notAfter()));
+    n.put("chain", s.chain());
+    n.put("certificateChainPem", s.certificateChainPem());
+    return n;
+  }
+
+  /** One key of the ring; {@code primary}: its first key (which signs the {@code signature} field older edges read). */
+  static ObjectNode key(SigningState s, boolean primary) {
+    ObjectNode n = Json.MAPPER.createObjectNode();
+    n.put("keyId", s.keyId());
+    n.put("certificateSha256", s.certificateSha256());
+    n.put("registeredAt", time(s.registeredAt()));
+    n.put("notAfter", time(s.notAfter()));
+    n.put("chain", s.chain());
+    n.put("primary", primary);
     return n;
   }
 
@@ -111,10 +132,14 @@ final class Views {
       pn.put("launchAssetKey", p.launchAssetKey());
       ArrayNode keys = pn.putArray("assetKeys");
       p.assetKeys().forEach(keys::add);
-      pn.put("signed", p.signature() != null);
+      pn.put("signed", p.signature() != null || !p.signatures().isEmpty());
+      ArrayNode keyIds = pn.putArray("signedWith");
+      p.signatures().keySet().forEach(keyIds::add);
       if (detail) {
         pn.put("body", p.body());
         pn.put("signature", p.signature());
+        ObjectNode sigs = pn.putObject("signatures");
+        p.signatures().forEach(sigs::put);
       }
     }
     return n;

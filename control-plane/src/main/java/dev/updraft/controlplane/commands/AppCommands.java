@@ -3,38 +3,26 @@ package dev.updraft.controlplane.commands;
 import dev.updraft.controlplane.Role;
 import dev.updraft.controlplane.commands.Requests.IssuedToken;
 import dev.updraft.controlplane.commands.Requests.KeyMaterial;
-import dev.updraft.controlplane.render.ManifestRenderer;
-import dev.updraft.controlplane.signing.CertificateCheck;
-import dev.updraft.controlplane.signing.KeyMaterialException;
-import dev.updraft.controlplane.signing.KeyStore;
-import dev.updraft.controlplane.signing.PemKeys;
-import dev.updraft.controlplane.signing.Signer;
 import dev.updraft.controlplane.state.AppState;
-import dev.updraft.controlplane.state.SigningState;
 import dev.updraft.controlplane.state.TokenState;
 import dev.updraft.events.EventPayload.AppCreated;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.Renewal;
-import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.AppUpdated;
 import dev.updraft.events.EventPayload.TokenIssued;
 import dev.updraft.events.EventPayload.TokenRevoked;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.io.IOException;
-import java.security.PrivateKey;
-import java.security.cert.X509Certificate;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.StringJoiner;
 
-/** Apps, their tokens and their signing keys. Thread-safe. */
+/** Apps, their settings and their tokens (their keys: {@link KeyCommands}). Thread-safe. */
 public final class AppCommands {
   private final Vertx vertx;
   private final CommandProcessor processor;
-  private final KeyStore keys;
+  private final KeyCommands keys;
 
-  AppCommands(Vertx vertx, CommandProcessor processor, KeyStore keys) {
+  AppCommands(Vertx vertx, CommandProcessor processor, KeyCommands keys) {
     this.vertx = vertx;
     this.processor = processor;
     this.keys = keys;
@@ -54,52 +42,29 @@ public final class AppCommands {
           List<NewEvent> events = new ArrayList<>();
           events.add(new NewEvent(appId, actor, new AppCreated(name == null ? appId : name)));
           if (key != null) {
-            events.add(new NewEvent(appId, actor, signingKey(appId, key, List.of(), now)));
+            events.add(new NewEvent(appId, actor, keys.registration(appId, List.of(), List.of(), key, now)));
           }
           return Plan.of(events, st -> st.app(appId));
-        });
+        })
+        .onSuccess(a -> keys.expiry().refresh());
   }
 
-  /** Registers (or replaces) an app's signing key; servable bodies are re-signed with it. */
-  public Future<SigningState> registerKey(String actor, String appId, KeyMaterial key) {
+  /**
+   * Changes an app's settings: its default channel, the channel a device request without
+   * {@code expo-channel-name} is answered for (null: none, such requests are refused).
+   */
+  public Future<AppState> updateApp(String actor, String appId, String defaultChannel) {
     return processor.submit(
         vertx,
-        "register-key",
+        "update-app",
         (s, now) -> {
           AppState app = Prologue.app(s, appId);
-          List<PlatformUpdate> servable = new ArrayList<>();
-          for (AppState.Servable sv : app.servable()) {
-            servable.add(app.group(sv.groupId()).platform(sv.platform()));
+          String channel = defaultChannel == null ? null : Validate.channel(defaultChannel);
+          if (Objects.equals(channel, app.defaultChannel())) {
+            return Plan.nothing(app);
           }
-          return Plan.of(
-              List.of(new NewEvent(appId, actor, signingKey(appId, key, servable, now))), st -> st.app(appId).signing());
+          return Plan.of(List.of(new NewEvent(appId, actor, new AppUpdated(channel))), st -> st.app(appId));
         });
-  }
-
-  private SigningKeyRegistered signingKey(String appId, KeyMaterial key, List<PlatformUpdate> toResign, Instant now) {
-    String keyId = Validate.keyId(key.keyId());
-    X509Certificate cert;
-    PrivateKey pk;
-    try {
-      cert = PemKeys.parseCertificate(key.certificatePem());
-      pk = PemKeys.parsePrivateKey(key.privateKeyPem());
-      CertificateCheck.validate(cert, pk, now);
-    } catch (KeyMaterialException e) {
-      throw CommandException.badRequest(e.code(), e.getMessage());
-    }
-    String certSha = PemKeys.sha256Hex(cert);
-    try {
-      keys.save(appId, certSha, pk);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot write key store dir=" + keys.directory() + " appId=" + appId + ": " + e.getMessage(), e);
-    }
-    List<Renewal> resigned = new ArrayList<>();
-    for (PlatformUpdate p : toResign) {
-      resigned.add(new Renewal(p.updateId(), p.body(), Signer.signatureHeader(pk, keyId, p.body())));
-    }
-    String noUpdate = ManifestRenderer.NO_UPDATE_AVAILABLE;
-    return new SigningKeyRegistered(
-        keyId, PemKeys.toPem(cert), certSha, noUpdate, Signer.signatureHeader(pk, keyId, noUpdate), resigned);
   }
 
   /** Issues a token with a {@link Role} by its wire name; its secret is in the result only. */

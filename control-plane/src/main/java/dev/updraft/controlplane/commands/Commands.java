@@ -24,6 +24,7 @@ public final class Commands {
 
   private final CommandProcessor processor;
   private final AppCommands apps;
+  private final KeyCommands keys;
   private final UpdateCommands updates;
   private final RolloutCommands rollouts;
   private final ChannelCommands channels;
@@ -33,7 +34,9 @@ public final class Commands {
   public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics) {
     this.processor = processor;
     Groups groups = new Groups(storage, keys);
-    this.apps = new AppCommands(vertx, processor, keys);
+    KeyExpiry expiry = new KeyExpiry(metrics, () -> processor.state().apps().values(), processor.clock());
+    this.keys = new KeyCommands(vertx, processor, keys, groups, expiry);
+    this.apps = new AppCommands(vertx, processor, this.keys);
     this.updates = new UpdateCommands(vertx, processor, groups);
     this.rollouts = new RolloutCommands(vertx, processor, groups);
     this.channels = new ChannelCommands(vertx, processor);
@@ -48,6 +51,11 @@ public final class Commands {
 
   public AppCommands apps() {
     return apps;
+  }
+
+  /** An app's key ring. */
+  public KeyCommands keys() {
+    return keys;
   }
 
   public UpdateCommands updates() {

@@ -10,11 +10,14 @@ import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.SigningState;
 import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.Renewal;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import java.security.PrivateKey;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -30,33 +33,72 @@ final class Groups {
     this.keys = keys;
   }
 
-  /** Signs bodies for one app (or leaves them unsigned when it has no key). */
+  /** Signs bodies for one app with every key of its ring (or leaves them unsigned when it has none). */
   @FunctionalInterface
   interface Sign {
-    /** The {@code expo-signature} value of {@code body}, or null when the app signs nothing. */
-    String header(String body);
+    /** The signatures of {@code body}; {@link Signed#NONE} when the app signs nothing. */
+    Signed sign(String body);
   }
 
-  /** The app's signer; 409 when its private key is not in this control plane's key store. */
-  Sign signer(AppState app) {
-    SigningState signing = app.signing();
-    if (signing == null) {
-      return body -> null;
+  /**
+   * The {@code expo-signature} values of one body: {@code primary} (the ring's first key, for the
+   * {@code signature} field readers written before the key ring serve) and one per keyid.
+   *
+   * @param primary nullable: unsigned
+   */
+  record Signed(String primary, Map<String, String> byKey) {
+    static final Signed NONE = new Signed(null, Map.of());
+
+    /** A platform entry with this body and these signatures. */
+    PlatformUpdate entry(String platform, String updateId, String createdAt, String body, String launchAssetKey,
+        List<String> assetKeys) {
+      return new PlatformUpdate(platform, updateId, createdAt, body, primary, launchAssetKey, assetKeys, byKey);
     }
-    PrivateKey key;
+
+    /** A renewal of {@code updateId} with this body and these signatures. */
+    Renewal renewal(String updateId, String body) {
+      return new Renewal(updateId, body, primary, byKey);
+    }
+  }
+
+  /** The app's signer; 409 when a private key of its ring is not in this control plane's key store. */
+  Sign signer(AppState app) {
+    return signer(app.appId(), app.keys());
+  }
+
+  /** A signer with every key of {@code ring} (ring order; the first is the primary); 409 for a missing key. */
+  Sign signer(String appId, List<SigningState> ring) {
+    if (ring.isEmpty()) {
+      return body -> Signed.NONE;
+    }
+    List<PrivateKey> privateKeys = new ArrayList<>();
+    for (SigningState k : ring) {
+      privateKeys.add(privateKey(keys, appId, k));
+    }
+    return body -> {
+      Map<String, String> byKey = new TreeMap<>();
+      for (int i = 0; i < ring.size(); i++) {
+        byKey.put(ring.get(i).keyId(), Signer.signatureHeader(privateKeys.get(i), ring.get(i).keyId(), body));
+      }
+      return new Signed(byKey.get(ring.get(0).keyId()), byKey);
+    };
+  }
+
+  /** The private key of {@code key}; 409 when this control plane's key store cannot give it. */
+  static PrivateKey privateKey(KeyStore keys, String appId, SigningState key) {
+    PrivateKey pk;
     try {
-      key = keys.load(app.appId(), signing.certificateSha256());
+      pk = keys.load(appId, key.certificateSha256());
     } catch (IllegalStateException e) {
       throw CommandException.conflict("signing-key-unavailable", e.getMessage());
     }
-    if (key == null) {
+    if (pk == null) {
       throw CommandException.conflict(
           "signing-key-missing",
-          "the private key for app " + app.appId() + " (certificate sha256=" + signing.certificateSha256()
+          "the private key for app " + appId + " keyid " + key.keyId() + " (certificate sha256=" + key.certificateSha256()
               + ") is not in this control plane's key store; mount the key store the key was registered with, or register the key again (updraft keys register)");
     }
-    String keyId = signing.keyId();
-    return body -> Signer.signatureHeader(key, keyId, body);
+    return pk;
   }
 
   UrlSource urls(String appId) {
@@ -83,8 +125,8 @@ final class Groups {
     List<PlatformUpdate> entries = new ArrayList<>();
     for (PlatformUpdate p : from) {
       UUID id = UUID.randomUUID();
-      String body = ManifestRenderer.rerender(p.body(), id, created, urls);
-      entries.add(new PlatformUpdate(p.platform(), id.toString(), created, body, sign.header(body), p.launchAssetKey(), p.assetKeys()));
+      String body = ManifestRenderer.rerender(p.body(), id, created, branch, urls);
+      entries.add(sign.sign(body).entry(p.platform(), id.toString(), created, body, p.launchAssetKey(), p.assetKeys()));
     }
     return new UpdateGroup(
         UUID.randomUUID().toString(), UpdateGroup.KIND_UPDATE, branch, runtimeVersion, message, source.gitCommitHash(),
@@ -102,10 +144,10 @@ final class Groups {
       String republishedFrom, Instant now) {
     String commitTime = ExpoTime.format(nextCreatedAt(app, branch, runtimeVersion, now));
     String body = ManifestRenderer.rollBackToEmbedded(commitTime);
-    String signature = signer(app).header(body);
+    Signed signed = signer(app).sign(body);
     List<PlatformUpdate> entries = new ArrayList<>();
     for (String p : platforms) {
-      entries.add(new PlatformUpdate(p, UUID.randomUUID().toString(), commitTime, body, signature, null, List.of()));
+      entries.add(signed.entry(p, UUID.randomUUID().toString(), commitTime, body, null, List.of()));
     }
     return new UpdateGroup(
         UUID.randomUUID().toString(), UpdateGroup.KIND_ROLLBACK_TO_EMBEDDED, branch, runtimeVersion, message, null,

@@ -8,6 +8,7 @@ import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
+import dev.updraft.events.FailedUpdates;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
@@ -19,7 +20,8 @@ import java.util.List;
 
 /**
  * Renews manifests whose pre-signed asset URLs are past half their lifetime (storage without expiring URLs
- * renews nothing). Thread-safe.
+ * renews nothing): every entry a device can be served, the earlier ones a device that reported newer ones
+ * failed gets included ({@link AppState#servable(int)}). Thread-safe.
  */
 public final class Renewals {
   private static final int RENEWALS_PER_EVENT = 50;
@@ -81,7 +83,7 @@ public final class Renewals {
     List<Renewal> due = new ArrayList<>();
     Groups.Sign sign = null;
     UrlSource urls = storage.urls(app.appId());
-    for (AppState.Servable sv : app.servable()) {
+    for (AppState.Servable sv : app.servable(FailedUpdates.DEPTH)) {
       GroupState g = app.group(sv.groupId());
       if (g.group().rollsBackToEmbedded()) {
         continue;
@@ -94,8 +96,8 @@ public final class Renewals {
       if (sign == null) {
         sign = groups.signer(app);
       }
-      String body = ManifestRenderer.rerender(p.body(), null, null, urls);
-      due.add(new Renewal(p.updateId(), body, sign.header(body)));
+      String body = ManifestRenderer.rerender(p.body(), null, null, null, urls);
+      due.add(sign.sign(body).renewal(p.updateId(), body));
     }
     return due;
   }

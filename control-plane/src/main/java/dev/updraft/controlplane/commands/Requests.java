@@ -11,8 +11,21 @@ import java.util.List;
 public final class Requests {
   private Requests() {}
 
-  /** A certificate and private key as the publisher gave them. */
-  public record KeyMaterial(String certificatePem, String privateKeyPem, String keyId) {}
+  /**
+   * A certificate (or, for chain mode, a certificate chain) and private key as the publisher gave them.
+   *
+   * @param certificatePem nullable when {@code certificateChainPem} is given: a self-signed certificate
+   *     the app binary embeds
+   * @param keyId nullable: {@code main}
+   * @param certificateChainPem nullable: chain mode, the leaf then the intermediates (PEM), whose root the
+   *     app binary embeds
+   */
+  public record KeyMaterial(String certificatePem, String privateKeyPem, String keyId, String certificateChainPem) {
+    /** A self-signed certificate and its key. */
+    public KeyMaterial(String certificatePem, String privateKeyPem, String keyId) {
+      this(certificatePem, privateKeyPem, keyId, null);
+    }
+  }
 
   /** One platform of a publish, its files resolved to stored assets. */
   public record PreparedPlatform(String platform, AssetRef launch, List<AssetRef> assets) {}

@@ -89,9 +89,9 @@ public final class UpdateCommands {
           List<PlatformUpdate> entries = new ArrayList<>();
           for (PreparedPlatform p : req.platforms()) {
             UUID id = UUID.randomUUID();
-            String body =
-                ManifestRenderer.manifest(id, created, req.runtimeVersion(), p.launch(), p.assets(), req.expoConfig(), urls);
-            entries.add(new PlatformUpdate(p.platform(), id.toString(), created, body, sign.header(body), p.launch().md5Hex(), keys(p)));
+            String body = ManifestRenderer.manifest(
+                id, created, req.runtimeVersion(), req.branch(), p.launch(), p.assets(), req.expoConfig(), urls);
+            entries.add(sign.sign(body).entry(p.platform(), id.toString(), created, body, p.launch().md5Hex(), keys(p)));
           }
           return new UpdateGroup(
               UUID.randomUUID().toString(),

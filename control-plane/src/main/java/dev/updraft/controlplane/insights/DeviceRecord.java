@@ -17,6 +17,8 @@ import java.util.List;
  * @param fatalErrorAt when that was; null when never
  * @param checkIns every check-in of the device
  * @param served what its newest check-in was answered, and why
+ * @param skippedUpdateIds the entries the edge passed over in its newest answer because the device reported
+ *     them failed, newest first
  */
 public record DeviceRecord(
     String appId,
@@ -35,10 +37,35 @@ public record DeviceRecord(
     long checkIns,
     String lastCheckInId,
     String edgeId,
-    Served served) {
+    Served served,
+    List<String> skippedUpdateIds) {
 
   public DeviceRecord {
     failedUpdateIds = failedUpdateIds == null ? List.of() : List.copyOf(failedUpdateIds);
+    skippedUpdateIds = skippedUpdateIds == null ? List.of() : List.copyOf(skippedUpdateIds);
+  }
+
+  /** A device whose newest answer passed over nothing. */
+  public DeviceRecord(
+      String appId,
+      String clientId,
+      String platform,
+      String runtimeVersion,
+      String channel,
+      String currentUpdateId,
+      String embeddedUpdateId,
+      String source,
+      List<String> failedUpdateIds,
+      String fatalError,
+      Instant fatalErrorAt,
+      Instant firstSeen,
+      Instant lastSeen,
+      long checkIns,
+      String lastCheckInId,
+      String edgeId,
+      Served served) {
+    this(appId, clientId, platform, runtimeVersion, channel, currentUpdateId, embeddedUpdateId, source, failedUpdateIds,
+        fatalError, fatalErrorAt, firstSeen, lastSeen, checkIns, lastCheckInId, edgeId, served, List.of());
   }
 
   /**
@@ -94,8 +121,11 @@ public record DeviceRecord(
             + (runtimeVersion == null ? "(none sent)" : quote(runtimeVersion));
       case CheckIn.REASON_PREVIOUSLY_FAILED:
         return "no update: this device reported the newest update failed (failed: " + String.join(", ", failedUpdateIds) + ")";
+      case CheckIn.REASON_SKIPPED_FAILED:
+        return "update " + served.updateId() + group() + ": the newest this device did not report failed; " + skipped();
       case CheckIn.REASON_ROLLBACK:
-        return "roll back to the embedded bundle " + (embeddedUpdateId == null ? "(unknown)" : embeddedUpdateId) + group();
+        return "roll back to the embedded bundle " + (embeddedUpdateId == null ? "(unknown)" : embeddedUpdateId) + group()
+            + (skippedUpdateIds.isEmpty() ? "" : "; " + skipped());
       case CheckIn.REASON_ALREADY_EMBEDDED:
         return "no update: the branch rolled back to embedded and the device already runs its embedded bundle";
       case CheckIn.REASON_PROTOCOL0_RESEND:
@@ -103,6 +133,15 @@ public record DeviceRecord(
       default:
         return served.outcome() + " (" + (reason.isEmpty() ? "no reason recorded" : reason) + ")";
     }
+  }
+
+  /** "skipped a: reported failed, skipped b: reported failed". */
+  private String skipped() {
+    StringBuilder sb = new StringBuilder();
+    for (String id : skippedUpdateIds) {
+      sb.append(sb.length() == 0 ? "" : ", ").append("skipped ").append(id).append(": reported failed");
+    }
+    return sb.toString();
   }
 
   private String group() {

@@ -59,8 +59,13 @@ public final class Insights {
   static final String DEVICE_SQL =
       "SELECT app_id, client_id, platform, runtime_version, channel, current_update_id, embedded_update_id, source,"
           + " failed_update_ids, fatal_error, fatal_error_at, first_seen, last_seen, check_ins, last_check_in_id,"
-          + " edge_id, outcome, reason, branch, in_branch_rollout, rollout_bucket, served_update_id, served_group_id"
-          + " FROM devices WHERE app_id = $1 AND client_id = $2";
+          + " edge_id, outcome, reason, branch, in_branch_rollout, rollout_bucket, served_update_id, served_group_id,"
+          + " skipped_update_ids FROM devices WHERE app_id = $1 AND client_id = $2";
+  static final String REFUSALS_SQL =
+      "SELECT reason, runtime_version, embedded_update_id, devices, requests, first_seen, last_seen FROM refusals"
+          + " WHERE app_id = $1 ORDER BY devices DESC, requests DESC, reason, runtime_version, embedded_update_id LIMIT $2";
+  /** The most refusal rows one answer lists. */
+  static final int MAX_REFUSALS = 200;
 
   private final Pool pool;
   private final boolean ownsPool;
@@ -241,6 +246,7 @@ public final class Insights {
               }
               Row r = rs.iterator().next();
               String[] failed = r.getArrayOfStrings("failed_update_ids");
+              String[] skipped = r.getArrayOfStrings("skipped_update_ids");
               return Optional.of(
                   new DeviceRecord(
                       r.getString("app_id"),
@@ -266,8 +272,32 @@ public final class Insights {
                           r.getBoolean("in_branch_rollout"),
                           r.getInteger("rollout_bucket"),
                           r.getString("served_update_id"),
-                          r.getString("served_group_id"))));
+                          r.getString("served_group_id")),
+                      skipped == null ? List.of() : Arrays.asList(skipped)));
             });
+  }
+
+  /**
+   * The requests edges refused for this app, per reason, runtime version and embedded update: most devices
+   * first, at most {@value #MAX_REFUSALS} rows. Exact as of the ingester's last batch.
+   */
+  public Future<List<Refusal>> refusals(String appId) {
+    Objects.requireNonNull(appId, "appId");
+    return pool.preparedQuery(REFUSALS_SQL)
+        .execute(Tuple.of(appId, MAX_REFUSALS))
+        .map(
+            rs -> {
+              List<Refusal> out = new ArrayList<>();
+              for (Row r : rs) {
+                out.add(new Refusal(r.getString(0), blankToNull(r.getString(1)), blankToNull(r.getString(2)), r.getLong(3),
+                    r.getLong(4), instant(r.getOffsetDateTime(5)), instant(r.getOffsetDateTime(6))));
+              }
+              return out;
+            });
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
   }
 
   private static UpdateStats stats(String platform, String updateId, long[] v) {

@@ -102,7 +102,29 @@ final class InsightsJson {
     s.put("rolloutBucket", v.rolloutBucket());
     s.put("updateId", v.updateId());
     s.put("groupId", v.groupId());
+    ArrayNode skipped = s.putArray("skippedUpdateIds");
+    for (String id : d.skippedUpdateIds()) {
+      skipped.add(id);
+    }
     n.put("explanation", explanation);
+    return n;
+  }
+
+  static ObjectNode refusals(String appId, java.util.List<Refusal> refusals) {
+    ObjectNode n = MAPPER.createObjectNode();
+    n.put("appId", appId);
+    ArrayNode items = n.putArray("items");
+    for (Refusal r : refusals) {
+      ObjectNode i = items.addObject();
+      i.put("reason", r.reason());
+      i.put("runtimeVersion", r.runtimeVersion());
+      i.put("embeddedUpdateId", r.embeddedUpdateId());
+      i.put("devices", r.devices());
+      i.put("requests", r.requests());
+      i.put("firstSeen", time(r.firstSeen()));
+      i.put("lastSeen", time(r.lastSeen()));
+      i.put("summary", r.summary());
+    }
     return n;
   }
 

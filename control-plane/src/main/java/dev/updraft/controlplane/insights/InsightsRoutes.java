@@ -22,11 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The three insights routes (role read): an update group's numbers, a channel's adoption, and one
- * device's story. Apps and groups are resolved from the control plane's state; the numbers come from
- * PostgreSQL. PostgreSQL unusable, slow (no answer within {@code --insights-timeout}) or with every pooled
- * connection busy is a 503 {@code insights-unavailable} naming where it was looked for; the publisher API
- * does not depend on it. Thread-safe (state is read per request; the handlers keep none).
+ * The insights routes (role read): an update group's numbers, a channel's adoption, one device's story,
+ * and the requests the edges refused. Apps and groups are resolved from the control plane's state; the
+ * numbers come from PostgreSQL. PostgreSQL unusable, slow (no answer within {@code --insights-timeout}) or
+ * with every pooled connection busy is a 503 {@code insights-unavailable} naming where it was looked for;
+ * the publisher API does not depend on it. Thread-safe (state is read per request; the handlers keep none).
  */
 final class InsightsRoutes {
   private static final Logger LOG = LoggerFactory.getLogger(InsightsRoutes.class);
@@ -53,6 +53,15 @@ final class InsightsRoutes {
     ctx.router().get("/v1/apps/:app/insights/updates/:groupId").handler(ctx.authorize(Role.READ)).handler(this::group);
     ctx.router().get("/v1/apps/:app/insights/channels/:channel").handler(ctx.authorize(Role.READ)).handler(this::channel);
     ctx.router().get("/v1/apps/:app/devices/:clientId").handler(ctx.authorize(Role.READ)).handler(this::device);
+    ctx.router().get("/v1/apps/:app/insights/refusals").handler(ctx.authorize(Role.READ)).handler(this::refusals);
+  }
+
+  private void refusals(RoutingContext rc) {
+    AppState app = app(rc);
+    if (app == null) {
+      return;
+    }
+    reply(rc, db.ready().compose(v -> insights.refusals(app.appId())), r -> InsightsJson.refusals(app.appId(), r));
   }
 
   private void group(RoutingContext rc) {

@@ -18,7 +18,14 @@ import java.util.UUID;
  * Renders manifest and directive bodies (protocol.md section 3). Field order is fixed
  * ({@code id, createdAt, runtimeVersion, launchAsset, assets, metadata, extra}); the launch asset has
  * no {@code fileExtension} and is {@code application/javascript}; every other asset has
- * {@code hash, key, contentType, fileExtension, url}; assets are de-duplicated by key. Thread-safe.
+ * {@code hash, key, contentType, fileExtension, url}; assets are de-duplicated by key.
+ *
+ * <p>{@code metadata} is {@code {"branchName": "<branch>"}}, the branch the group is published on: edges
+ * answer with {@code expo-manifest-filters: branchname="<branch the device is mapped to>"}, and
+ * expo-updates lets a device leave an update whose metadata fails the filters even for an older one
+ * ({@code LoaderSelectionPolicyFilterAware}), as EAS does. {@code extra} holds {@code expoClient} (the public
+ * app config) and, when that config has {@code extra.eas.projectId}, {@code eas.projectId} (which a
+ * certificate with Expo's project extension is checked against). Thread-safe.
  */
 public final class ManifestRenderer {
   /** The {@code noUpdateAvailable} directive body. */
@@ -28,15 +35,21 @@ public final class ManifestRenderer {
 
   private ManifestRenderer() {}
 
+  /** The {@code metadata} key naming an update's branch (EAS's name; filters compare it in lower case). */
+  public static final String BRANCH_NAME = "branchName";
+
   /**
    * A new manifest body.
    *
-   * @param expoClient nullable: the public app config, becomes {@code extra.expoClient}
+   * @param branch the branch the group is published on, in {@code metadata.branchName}
+   * @param expoClient nullable: the public app config, becomes {@code extra.expoClient} (and gives
+   *     {@code extra.eas.projectId} when it has {@code extra.eas.projectId})
    */
   public static String manifest(
       UUID id,
       String createdAt,
       String runtimeVersion,
+      String branch,
       AssetRef launchAsset,
       List<AssetRef> assets,
       ObjectNode expoClient,
@@ -64,26 +77,36 @@ public final class ManifestRenderer {
       n.put("fileExtension", a.fileExtension());
       n.put("url", urls.url(a.sha256Hex(), a.fileExtension(), a.contentType()));
     }
-    root.putObject("metadata");
+    root.putObject("metadata").put(BRANCH_NAME, branch);
     ObjectNode extra = root.putObject("extra");
     if (expoClient != null) {
       extra.set("expoClient", expoClient.deepCopy());
+      JsonNode projectId = expoClient.path("extra").path("eas").path("projectId");
+      if (projectId.isTextual() && !projectId.asText().isEmpty()) {
+        extra.putObject("eas").put("projectId", projectId.asText());
+      }
     }
     return write(root);
   }
 
   /**
    * A manifest re-rendered from an earlier body: the same assets and {@code extra} with URLs from
-   * {@code urls}; a new {@code id} and {@code createdAt} when given (republish), the same ones when
-   * null (renewal of pre-signed URLs).
+   * {@code urls}; a new {@code id}, {@code createdAt} and {@code metadata.branchName} when given
+   * (republish, on a branch that may be another), the same ones when null (renewal of pre-signed URLs).
    */
-  public static String rerender(String body, UUID newId, String newCreatedAt, UrlSource urls) {
+  public static String rerender(String body, UUID newId, String newCreatedAt, String newBranch, UrlSource urls) {
     ObjectNode root = parse(body);
     if (newId != null) {
       root.put("id", newId.toString());
     }
     if (newCreatedAt != null) {
       root.put("createdAt", newCreatedAt);
+    }
+    if (newBranch != null) {
+      JsonNode md = root.get("metadata");
+      ObjectNode metadata = md instanceof ObjectNode ? (ObjectNode) md : JSON.createObjectNode();
+      metadata.put(BRANCH_NAME, newBranch);
+      root.set("metadata", metadata); // keeps its place among the fields when it was there
     }
     ObjectNode launch = (ObjectNode) root.get("launchAsset");
     launch.put("url", urls.url(hexOfBase64Url(launch.get("hash").asText()), null, ContentTypes.JAVASCRIPT));

@@ -67,6 +67,54 @@ public final class CertificateCheck {
     }
   }
 
+  /**
+   * Checks a chain registered for chain mode ({@code codeSigningIncludeManifestResponseCertificateChain}):
+   * leaf first, then intermediates, the root left out (the binary embeds it). The leaf must pass
+   * {@link #validate} with {@code key}; every certificate must be in date (devices check each one,
+   * CertificateChain.kt {@code checkValidity}); each one's issuer must be the next one's subject and it must
+   * verify with that one's key; every certificate after the leaf must be a CA (basicConstraints, keyUsage
+   * keyCertSign); the last must not be self-signed.
+   */
+  public static void validateChain(List<X509Certificate> chain, PrivateKey key, Instant now) throws KeyMaterialException {
+    validate(chain.get(0), key, now);
+    for (int i = 0; i < chain.size(); i++) {
+      X509Certificate c = chain.get(i);
+      String which = i == 0 ? "the leaf" : "certificate " + (i + 1) + " of the chain (" + c.getSubjectX500Principal().getName() + ")";
+      if (now.isAfter(c.getNotAfter().toInstant()) || now.isBefore(c.getNotBefore().toInstant())) {
+        throw new KeyMaterialException("certificate-expired",
+            which + " is valid only from " + c.getNotBefore().toInstant() + " to " + c.getNotAfter().toInstant()
+                + "; devices reject a chain with a certificate out of date");
+      }
+      if (i > 0) {
+        boolean[] ku = c.getKeyUsage();
+        if (c.getBasicConstraints() < 0 || ku == null || ku.length <= 5 || !ku[5]) {
+          throw new KeyMaterialException("certificate-chain-invalid",
+              which + " is not a CA (basicConstraints CA and keyUsage keyCertSign): devices refuse the chain");
+        }
+      }
+      if (i + 1 < chain.size()) {
+        X509Certificate issuer = chain.get(i + 1);
+        if (!c.getIssuerX500Principal().equals(issuer.getSubjectX500Principal())) {
+          throw new KeyMaterialException("certificate-chain-invalid",
+              which + " is issued by " + c.getIssuerX500Principal().getName() + ", not by the next certificate ("
+                  + issuer.getSubjectX500Principal().getName() + "): give the chain leaf first, then each issuer");
+        }
+        try {
+          c.verify(issuer.getPublicKey());
+        } catch (GeneralSecurityException e) {
+          throw new KeyMaterialException("certificate-chain-invalid",
+              which + " does not verify with the key of the next certificate: " + e.getMessage());
+        }
+      }
+    }
+    X509Certificate last = chain.get(chain.size() - 1);
+    if (last.getIssuerX500Principal().equals(last.getSubjectX500Principal())) {
+      throw new KeyMaterialException("certificate-chain-invalid",
+          "the last certificate of the chain is self-signed: leave the root out (the app binary embeds it as "
+              + "updates.codeSigningCertificate) and give the leaf and the intermediates only");
+    }
+  }
+
   private static boolean matches(RSAPublicKey pub, PrivateKey key) {
     if (key instanceof RSAPrivateCrtKey) {
       RSAPrivateCrtKey crt = (RSAPrivateCrtKey) key;

@@ -9,7 +9,9 @@ import java.security.PrivateKey;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
@@ -65,6 +67,34 @@ public final class PemKeys {
     } catch (CertificateException e) {
       throw new KeyMaterialException("invalid-certificate", "the certificate cannot be decoded: " + e.getMessage());
     }
+  }
+
+  /**
+   * The certificates in {@code pem}, in order (a chain: leaf first); at least one, every block a
+   * certificate.
+   */
+  public static List<X509Certificate> parseCertificates(String pem) throws KeyMaterialException {
+    if (pem == null || pem.isBlank()) {
+      throw new KeyMaterialException("invalid-certificate", "the certificate chain PEM is empty");
+    }
+    List<X509Certificate> out = new ArrayList<>();
+    try (PEMParser p = new PEMParser(new StringReader(pem))) {
+      for (Object o = p.readObject(); o != null; o = p.readObject()) {
+        if (!(o instanceof X509CertificateHolder)) {
+          throw new KeyMaterialException("invalid-certificate",
+              "block " + (out.size() + 1) + " of the certificate chain is not a certificate but " + describe(o));
+        }
+        out.add(new JcaX509CertificateConverter().getCertificate((X509CertificateHolder) o));
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      throw new KeyMaterialException("invalid-certificate", "the certificate chain PEM cannot be read: " + e.getMessage());
+    } catch (CertificateException e) {
+      throw new KeyMaterialException("invalid-certificate", "a certificate of the chain cannot be decoded: " + e.getMessage());
+    }
+    if (out.isEmpty()) {
+      throw new KeyMaterialException("invalid-certificate", "no PEM block found in the certificate chain (expected -----BEGIN CERTIFICATE-----)");
+    }
+    return out;
   }
 
   /** The key as a PKCS#8 PEM ({@code BEGIN PRIVATE KEY}). */

@@ -22,7 +22,9 @@ import org.pcollections.TreePVector;
  * before (see {@link GroupHistory}). The query methods are what command validation and the read API need;
  * those about one branch and runtime version read that line's index, not the whole history.
  *
- * @param signing nullable: the app serves unsigned answers
+ * @param keys the key ring in ring order (its first key is the primary one); empty: the app serves unsigned
+ *     answers
+ * @param defaultChannel nullable: none; the channel requests without {@code expo-channel-name} are answered for
  * @param history every update group in log order, indexed
  * @param idempotencyKeys idempotency key to group id
  * @param audit one entry per event, in sequence order
@@ -34,7 +36,8 @@ public record AppState(
     String createdBy,
     long lastSequence,
     PSortedMap<String, TokenState> tokens,
-    SigningState signing,
+    List<SigningState> keys,
+    String defaultChannel,
     PSortedMap<String, ChannelMapped> channels,
     GroupHistory history,
     PSortedMap<String, String> idempotencyKeys,
@@ -43,13 +46,14 @@ public record AppState(
   public AppState {
     Objects.requireNonNull(appId, "appId");
     Objects.requireNonNull(tokens, "tokens");
+    keys = keys == null ? List.of() : List.copyOf(keys);
     Objects.requireNonNull(channels, "channels");
     Objects.requireNonNull(history, "history");
     Objects.requireNonNull(idempotencyKeys, "idempotencyKeys");
     Objects.requireNonNull(audit, "audit");
   }
 
-  /** An app from plain collections (a snapshot, a test); the indexes are built here. */
+  /** An app from plain collections (a snapshot, a test) with at most one key; the indexes are built here. */
   public AppState(
       String appId,
       String displayName,
@@ -63,37 +67,77 @@ public record AppState(
       Map<String, String> idempotencyKeys,
       List<AuditEntry> audit) {
     this(
-        appId, displayName, createdAt, createdBy, lastSequence, TreePMap.from(tokens), signing, TreePMap.from(channels),
-        GroupHistory.of(groups), TreePMap.from(idempotencyKeys), TreePVector.from(audit));
+        appId, displayName, createdAt, createdBy, lastSequence, TreePMap.from(tokens), signing == null ? List.of() : List.of(signing),
+        null, TreePMap.from(channels), GroupHistory.of(groups), TreePMap.from(idempotencyKeys), TreePVector.from(audit));
   }
 
   /** A new app: nothing but its creation. */
   static AppState created(String appId, String displayName, Instant createdAt, String createdBy) {
     return new AppState(
-        appId, displayName, createdAt, createdBy, 0, TreePMap.empty(), null, TreePMap.empty(), GroupHistory.EMPTY,
+        appId, displayName, createdAt, createdBy, 0, TreePMap.empty(), List.of(), null, TreePMap.empty(), GroupHistory.EMPTY,
         TreePMap.empty(), TreePVector.empty());
   }
 
   AppState withTokens(PSortedMap<String, TokenState> t) {
-    return new AppState(appId, displayName, createdAt, createdBy, lastSequence, t, signing, channels, history, idempotencyKeys, audit);
+    return new AppState(
+        appId, displayName, createdAt, createdBy, lastSequence, t, keys, defaultChannel, channels, history, idempotencyKeys, audit);
   }
 
-  AppState withSigning(SigningState s) {
-    return new AppState(appId, displayName, createdAt, createdBy, lastSequence, tokens, s, channels, history, idempotencyKeys, audit);
+  AppState withKeys(List<SigningState> ring) {
+    return new AppState(
+        appId, displayName, createdAt, createdBy, lastSequence, tokens, ring, defaultChannel, channels, history, idempotencyKeys,
+        audit);
+  }
+
+  AppState withDefaultChannel(String channel) {
+    return new AppState(
+        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, channel, channels, history, idempotencyKeys, audit);
   }
 
   AppState withChannels(PSortedMap<String, ChannelMapped> c) {
-    return new AppState(appId, displayName, createdAt, createdBy, lastSequence, tokens, signing, c, history, idempotencyKeys, audit);
+    return new AppState(
+        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, defaultChannel, c, history, idempotencyKeys, audit);
   }
 
-  AppState withHistory(GroupHistory h, PSortedMap<String, String> keys) {
-    return new AppState(appId, displayName, createdAt, createdBy, lastSequence, tokens, signing, channels, h, keys, audit);
+  AppState withHistory(GroupHistory h, PSortedMap<String, String> idempotency) {
+    return new AppState(
+        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, defaultChannel, channels, h, idempotency, audit);
   }
 
   /** This app after the event at {@code sequence}, which the audit log shows as {@code entry}. */
   AppState advanced(long sequence, AuditEntry entry) {
     return new AppState(
-        appId, displayName, createdAt, createdBy, sequence, tokens, signing, channels, history, idempotencyKeys, audit.plus(entry));
+        appId, displayName, createdAt, createdBy, sequence, tokens, keys, defaultChannel, channels, history, idempotencyKeys,
+        audit.plus(entry));
+  }
+
+  /** Whether the app signs its answers (its key ring is not empty). */
+  public boolean signs() {
+    return !keys.isEmpty();
+  }
+
+  /** The key with {@code keyId}, or null. */
+  public SigningState key(String keyId) {
+    for (SigningState k : keys) {
+      if (k.keyId().equals(keyId)) {
+        return k;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The key registered last (the certificate new builds should embed), or null: the latest
+   * {@code registeredAt}, the later in ring order on a tie.
+   */
+  public SigningState newestKey() {
+    SigningState newest = null;
+    for (SigningState k : keys) {
+      if (newest == null || !k.registeredAt().isBefore(newest.registeredAt())) {
+        newest = k;
+      }
+    }
+    return newest;
   }
 
   /** Every update group in log order (which is {@code createdAt} order per branch and runtime version). */
@@ -146,6 +190,29 @@ public record AppState(
         GroupState control = group(g.rollout().controlGroupId());
         if (control != null && control.platform(platform) != null) {
           out.putIfAbsent(control.groupId() + "/" + platform, new Servable(control.groupId(), platform));
+        }
+      }
+    }
+    return List.copyOf(out.values());
+  }
+
+  /**
+   * {@link #servable()} and what a device that reported newer entries failed can be served: per line and
+   * platform the newest {@code depth} entries not reverted, and as many from a running rollout's control
+   * down. These are the bodies key registrations re-sign and renewals refresh.
+   */
+  public List<Servable> servable(int depth) {
+    Map<String, Servable> out = new LinkedHashMap<>();
+    for (GroupHistory.PlatformHead head : history.heads()) {
+      GroupState g = head.newest();
+      String platform = head.platform();
+      for (GroupState x : history.newestWith(g.group().branch(), g.group().runtimeVersion(), platform, null, depth)) {
+        out.putIfAbsent(x.groupId() + "/" + platform, new Servable(x.groupId(), platform));
+      }
+      if (g.rollout() != null && g.rollout().active() && g.rollout().controlGroupId() != null) {
+        for (GroupState x : history.newestWith(g.group().branch(), g.group().runtimeVersion(), platform,
+            g.rollout().controlGroupId(), depth)) {
+          out.putIfAbsent(x.groupId() + "/" + platform, new Servable(x.groupId(), platform));
         }
       }
     }

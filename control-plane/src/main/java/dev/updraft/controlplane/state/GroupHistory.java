@@ -230,6 +230,28 @@ public final class GroupHistory {
     return ps.size();
   }
 
+  /**
+   * The groups with an entry for {@code platform} on one line that are not reverted, newest first, from the
+   * group {@code fromGroupId} (null: the newest; not on the line: none) down, at most {@code n}.
+   */
+  List<GroupState> newestWith(String branch, String runtimeVersion, String platform, String fromGroupId, int n) {
+    Line line = lines.get(new LineKey(branch, runtimeVersion));
+    if (line == null) {
+      return List.of();
+    }
+    PVector<Integer> positions = line.byPlatform().getOrDefault(platform, TreePVector.empty());
+    List<GroupState> out = new ArrayList<>(n);
+    boolean started = fromGroupId == null;
+    for (int i = positions.size() - 1; i >= 0 && out.size() < n; i--) {
+      GroupState g = groups.get(positions.get(i));
+      started = started || g.groupId().equals(fromGroupId);
+      if (started && !g.reverted()) {
+        out.add(g);
+      }
+    }
+    return out;
+  }
+
   /** Groups of one line, newest first: a view, no copy. */
   List<GroupState> newestFirst(String branch, String runtimeVersion) {
     Line line = lines.get(new LineKey(branch, runtimeVersion));

@@ -6,6 +6,7 @@ import dev.updraft.events.EventPayload.AppCreated;
 import dev.updraft.events.EventPayload.BuildRegistered;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.EventPayload.AppUpdated;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
@@ -15,6 +16,7 @@ import dev.updraft.events.EventPayload.RolloutChanged;
 import dev.updraft.events.EventPayload.RolloutFinished;
 import dev.updraft.events.EventPayload.RolloutReverted;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.SigningKeyRetired;
 import dev.updraft.events.EventPayload.TokenIssued;
 import dev.updraft.events.EventPayload.TokenRevoked;
 import dev.updraft.events.EventPayload.UpdateGroup;
@@ -22,6 +24,7 @@ import dev.updraft.events.EventPayload.UpdatePublished;
 import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventType;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +76,8 @@ public final class StateFold {
       case LAUNCH_ASSET_STORED -> launchAssetStored(s, app, e, (LaunchAssetStored) p);
       case PATCHES_COMPUTED -> patchesComputed(s, app, e, (PatchesComputed) p);
       case BUILD_REGISTERED -> buildRegistered(s, app, e, (BuildRegistered) p);
+      case SIGNING_KEY_RETIRED -> s.with(signingKeyRetired(app, e, (SigningKeyRetired) p));
+      case APP_UPDATED -> s.with(appUpdated(app, e, (AppUpdated) p));
     };
   }
 
@@ -147,15 +152,59 @@ public final class StateFold {
     return s.with(done(app.withTokens(app.tokens().plus(t.tokenId(), revoked)), e, summary), s.tokensBySha256().minus(old.secretSha256()));
   }
 
+  /**
+   * The key joins the ring, replacing one of the same keyid in place (or, written before the key ring, it
+   * replaces the whole ring), and its re-signed bodies are applied.
+   */
   private static AppState signingKeyRegistered(AppState app, EventEnvelope e, SigningKeyRegistered k) {
-    SigningState signing =
+    String chain = k.certificateChainPem();
+    SigningState key =
         new SigningState(
-            k.keyId(), k.certificatePem(), k.certificateSha256(), k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature(), e.occurredAt());
+            k.keyId(), k.certificatePem(), k.certificateSha256(), k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature(),
+            e.occurredAt(), chain, SigningState.earliestNotAfter(chain != null ? chain : k.certificatePem()));
+    List<SigningState> ring;
+    boolean replaced = false;
+    if (!k.joinsRing()) {
+      ring = List.of(key);
+    } else {
+      ring = new ArrayList<>(app.keys());
+      int at = -1;
+      for (int i = 0; i < ring.size(); i++) {
+        if (ring.get(i).keyId().equals(k.keyId())) {
+          at = i;
+        }
+      }
+      replaced = at >= 0;
+      if (replaced) {
+        ring.set(at, key);
+      } else {
+        ring.add(key);
+      }
+    }
     return done(
-        renew(app.withSigning(signing), e, k.resigned()),
+        renew(app.withKeys(ring), e, k.resigned()),
         e,
-        "registered signing key keyid=" + k.keyId() + " certificate sha256=" + k.certificateSha256() + ", re-signed "
-            + k.resigned().size() + " entries");
+        "registered signing key keyid=" + k.keyId() + (chain == null ? "" : " (certificate chain)") + " certificate sha256="
+            + k.certificateSha256() + (k.joinsRing() ? (replaced ? ", replacing the key of that keyid" : ", added to the key ring")
+                : ", replacing every other key") + ", re-signed " + k.resigned().size() + " entries");
+  }
+
+  /** The key leaves the ring; a keyid the app does not have changes nothing but the audit log. */
+  private static AppState signingKeyRetired(AppState app, EventEnvelope e, SigningKeyRetired r) {
+    List<SigningState> ring = new ArrayList<>(app.keys());
+    boolean removed = ring.removeIf(k -> k.keyId().equals(r.keyId()));
+    if (!removed) {
+      LOG.warn("signing-key.retired for a keyid the app does not have appId={} keyId={} sequence={}", app.appId(), r.keyId(),
+          e.sequence());
+    }
+    return done(app.withKeys(ring), e, "retired signing key keyid=" + r.keyId());
+  }
+
+  private static AppState appUpdated(AppState app, EventEnvelope e, AppUpdated u) {
+    return done(
+        app.withDefaultChannel(u.defaultChannel()),
+        e,
+        u.defaultChannel() == null ? "removed the default channel" : "set the default channel to " + u.defaultChannel());
   }
 
   private static AppState channelMapped(AppState app, EventEnvelope e, ChannelMapped c) {

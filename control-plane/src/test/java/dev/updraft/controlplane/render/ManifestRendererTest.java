@@ -2,6 +2,7 @@ package dev.updraft.controlplane.render;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.testing.Fixtures;
@@ -44,6 +45,7 @@ class ManifestRendererTest {
             UUID.fromString("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f"),
             "2026-11-30T10:00:05.000Z",
             "1.0.0",
+            "main",
             launch,
             List.of(favicon, splash, favicon),
             null,
@@ -56,7 +58,7 @@ class ManifestRendererTest {
             + "\"assets\":["
             + "{\"hash\":\"pOAwaXp1cbPpXTGGDk2lXS-Y5ehh4rVeQU9FqFVoKLo\",\"key\":\"d9f444efbdfbe7931aa93beada07318a\",\"contentType\":\"image/png\",\"fileExtension\":\".png\",\"url\":\"https://cdn.test/png/a4e03069\"},"
             + "{\"hash\":\"X0wKcytjJb9AcdkSTSrmfgN8sk_MnEgu-CvqdCEJo7g\",\"key\":\"97dae5a0e62ad8551d8a31897b425e63\",\"contentType\":\"image/png\",\"fileExtension\":\".png\",\"url\":\"https://cdn.test/png/5f4c0a73\"}"
-            + "],\"metadata\":{},\"extra\":{}}";
+            + "],\"metadata\":{\"branchName\":\"main\"},\"extra\":{}}";
     assertThat(body).isEqualTo(expected);
   }
 
@@ -66,7 +68,8 @@ class ManifestRendererTest {
     ObjectNode config = (ObjectNode) json.readTree(Files.readAllBytes(U1.resolve("expoConfig.json")));
     String body =
         ManifestRenderer.manifest(
-            UUID.randomUUID(), "2026-11-30T10:00:05.000Z", "1.0.0", ref(IOS_BUNDLE, "application/javascript", null), List.of(), config, URLS);
+            UUID.randomUUID(), "2026-11-30T10:00:05.000Z", "1.0.0", "main", ref(IOS_BUNDLE, "application/javascript", null), List.of(),
+            config, URLS);
     assertThat(json.readTree(body).get("extra").get("expoClient")).isEqualTo(config);
     assertThat(json.readTree(body).get("extra").get("expoClient").get("slug").asText()).isEqualTo("expoapp");
   }
@@ -75,20 +78,44 @@ class ManifestRendererTest {
   void rerenderingKeepsEverythingButIdCreatedAtAndUrls() throws Exception {
     String body =
         ManifestRenderer.manifest(
-            UUID.fromString("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f"), "2026-11-30T10:00:05.000Z", "1.0.0",
+            UUID.fromString("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f"), "2026-11-30T10:00:05.000Z", "1.0.0", "main",
             ref(IOS_BUNDLE, "application/javascript", null), List.of(ref(FAVICON, "image/png", ".png")), null, URLS);
-    String renewed = ManifestRenderer.rerender(body, null, null, (sha, ext, type) -> "https://signed.test/" + sha.substring(0, 4));
+    String renewed = ManifestRenderer.rerender(body, null, null, null, (sha, ext, type) -> "https://signed.test/" + sha.substring(0, 4));
     assertThat(renewed)
         .isEqualTo(
             body.replace("https://cdn.test/launch/773000c0", "https://signed.test/7730")
                 .replace("https://cdn.test/png/a4e03069", "https://signed.test/a4e0"));
     String republished =
-        ManifestRenderer.rerender(body, UUID.fromString("00000000-0000-4000-8000-000000000001"), "2026-12-01T00:00:00.001Z", URLS);
+        ManifestRenderer.rerender(body, UUID.fromString("00000000-0000-4000-8000-000000000001"), "2026-12-01T00:00:00.001Z", "main",
+            URLS);
     assertThat(republished)
         .isEqualTo(
             body.replace("9f1c1f4e-8d5a-4d8e-9a53-0b1f2c3d4e5f", "00000000-0000-4000-8000-000000000001")
                 .replace("2026-11-30T10:00:05.000Z", "2026-12-01T00:00:00.001Z"));
+    String elsewhere = ManifestRenderer.rerender(body, UUID.fromString("00000000-0000-4000-8000-000000000001"),
+        "2026-12-01T00:00:00.001Z", "hotfix", URLS);
+    assertThat(elsewhere).as("a republish on another branch names that branch")
+        .isEqualTo(republished.replace("\"branchName\":\"main\"", "\"branchName\":\"hotfix\""));
+    String old = body.replace("\"metadata\":{\"branchName\":\"main\"}", "\"metadata\":{}");
+    assertThat(ManifestRenderer.rerender(old, null, null, null, URLS)).as("a renewal keeps a body's metadata as it was")
+        .contains("\"metadata\":{}");
+    assertThat(ManifestRenderer.rerender(old, UUID.randomUUID(), "2026-12-01T00:00:00.001Z", "main", URLS))
+        .as("a republish of a group published before branch metadata gets it").contains("\"metadata\":{\"branchName\":\"main\"}");
     assertThat(ManifestRenderer.assetSha256s(body)).hasSize(2);
+  }
+
+  @Test
+  void putsTheEasProjectIdOfTheAppConfigInExtraEas() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode config = (ObjectNode) json.readTree(Files.readAllBytes(U1.resolve("expoConfig.json")));
+    assertThat(json.readTree(ManifestRenderer.manifest(UUID.randomUUID(), "2026-11-30T10:00:05.000Z", "1.0.0", "main",
+        ref(IOS_BUNDLE, "application/javascript", null), List.of(), config, URLS)).get("extra").has("eas"))
+        .as("no extra.eas.projectId in the config: no extra.eas").isFalse();
+    config.putObject("extra").putObject("eas").put("projectId", "3c7bb3a7-8a8e-4a7a-9d39-3f3c1c1b7f6e");
+    JsonNode m = json.readTree(ManifestRenderer.manifest(UUID.randomUUID(), "2026-11-30T10:00:05.000Z", "1.0.0", "main",
+        ref(IOS_BUNDLE, "application/javascript", null), List.of(), config, URLS));
+    assertThat(m.get("extra").get("eas").get("projectId").asText()).isEqualTo("3c7bb3a7-8a8e-4a7a-9d39-3f3c1c1b7f6e");
+    assertThat(m.get("extra").get("expoClient")).isEqualTo(config);
   }
 
   @Test

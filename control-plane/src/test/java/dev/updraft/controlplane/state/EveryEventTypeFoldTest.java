@@ -9,6 +9,7 @@ import dev.updraft.events.EventPayload.BuildRegistered;
 import dev.updraft.events.EventPayload.BundlePatch;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.EventPayload.AppUpdated;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
@@ -19,6 +20,7 @@ import dev.updraft.events.EventPayload.RolloutChanged;
 import dev.updraft.events.EventPayload.RolloutFinished;
 import dev.updraft.events.EventPayload.RolloutReverted;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.SigningKeyRetired;
 import dev.updraft.events.EventPayload.TokenIssued;
 import dev.updraft.events.EventPayload.TokenRevoked;
 import dev.updraft.events.EventPayload.UpdateGroup;
@@ -55,7 +57,10 @@ class EveryEventTypeFoldTest {
     return new UpdateGroup(id, kind, branch, "1", null, null, "idem-" + id, null, rollout, ps);
   }
 
-  /** An app with a token, an update and a rollout of the next one in progress: every type has something to change. */
+  /**
+   * An app with a token, an update, a rollout of the next one in progress and a signing key: every type has
+   * something to change.
+   */
   static ControlState base() {
     ControlState s = ControlState.EMPTY;
     for (EventEnvelope ev :
@@ -63,7 +68,9 @@ class EveryEventTypeFoldTest {
             e("demo", 1, new AppCreated("Demo")),
             e("demo", 2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci")),
             e("demo", 3, new UpdatePublished(group("g1", UpdateGroup.KIND_UPDATE, "main", null))),
-            e("demo", 4, new UpdatePublished(group("g2", UpdateGroup.KIND_UPDATE, "main", new Rollout("r2", 10, "g1", null)))))) {
+            e("demo", 4, new UpdatePublished(group("g2", UpdateGroup.KIND_UPDATE, "main", new Rollout("r2", 10, "g1", null)))),
+            e("demo", 5, new SigningKeyRegistered(
+                "old", "-----BEGIN CERTIFICATE-----", "dd".repeat(32), "{}", "sig=\"o\"", List.of(), null, true)))) {
       s = StateFold.apply(s, ev);
     }
     return s;
@@ -90,13 +97,17 @@ class EveryEventTypeFoldTest {
       case PATCHES_COMPUTED ->
           new PatchesComputed("g2", List.of(new BundlePatch("ios", "aa".repeat(32), "bb".repeat(32), List.of("g1-ios"), "cc".repeat(32), 3, "http://s/c")));
       case BUILD_REGISTERED -> new BuildRegistered("ios", "1", "e1", "bb".repeat(32), 10);
+      case SIGNING_KEY_RETIRED -> new SigningKeyRetired("old");
+      case APP_UPDATED -> new AppUpdated("production");
     };
   }
 
   /** What an app is besides its audit log and last sequence (its deliveries included). */
-  record Content(Object tokens, Object signing, Object channels, Object groups, Object idempotencyKeys, Object deliveries) {
+  record Content(Object tokens, Object keys, Object defaultChannel, Object channels, Object groups, Object idempotencyKeys,
+      Object deliveries) {
     static Content of(AppState a, ControlState s) {
-      return a == null ? null : new Content(a.tokens(), a.signing(), a.channels(), a.groups(), a.idempotencyKeys(), s.deliveries(a.appId()));
+      return a == null ? null : new Content(a.tokens(), a.keys(), a.defaultChannel(), a.channels(), a.groups(), a.idempotencyKeys(),
+          s.deliveries(a.appId()));
     }
   }
 
@@ -141,5 +152,28 @@ class EveryEventTypeFoldTest {
     AppState signed = StateFold.apply(s, e("demo", next, sample(EventType.SIGNING_KEY_REGISTERED))).app("demo");
     assertThat(signed.group("g1").platform("ios").signature()).isEqualTo("sig=\"s\"");
     assertThat(signed.group("g1").renderedAt()).as("same body: not rendered again").isEqualTo(demo.group("g1").renderedAt());
+    assertThat(signed.keys()).extracting(SigningState::keyId).as("written before the key ring: replaces it").containsExactly("main");
+    AppState retired = StateFold.apply(s, e("demo", next, sample(EventType.SIGNING_KEY_RETIRED))).app("demo");
+    assertThat(demo.keys()).extracting(SigningState::keyId).containsExactly("old");
+    assertThat(retired.keys()).isEmpty();
+    assertThat(StateFold.apply(s, e("demo", next, sample(EventType.APP_UPDATED))).app("demo").defaultChannel()).isEqualTo("production");
+  }
+
+  @Test
+  void aKeyJoiningTheRingKeepsTheOthersAndReplacesOnlyItsOwnKeyid() {
+    ControlState s = base();
+    long next = s.app("demo").lastSequence() + 1;
+    AppState two = StateFold.apply(s, e("demo", next, new SigningKeyRegistered(
+        "new", "-----BEGIN CERTIFICATE-----", "ee".repeat(32), "{}", "sig=\"n\"", List.of(), null, true))).app("demo");
+    assertThat(two.keys()).extracting(SigningState::keyId).containsExactly("old", "new");
+    assertThat(two.newestKey().keyId()).isEqualTo("new");
+    AppState replaced = StateFold.apply(StateFold.apply(s, e("demo", next, new SigningKeyRegistered(
+        "new", "-----BEGIN CERTIFICATE-----", "ee".repeat(32), "{}", "sig=\"n\"", List.of(), null, true))), e("demo", next + 1,
+        new SigningKeyRegistered("old", "-----BEGIN CERTIFICATE-----", "ff".repeat(32), "{}", "sig=\"p\"", List.of(), "chain", true)))
+        .app("demo");
+    assertThat(replaced.keys()).extracting(SigningState::keyId).containsExactly("old", "new");
+    assertThat(replaced.key("old").certificateSha256()).isEqualTo("ff".repeat(32));
+    assertThat(replaced.key("old").chain()).isTrue();
+    assertThat(replaced.newestKey().keyId()).isEqualTo("old");
   }
 }

@@ -52,6 +52,17 @@ final class CheckInJson {
     ascii(",\"atEpochMillis\":");
     number(c.atEpochMillis());
     string("edgeId", c.edgeId());
+    List<String> skipped = c.skippedUpdateIds();
+    if (!skipped.isEmpty()) { // left out when empty, as the codec does
+      ascii(",\"skippedUpdateIds\":[");
+      for (int i = 0; i < skipped.size(); i++) {
+        if (i > 0) {
+          put((byte) ',');
+        }
+        quoted(skipped.get(i));
+      }
+      put((byte) ']');
+    }
     put((byte) '}');
     return Arrays.copyOf(buf, len);
   }

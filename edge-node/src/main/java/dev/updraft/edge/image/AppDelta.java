@@ -4,6 +4,7 @@ import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.Bucketing;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventPayload.AppUpdated;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
@@ -16,9 +17,11 @@ import dev.updraft.events.EventPayload.RolloutChanged;
 import dev.updraft.events.EventPayload.RolloutFinished;
 import dev.updraft.events.EventPayload.RolloutReverted;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.SigningKeyRetired;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
 import dev.updraft.events.EventType;
+import io.netty.util.AsciiString;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -36,7 +39,9 @@ final class AppDelta {
 
   private final String appId;
   private long lastSequence;
-  private Signing signing;
+  /** Ring order; replaced whole (never changed in place) so that an unchanged ring is the same list. */
+  private List<SigningKey> keys = List.of();
+  private String defaultChannel;
   private final HashMap<String, ChannelMapped> channels;
   private final HashMap<String, GroupState> groups;
   private final HashMap<String, String> groupOfEntry;
@@ -53,7 +58,8 @@ final class AppDelta {
       return;
     }
     lastSequence = base.lastSequence;
-    signing = base.signing;
+    keys = base.keys;
+    defaultChannel = base.defaultChannel;
     channels = new HashMap<>(base.channels);
     groups = new HashMap<>(base.groups);
     groupOfEntry = new HashMap<>(base.groupOfEntry);
@@ -99,6 +105,8 @@ final class AppDelta {
       case LAUNCH_ASSET_STORED -> launchAssetStored(e, (LaunchAssetStored) p);
       case PATCHES_COMPUTED -> patchesComputed(e, (PatchesComputed) p);
       case BUILD_REGISTERED -> buildRegistered();
+      case SIGNING_KEY_RETIRED -> signingKeyRetired(e, (SigningKeyRetired) p);
+      case APP_UPDATED -> appUpdated((AppUpdated) p);
     };
   }
 
@@ -117,10 +125,56 @@ final class AppDelta {
     return true;
   }
 
-  /** The new key's registration (no-update directive, key id) and its re-signed bodies. */
+  /**
+   * A key joins the ring (replacing one of the same keyid in place) or, in an event written before the
+   * key ring, becomes the only key; its re-signed bodies follow.
+   */
   private boolean signingKeyRegistered(EventEnvelope e, SigningKeyRegistered k) {
-    signing = new Signing(k.keyId(), k.certificateSha256(), k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature());
+    if (k.keyId() == null) {
+      return inconsistent(e, "signing-key.registered without keyId");
+    }
+    SigningKey key = new SigningKey(k.keyId(), k.certificateSha256(), k.noUpdateDirectiveBody(),
+        k.noUpdateDirectiveSignature(), k.certificateChainPem());
+    if (!k.joinsRing()) {
+      keys = List.of(key);
+    } else {
+      List<SigningKey> ring = new ArrayList<>(keys);
+      int at = indexOf(ring, k.keyId());
+      if (at >= 0) {
+        ring.set(at, key);
+      } else {
+        ring.add(key);
+      }
+      keys = List.copyOf(ring);
+    }
     return renew(e, k.resigned());
+  }
+
+  /** A key leaves the ring: its signatures are no longer served and its keyid is refused. */
+  private boolean signingKeyRetired(EventEnvelope e, SigningKeyRetired r) {
+    int at = indexOf(keys, r.keyId());
+    if (at < 0) {
+      return inconsistent(e, "signing-key.retired for a keyid the app does not have keyId=" + r.keyId());
+    }
+    List<SigningKey> ring = new ArrayList<>(keys);
+    ring.remove(at);
+    keys = List.copyOf(ring);
+    return true;
+  }
+
+  /** The app's settings: its default channel. */
+  private boolean appUpdated(AppUpdated u) {
+    defaultChannel = u.defaultChannel();
+    return true;
+  }
+
+  private static int indexOf(List<SigningKey> ring, String keyId) {
+    for (int i = 0; i < ring.size(); i++) {
+      if (ring.get(i).keyId().equals(keyId)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Replaces the channel's mapping (and its branch rollout). */
@@ -257,11 +311,12 @@ final class AppDelta {
 
   /**
    * Builds the app's image: freezes the state and derives the resolve table, reusing the prepared
-   * responses of {@code previous} for entries whose bytes did not change and preparing only entries a
-   * device can currently be served (a head or a running rollout's control entry).
+   * responses of {@code previous} for entries whose bytes did not change (under the same key ring) and
+   * preparing only entries a device can currently be served: per line and platform the newest
+   * {@link Resolver#FALLBACK_DEPTH} entries, and as many from a running rollout's control down.
    */
   AppImage build(AppImage previous) {
-    Map<String, Prepared> reuse = previous == null ? Map.of() : previous.prepared;
+    Map<String, Prepared> reuse = previous == null || previous.keys != keys ? Map.of() : previous.prepared;
     HashMap<String, Prepared> prepared = new HashMap<>();
     HashMap<String, Map<String, RuntimeSlots>> table = new HashMap<>();
     HashMap<String, Map<String, List<String>>> frozenLines = new HashMap<>();
@@ -300,7 +355,8 @@ final class AppDelta {
     return new AppImage(
         appId,
         lastSequence,
-        signing,
+        keys,
+        defaultChannel,
         Collections.unmodifiableMap(new HashMap<>(channels)),
         Collections.unmodifiableMap(new HashMap<>(groups)),
         Collections.unmodifiableMap(new HashMap<>(groupOfEntry)),
@@ -308,56 +364,108 @@ final class AppDelta {
         Collections.unmodifiableMap(table),
         Collections.unmodifiableMap(prepared),
         noUpdate,
+        filters(previous),
         bytes,
         launchAssets.build());
   }
 
   private Prepared noUpdate(AppImage previous) {
-    if (previous != null && previous.signing == signing) {
-      return previous.noUpdate; // same registration (or none): same bytes
+    if (previous != null && previous.keys == keys) {
+      return previous.noUpdate; // same ring (or none): same bytes
     }
-    if (signing == null || signing.noUpdateBody() == null) {
-      return Prepared.noUpdate(AppImage.UNSIGNED_NO_UPDATE, null);
-    }
-    return Prepared.noUpdate(signing.noUpdateBody(), signing.noUpdateSignature());
+    String body = keys.isEmpty() || keys.get(0).noUpdateBody() == null ? AppImage.UNSIGNED_NO_UPDATE : keys.get(0).noUpdateBody();
+    return Prepared.noUpdate(body, keys);
   }
 
-  /** The slot of {@code platform} for one line (group ids oldest first), or null when no group has it. */
+  /**
+   * The {@code expo-manifest-filters} value of every branch a device can be mapped to: each branch of a
+   * line and each branch a channel maps to (first or second), reusing {@code previous}'s values.
+   */
+  private Map<String, AsciiString> filters(AppImage previous) {
+    HashMap<String, AsciiString> out = new HashMap<>();
+    Map<String, AsciiString> old = previous == null ? Map.of() : previous.filters;
+    for (String branch : lines.keySet()) {
+      addFilter(out, old, branch);
+    }
+    for (ChannelMapped c : channels.values()) {
+      addFilter(out, old, c.branch());
+      if (c.rollout() != null) {
+        addFilter(out, old, c.rollout().branch());
+      }
+    }
+    if (defaultChannel != null && !channels.containsKey(defaultChannel)) {
+      addFilter(out, old, defaultChannel);
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  private static void addFilter(Map<String, AsciiString> out, Map<String, AsciiString> old, String branch) {
+    if (branch == null || out.containsKey(branch)) {
+      return;
+    }
+    AsciiString f = old.get(branch);
+    f = f != null ? f : ManifestFilters.header(branch);
+    if (f != null) {
+      out.put(branch, f);
+    }
+  }
+
+  /**
+   * The slot of {@code platform} for one line (group ids oldest first), or null when no group has it:
+   * the platform's entries newest first, at most {@link Resolver#FALLBACK_DEPTH} from the head and as many
+   * from a running rollout's control.
+   */
   private Slot slot(List<String> line, String platform, Map<String, Prepared> reuse, Map<String, Prepared> out) {
+    List<GroupState> entries = new ArrayList<>();
     for (int i = line.size() - 1; i >= 0; i--) {
       GroupState g = groups.get(line.get(i));
       PlatformUpdate u = g.group().platform(platform);
-      if (u == null || u.body() == null) {
-        continue;
+      if (u != null && u.body() != null) {
+        entries.add(g);
       }
-      Prepared head = prepare(g.group(), u, reuse, out);
-      if (!g.rolloutActive() || g.rolloutPercentage() >= 100 || g.group().rollout() == null) {
-        return new Slot(head, null, null, 100, null);
-      }
-      Rollout r = g.group().rollout();
-      Prepared control = null;
-      GroupState c = r.controlGroupId() == null ? null : groups.get(r.controlGroupId());
-      if (c != null && !c.reverted()) {
-        PlatformUpdate cu = c.group().platform(platform);
-        if (cu != null && cu.body() != null) {
-          control = prepare(c.group(), cu, reuse, out);
-        }
-      }
-      // null for an algorithm this build does not know: every device is outside (see checkBucketing)
-      Bucketing.Algorithm bucketing = Bucketing.Algorithm.named(r.bucketing());
-      return new Slot(head, r.rolloutId(), bucketing, g.rolloutPercentage(), control);
     }
-    return null;
+    if (entries.isEmpty()) {
+      return null;
+    }
+    GroupState head = entries.get(0);
+    Prepared[] fromHead = prepareFrom(entries, 0, platform, reuse, out);
+    if (!head.rolloutActive() || head.rolloutPercentage() >= 100 || head.group().rollout() == null) {
+      return new Slot(fromHead, null, null, 100, null);
+    }
+    Rollout r = head.group().rollout();
+    Prepared[] fromControl = null;
+    GroupState c = r.controlGroupId() == null ? null : groups.get(r.controlGroupId());
+    if (c != null && !c.reverted()) {
+      int at = entries.indexOf(c);
+      if (at > 0) {
+        fromControl = prepareFrom(entries, at, platform, reuse, out);
+      }
+    }
+    // null for an algorithm this build does not know: every device is outside (see checkBucketing)
+    Bucketing.Algorithm bucketing = Bucketing.Algorithm.named(r.bucketing());
+    return new Slot(fromHead, r.rolloutId(), bucketing, head.rolloutPercentage(), fromControl);
   }
 
-  private static Prepared prepare(UpdateGroup g, PlatformUpdate u, Map<String, Prepared> reuse, Map<String, Prepared> out) {
+  /** The prepared entries of {@code platform} from {@code entries[from]} down, at most {@link Resolver#FALLBACK_DEPTH}. */
+  private Prepared[] prepareFrom(List<GroupState> entries, int from, String platform, Map<String, Prepared> reuse,
+      Map<String, Prepared> out) {
+    int n = Math.min(Resolver.FALLBACK_DEPTH, entries.size() - from);
+    Prepared[] p = new Prepared[n];
+    for (int i = 0; i < n; i++) {
+      UpdateGroup g = entries.get(from + i).group();
+      p[i] = prepare(g, g.platform(platform), reuse, out);
+    }
+    return p;
+  }
+
+  private Prepared prepare(UpdateGroup g, PlatformUpdate u, Map<String, Prepared> reuse, Map<String, Prepared> out) {
     Prepared p = out.get(u.updateId());
     if (p != null && p.source() == u) {
       return p;
     }
     p = reuse.get(u.updateId());
     if (p == null || p.source() != u) {
-      p = g.rollsBackToEmbedded() ? Prepared.directive(g.groupId(), u) : Prepared.manifest(g.groupId(), u);
+      p = g.rollsBackToEmbedded() ? Prepared.directive(g.groupId(), u, keys) : Prepared.manifest(g.groupId(), u, keys);
     }
     out.put(u.updateId(), p);
     return p;

@@ -3,15 +3,17 @@ package dev.updraft.edge.image;
 import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import java.util.HashSet;
+import io.netty.util.AsciiString;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
 /**
- * One app as folded from the log: its state (channels, update groups in publication order per branch
- * and runtime version, signing registration) and, derived from it when the image is built, the resolve
- * table and the prepared responses of every entry a device can be served. Immutable and thread-safe.
+ * One app as folded from the log: its state (channels, default channel, update groups in publication
+ * order per branch and runtime version, key ring) and, derived from it when the image is built, the
+ * resolve table, the prepared responses of every entry a device can be served and the
+ * {@code expo-manifest-filters} value of every branch it knows. Immutable and thread-safe.
  *
  * <p>Equality is on the folded state only: two images folded from the same events are equal however
  * the events were batched. The derived table and prepared bytes are a function of that state.
@@ -22,7 +24,10 @@ public final class AppImage {
 
   final String appId;
   final long lastSequence;
-  final Signing signing;
+  /** The key ring in ring order (the first key is the primary); empty: the app signs nothing. */
+  final List<SigningKey> keys;
+  /** Nullable: a request without a channel is refused. */
+  final String defaultChannel;
   final Map<String, ChannelMapped> channels;
   final Map<String, GroupState> groups;
   final Map<String, String> groupOfEntry;
@@ -33,6 +38,10 @@ public final class AppImage {
   final Map<String, Map<String, RuntimeSlots>> table;
   final Map<String, Prepared> prepared;
   final Prepared noUpdate;
+  /** branch → its {@code expo-manifest-filters} value, for every branch of a line or a channel mapping. */
+  final Map<String, AsciiString> filters;
+  /** "main, k2": the keyids of the ring, for refusals. */
+  final String keyIdList;
   final long bytes;
   /** Folded state of the asset route: launch assets' encodings and bundle patches. */
   final LaunchAssets launchAssets;
@@ -40,7 +49,8 @@ public final class AppImage {
   AppImage(
       String appId,
       long lastSequence,
-      Signing signing,
+      List<SigningKey> keys,
+      String defaultChannel,
       Map<String, ChannelMapped> channels,
       Map<String, GroupState> groups,
       Map<String, String> groupOfEntry,
@@ -48,11 +58,13 @@ public final class AppImage {
       Map<String, Map<String, RuntimeSlots>> table,
       Map<String, Prepared> prepared,
       Prepared noUpdate,
+      Map<String, AsciiString> filters,
       long bytes,
       LaunchAssets launchAssets) {
     this.appId = appId;
     this.lastSequence = lastSequence;
-    this.signing = signing;
+    this.keys = keys;
+    this.defaultChannel = defaultChannel;
     this.channels = channels;
     this.groups = groups;
     this.groupOfEntry = groupOfEntry;
@@ -60,6 +72,12 @@ public final class AppImage {
     this.table = table;
     this.prepared = prepared;
     this.noUpdate = noUpdate;
+    this.filters = filters;
+    StringBuilder ids = new StringBuilder();
+    for (SigningKey k : keys) {
+      ids.append(ids.length() == 0 ? "" : ", ").append(k.keyId());
+    }
+    this.keyIdList = ids.toString();
     this.bytes = bytes;
     this.launchAssets = launchAssets;
   }
@@ -91,12 +109,51 @@ public final class AppImage {
 
   /** Whether the app registered a code-signing key (so devices may ask for signatures). */
   public boolean signs() {
-    return signing != null;
+    return !keys.isEmpty();
   }
 
-  /** The {@code keyid} of the app's signing key, or null. */
+  /** The {@code keyid} of the ring's primary key (its first), or null. */
   public String keyId() {
-    return signing == null ? null : signing.keyId();
+    return keys.isEmpty() ? null : keys.get(0).keyId();
+  }
+
+  /**
+   * The index in the key ring of the key devices asking for {@code keyId} are signed with, or -1 when
+   * the ring has no such key. Prepared variants are indexed the same way.
+   */
+  public int keyIndex(String keyId) {
+    for (int i = 0, n = keys.size(); i < n; i++) {
+      if (keys.get(i).keyId().equals(keyId)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether key {@code index} of the ring is in chain mode (its answers carry a {@code certificate_chain} part). */
+  public boolean chainMode(int index) {
+    return keys.get(index).chainPem() != null;
+  }
+
+  /** The keyids of the ring, {@code "main, k2"} (empty when none): what a refusal names. */
+  public String keyIds() {
+    return keyIdList;
+  }
+
+  /** The channel a request without {@code expo-channel-name} is answered for, or null (refused). */
+  public String defaultChannel() {
+    return defaultChannel;
+  }
+
+  /**
+   * The {@code expo-manifest-filters} value for devices mapped to {@code branch}
+   * ({@code branchname="<branch>"}): prepared for every branch of the image; built here only for a branch
+   * the app has never heard of (a device's own channel name, answered "no update"); null when the name
+   * cannot be an sf-string.
+   */
+  public AsciiString filtersFor(String branch) {
+    AsciiString f = filters.get(branch);
+    return f != null ? f : ManifestFilters.header(branch);
   }
 
   /** Number of update groups ever published (reverted ones included). */
@@ -134,7 +191,8 @@ public final class AppImage {
     AppImage a = (AppImage) o;
     return lastSequence == a.lastSequence
         && appId.equals(a.appId)
-        && Objects.equals(signing, a.signing)
+        && keys.equals(a.keys)
+        && Objects.equals(defaultChannel, a.defaultChannel)
         && channels.equals(a.channels)
         && groups.equals(a.groups)
         && groupOfEntry.equals(a.groupOfEntry)
@@ -144,7 +202,7 @@ public final class AppImage {
 
   @Override
   public int hashCode() {
-    return Objects.hash(appId, lastSequence, signing, channels, groups, lines);
+    return Objects.hash(appId, lastSequence, keys, defaultChannel, channels, groups, lines);
   }
 
   @Override

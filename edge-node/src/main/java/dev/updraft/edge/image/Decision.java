@@ -1,6 +1,7 @@
 package dev.updraft.edge.image;
 
 import dev.updraft.events.CheckIn;
+import java.util.List;
 
 /**
  * What one device gets, and why: the prepared entry to serve and the facts its check-in records.
@@ -29,9 +30,15 @@ public final class Decision {
   private final String branch;
   private final boolean inBranchRollout;
   private final int rolloutBucket;
+  private final List<String> skipped;
 
   Decision(Kind kind, Prepared prepared, String outcome, String reason, String branch, boolean inBranchRollout,
       int rolloutBucket) {
+    this(kind, prepared, outcome, reason, branch, inBranchRollout, rolloutBucket, List.of());
+  }
+
+  private Decision(Kind kind, Prepared prepared, String outcome, String reason, String branch, boolean inBranchRollout,
+      int rolloutBucket, List<String> skipped) {
     this.kind = kind;
     this.prepared = prepared;
     this.outcome = outcome;
@@ -39,6 +46,18 @@ public final class Decision {
     this.branch = branch;
     this.inBranchRollout = inBranchRollout;
     this.rolloutBucket = rolloutBucket;
+    this.skipped = skipped;
+  }
+
+  /**
+   * The same decision, recording the entries passed over because the device reported them failed
+   * (newest first); {@code this} when there were none.
+   */
+  Decision skipping(List<String> skippedIds) {
+    if (skippedIds == null || skippedIds.isEmpty()) {
+      return this;
+    }
+    return new Decision(kind, prepared, outcome, reason, branch, inBranchRollout, rolloutBucket, List.copyOf(skippedIds));
   }
 
   public Kind kind() {
@@ -73,6 +92,14 @@ public final class Decision {
   /** The device's bucket (0..9999) in the per-update rollout consulted, or -1 when none was. */
   public int rolloutBucket() {
     return rolloutBucket;
+  }
+
+  /**
+   * The entries of the device's line passed over because it listed them in
+   * {@code expo-recent-failed-update-ids}, newest first; empty when none was.
+   */
+  public List<String> skippedUpdateIds() {
+    return skipped;
   }
 
   /** The manifest id served, or null when no manifest was. */
@@ -115,6 +142,6 @@ public final class Decision {
   public String toString() {
     return "Decision{" + kind + ", outcome=" + outcome + ", reason=" + reason + ", branch=" + branch
         + ", inBranchRollout=" + inBranchRollout + ", bucket=" + rolloutBucket + ", served="
-        + (prepared == null ? null : prepared.entryId()) + "}";
+        + (prepared == null ? null : prepared.entryId()) + (skipped.isEmpty() ? "" : ", skipped=" + skipped) + "}";
   }
 }

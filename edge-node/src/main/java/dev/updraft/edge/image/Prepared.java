@@ -6,6 +6,8 @@ import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Every response body and header value one manifest or directive can be served with, built once when
@@ -13,15 +15,17 @@ import java.security.NoSuchAlgorithmException;
  * string building on the hot path. Immutable and thread-safe; the buffers are shared by every event loop
  * and are only ever read (Vert.x writes a slice of them).
  *
- * <p>Variants: a {@code multipart/mixed} body without and (when the entry carries a signature) with the
- * {@code expo-signature} part header, and for manifests the bare JSON body for clients that accept only
- * JSON (its signature then goes in the {@code expo-signature} response header). The protocol version only
- * changes a response header, so it needs no variant of its own.
+ * <p>Variants: a {@code multipart/mixed} body without {@code expo-signature}, and one per key of the
+ * app's key ring the entry was signed with ({@link #multipartSigned(int)}, indexed like the ring): its
+ * {@code expo-signature} part header and, for a chain-mode key, a {@code certificate_chain} part
+ * ({@code application/x-pem-file}, leaf first). Manifests also have the bare JSON body for clients that
+ * accept only JSON (the signature then goes in the {@code expo-signature} response header,
+ * {@link #signature(int)}). The protocol version only changes a response header, so it needs no variant.
  *
  * <p>Framing follows what iOS needs (protocol.md §2): {@code --B CRLF} first, {@code CRLF--B CRLF}
  * between parts, {@code CRLF--B-- CRLF} at the end, lower-case part-header names. The boundary is derived
  * from the body's SHA-256, so every edge serves byte-identical answers, and is checked never to occur in
- * a body.
+ * any part.
  */
 public final class Prepared {
   /** The extensions part every manifest answer carries. */
@@ -33,40 +37,81 @@ public final class Prepared {
   private final PlatformUpdate source;
   private final AsciiString multipartContentType;
   private final Buffer multipart;
-  private final Buffer multipartSigned;
+  private final Buffer[] multipartSigned;
   private final Buffer json;
-  private final AsciiString signature;
+  private final AsciiString[] signatures;
   private final int bytes;
 
-  private Prepared(boolean directive, String entryId, String groupId, PlatformUpdate source, String body, String signature) {
+  /**
+   * @param signatures per key of {@code keys} (same index), the {@code expo-signature} value or null
+   */
+  private Prepared(boolean directive, String entryId, String groupId, PlatformUpdate source, String body,
+      String[] signatures, List<SigningKey> keys) {
     this.directive = directive;
     this.entryId = entryId;
     this.groupId = groupId;
     this.source = source;
     byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
-    String boundary = boundaryFor(bodyBytes);
+    String boundary = boundaryFor(bodyBytes, keys);
     this.multipartContentType = AsciiString.cached("multipart/mixed; boundary=" + boundary);
-    this.multipart = Buffer.buffer(render(directive, boundary, body, null));
-    this.multipartSigned = signature == null ? null : Buffer.buffer(render(directive, boundary, body, signature));
+    this.multipart = Buffer.buffer(render(directive, boundary, body, null, null));
+    this.multipartSigned = new Buffer[keys.size()];
+    this.signatures = new AsciiString[keys.size()];
+    int total = multipart.length();
+    for (int k = 0; k < keys.size(); k++) {
+      String sig = signatures[k];
+      if (sig != null) {
+        this.multipartSigned[k] = Buffer.buffer(render(directive, boundary, body, sig, keys.get(k).chainPem()));
+        this.signatures[k] = AsciiString.cached(sig);
+        total += multipartSigned[k].length();
+      }
+    }
     this.json = directive ? null : Buffer.buffer(bodyBytes);
-    this.signature = signature == null ? null : AsciiString.cached(signature);
-    this.bytes = multipart.length() + (multipartSigned == null ? 0 : multipartSigned.length())
-        + (json == null ? 0 : json.length());
+    this.bytes = total + (json == null ? 0 : json.length());
   }
 
   /** A manifest: multipart with a {@code manifest} and an {@code extensions} part, or bare JSON. */
-  static Prepared manifest(String groupId, PlatformUpdate u) {
-    return new Prepared(false, u.updateId(), groupId, u, u.body(), usableSignature(u.signature()));
+  static Prepared manifest(String groupId, PlatformUpdate u, List<SigningKey> keys) {
+    return new Prepared(false, u.updateId(), groupId, u, u.body(), signaturesFor(u, keys), keys);
   }
 
   /** A directive entry (a roll back to embedded): multipart with one {@code directive} part. */
-  static Prepared directive(String groupId, PlatformUpdate u) {
-    return new Prepared(true, u.updateId(), groupId, u, u.body(), usableSignature(u.signature()));
+  static Prepared directive(String groupId, PlatformUpdate u, List<SigningKey> keys) {
+    return new Prepared(true, u.updateId(), groupId, u, u.body(), signaturesFor(u, keys), keys);
   }
 
-  /** A {@code noUpdateAvailable} directive with the given body and (nullable) signature. */
-  static Prepared noUpdate(String body, String signature) {
-    return new Prepared(true, null, null, null, body, usableSignature(signature));
+  /**
+   * The {@code noUpdateAvailable} directive: {@code body}, signed with each key of the ring whose own
+   * no-update body is the same bytes.
+   */
+  static Prepared noUpdate(String body, List<SigningKey> keys) {
+    String[] sigs = new String[keys.size()];
+    for (int k = 0; k < keys.size(); k++) {
+      SigningKey key = keys.get(k);
+      sigs[k] = body.equals(key.noUpdateBody()) ? usableSignature(key.noUpdateSignature()) : null;
+    }
+    return new Prepared(true, null, null, null, body, sigs, keys);
+  }
+
+  /**
+   * The entry's signature per key of the ring: from {@code signatures} (events written with the key
+   * ring), or else the one {@code signature} for the keyid it names (older events; {@code root} when it
+   * names none).
+   */
+  private static String[] signaturesFor(PlatformUpdate u, List<SigningKey> keys) {
+    String[] out = new String[keys.size()];
+    Map<String, String> byKey = u.signatures();
+    String legacy = byKey.isEmpty() ? usableSignature(u.signature()) : null;
+    String legacyKeyId = null;
+    if (legacy != null) {
+      legacyKeyId = StructuredHeaders.stringMember(legacy, "keyid");
+      legacyKeyId = legacyKeyId == null ? "root" : legacyKeyId;
+    }
+    for (int k = 0; k < keys.size(); k++) {
+      String keyId = keys.get(k).keyId();
+      out[k] = legacy != null ? (keyId.equals(legacyKeyId) ? legacy : null) : usableSignature(byKey.get(keyId));
+    }
+    return out;
   }
 
   /** Whether this is a directive (no JSON variant exists). */
@@ -88,7 +133,7 @@ public final class Prepared {
     return source;
   }
 
-  /** {@code multipart/mixed; boundary=…} for either multipart variant. */
+  /** {@code multipart/mixed; boundary=…} for every multipart variant. */
   public AsciiString multipartContentType() {
     return multipartContentType;
   }
@@ -98,9 +143,17 @@ public final class Prepared {
     return multipart;
   }
 
-  /** The multipart body with the {@code expo-signature} part header; null when the entry is unsigned. */
+  /**
+   * The multipart body signed with key {@code key} of the ring (with its {@code certificate_chain} part
+   * in chain mode); null when the entry has no signature of that key.
+   */
+  public Buffer multipartSigned(int key) {
+    return multipartSigned[key];
+  }
+
+  /** The multipart body signed with the ring's first key; null when unsigned or the app has no key. */
   public Buffer multipartSigned() {
-    return multipartSigned;
+    return multipartSigned.length == 0 ? null : multipartSigned[0];
   }
 
   /** The bare JSON body (manifests only; null for directives). */
@@ -108,9 +161,14 @@ public final class Prepared {
     return json;
   }
 
-  /** The {@code expo-signature} value; null when unsigned. */
+  /** The {@code expo-signature} value of key {@code key} of the ring; null when the entry has none. */
+  public AsciiString signature(int key) {
+    return signatures[key];
+  }
+
+  /** The {@code expo-signature} value of the ring's first key; null when unsigned or the app has no key. */
   public AsciiString signature() {
-    return signature;
+    return signatures.length == 0 ? null : signatures[0];
   }
 
   /** Bytes held by the prepared bodies. */
@@ -129,8 +187,8 @@ public final class Prepared {
     return s;
   }
 
-  private static byte[] render(boolean directive, String boundary, String body, String signature) {
-    StringBuilder sb = new StringBuilder(body.length() + 400);
+  private static byte[] render(boolean directive, String boundary, String body, String signature, String chain) {
+    StringBuilder sb = new StringBuilder(body.length() + 400 + (chain == null ? 0 : chain.length()));
     sb.append("--").append(boundary).append("\r\n");
     sb.append("content-type: application/json\r\n");
     sb.append("content-disposition: inline; name=\"").append(directive ? "directive" : "manifest").append("\"\r\n");
@@ -144,15 +202,27 @@ public final class Prepared {
       sb.append("content-disposition: inline; name=\"extensions\"\r\n");
       sb.append("\r\n").append(EXTENSIONS);
     }
+    if (chain != null) {
+      sb.append("\r\n--").append(boundary).append("\r\n");
+      sb.append("content-type: application/x-pem-file\r\n");
+      sb.append("content-disposition: inline; name=\"certificate_chain\"\r\n");
+      sb.append("\r\n").append(chain);
+    }
     sb.append("\r\n--").append(boundary).append("--\r\n");
     return sb.toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  /** The boundary for {@code body} with no certificate chain to check. */
+  static String boundaryFor(byte[] body) {
+    return boundaryFor(body, List.of());
+  }
+
   /**
    * {@code updraft-} and 40 hex digits of the body's SHA-256: a token of 48 characters (RFC 2046 allows
-   * 70), the same on every edge, and checked not to occur in the body or the extensions part.
+   * 70), the same on every edge, and checked not to occur in the body, the extensions part or any key's
+   * certificate chain.
    */
-  static String boundaryFor(byte[] body) {
+  static String boundaryFor(byte[] body, List<SigningKey> keys) {
     byte[] d;
     try {
       d = MessageDigest.getInstance("SHA-256").digest(body);
@@ -166,9 +236,21 @@ public final class Prepared {
     String base = sb.toString();
     String candidate = base;
     String text = new String(body, StandardCharsets.UTF_8);
-    for (int n = 1; text.contains(candidate); n++) {
+    for (int n = 1; occursIn(candidate, text, keys); n++) {
       candidate = base + "-" + n;
     }
     return candidate;
+  }
+
+  private static boolean occursIn(String boundary, String body, List<SigningKey> keys) {
+    if (body.contains(boundary)) {
+      return true;
+    }
+    for (SigningKey k : keys) {
+      if (k.chainPem() != null && k.chainPem().contains(boundary)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -44,6 +44,10 @@ class CheckInJsonTest {
     for (int i = r.nextInt(4); i > 0; i--) {
       failed.add(nonNull(r));
     }
+    List<String> skipped = new ArrayList<>();
+    for (int i = r.nextInt(3); i > 0; i--) {
+      skipped.add(nonNull(r));
+    }
     return CheckIn.builder()
         .checkInId(nonNull(r))
         .appId(nonNull(r))
@@ -54,6 +58,7 @@ class CheckInJsonTest {
         .currentUpdateId(pick(r))
         .embeddedUpdateId(pick(r))
         .failedUpdateIds(failed)
+        .skippedUpdateIds(skipped)
         .outcome(nonNull(r))
         .reason(nonNull(r))
         .branch(pick(r))

@@ -110,7 +110,7 @@ class AppDeltaTest {
           Slot s = after.slot("main", Scenario.RTV, Platforms.IOS);
           assertThat(s.rolloutId).isEqualTo("r2");
           assertThat(s.percentage).isEqualTo(60);
-          assertThat(s.control.entryId()).isEqualTo("g1-ios");
+          assertThat(s.control().entryId()).isEqualTo("g1-ios");
         }));
     CASES.put(EventType.ROLLOUT_FINISHED, new Case(rollingOut(), new EventPayload.RolloutFinished("g2", "r2"),
         (before, after) -> {
@@ -118,8 +118,8 @@ class AppDeltaTest {
           assertThat(after.groups.get("g2").rolloutPercentage()).isEqualTo(100);
           Slot s = after.slot("main", Scenario.RTV, Platforms.IOS);
           assertThat(s.rolloutId).isNull();
-          assertThat(s.head.entryId()).isEqualTo("g2-ios");
-          assertThat(s.control).isNull();
+          assertThat(s.head().entryId()).isEqualTo("g2-ios");
+          assertThat(s.control()).isNull();
         }));
     CASES.put(EventType.ROLLOUT_REVERTED, new Case(rollingOut(),
         new EventPayload.RolloutReverted("g2", "r2", "crashes", Scenario.group("g3", "main", null)),
@@ -140,7 +140,7 @@ class AppDeltaTest {
           assertThat(android).isEqualTo(old.withBody(Scenario.body("g1-android") + " ", null));
           assertThat(after.groups.get("g1").group().platform("ios"))
               .isEqualTo(before.groups.get("g1").group().platform("ios"));
-          Prepared served = after.slot("main", Scenario.RTV, Platforms.ANDROID).head;
+          Prepared served = after.slot("main", Scenario.RTV, Platforms.ANDROID).head();
           assertThat(served.json().toString(StandardCharsets.UTF_8)).isEqualTo(Scenario.body("g1-android") + " ");
         }));
     CASES.put(EventType.LAUNCH_ASSET_STORED, new Case(
@@ -171,6 +171,31 @@ class AppDeltaTest {
         (before, after) -> {
           onlyTheSequenceMoved(before, after);
           assertThat(after.launchAssets()).isEqualTo(before.launchAssets());
+        }));
+    CASES.put(EventType.SIGNING_KEY_RETIRED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null)),
+            new EventPayload.SigningKeyRegistered("main", "PEM", "abc", "{\"type\":\"noUpdateAvailable\"}", SIG,
+                List.of(), null, true),
+            new EventPayload.SigningKeyRegistered("next", "PEM2", "def", "{\"type\":\"noUpdateAvailable\"}",
+                "sig=\"CCCC\", keyid=\"next\"", List.of(), null, true)),
+        new EventPayload.SigningKeyRetired("main"),
+        (before, after) -> {
+          assertThat(before.keyIds()).isEqualTo("main, next");
+          assertThat(before.keyIndex("main")).isZero();
+          assertThat(after.keyIds()).isEqualTo("next");
+          assertThat(after.keyIndex("main")).isEqualTo(-1);
+          assertThat(after.keyIndex("next")).isZero();
+          assertThat(after.noUpdate().signature(0).toString()).isEqualTo("sig=\"CCCC\", keyid=\"next\"");
+          assertThat(after.groups).isEqualTo(before.groups);
+        }));
+    CASES.put(EventType.APP_UPDATED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "production", null))),
+        new EventPayload.AppUpdated("production"),
+        (before, after) -> {
+          assertThat(before.defaultChannel()).isNull();
+          assertThat(after.defaultChannel()).isEqualTo("production");
+          assertThat(after.groups).isEqualTo(before.groups);
+          assertThat(after.filtersFor("production").toString()).isEqualTo("branchname=\"production\"");
         }));
   }
 

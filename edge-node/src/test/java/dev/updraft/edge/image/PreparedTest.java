@@ -14,13 +14,17 @@ class PreparedTest {
   private static final String BODY = "{\"id\":\"u1\"}";
   private static final String SIG = "sig=\"AAAA\", keyid=\"main\", alg=\"rsa-v1_5-sha256\"";
 
+  /** A ring of one key, {@code main}, as an app registered before the key ring has it. */
+  private static final List<SigningKey> MAIN =
+      List.of(new SigningKey("main", "abc", "{\"type\":\"noUpdateAvailable\"}", null, null));
+
   private static PlatformUpdate update(String body, String sig) {
     return new PlatformUpdate("ios", "u1", "2026-01-01T00:00:00.000Z", body, sig, null, List.of());
   }
 
   @Test
   void manifestMultipartIsFramedForIos() {
-    Prepared p = Prepared.manifest("g1", update(BODY, SIG));
+    Prepared p = Prepared.manifest("g1", update(BODY, SIG), MAIN);
     String b = Prepared.boundaryFor(BODY.getBytes(StandardCharsets.UTF_8));
     String unsigned = "--" + b + "\r\n"
         + "content-type: application/json\r\n"
@@ -46,7 +50,7 @@ class PreparedTest {
   @Test
   void directiveHasOneDirectivePartAndNoJsonVariant() {
     String body = "{\"type\":\"noUpdateAvailable\"}";
-    Prepared p = Prepared.noUpdate(body, null);
+    Prepared p = Prepared.noUpdate(body, List.of());
     String b = Prepared.boundaryFor(body.getBytes(StandardCharsets.UTF_8));
     assertThat(p.multipart().toString(StandardCharsets.UTF_8)).isEqualTo("--" + b + "\r\n"
         + "content-type: application/json\r\n"
@@ -75,14 +79,14 @@ class PreparedTest {
     String body = "{\"x\":\"" + base + "\"}";
     String chosen = Prepared.boundaryFor(body.getBytes(StandardCharsets.UTF_8));
     assertThat(body).doesNotContain(chosen);
-    Prepared p = Prepared.manifest("g", update(body, null));
+    Prepared p = Prepared.manifest("g", update(body, null), MAIN);
     MultipartBody parsed = StrictMultipartParser.parse(p.multipartContentType().toString(), bytes(p));
     assertThat(parsed.part("manifest").bodyText()).isEqualTo(body);
   }
 
   @Test
   void signatureThatCouldBreakTheFramingIsDropped() {
-    Prepared p = Prepared.manifest("g", update(BODY, "sig=\"A\"\r\nx: y"));
+    Prepared p = Prepared.manifest("g", update(BODY, "sig=\"A\"\r\nx: y"), MAIN);
     assertThat(p.multipartSigned()).isNull();
     assertThat((Object) p.signature()).isNull();
   }
@@ -90,10 +94,48 @@ class PreparedTest {
   @Test
   void multiByteBodiesKeepTheirExactBytes() {
     String body = "{\"extra\":{\"name\":\"Grüße ✓ 😀\"}}";
-    Prepared p = Prepared.manifest("g", update(body, null));
+    Prepared p = Prepared.manifest("g", update(body, null), MAIN);
     MultipartBody parsed = StrictMultipartParser.parse(p.multipartContentType().toString(), bytes(p));
     assertThat(parsed.part("manifest").body()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
     assertThat(p.json().getBytes()).isEqualTo(body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void eachKeyOfTheRingHasItsSignedVariantAndAChainKeyItsCertificateChainPart() {
+    String next = "sig=\"BBBB\", keyid=\"next\", alg=\"rsa-v1_5-sha256\"";
+    String chain = "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n";
+    List<SigningKey> ring = List.of(new SigningKey("main", "a", null, null, null),
+        new SigningKey("next", "b", null, null, chain), new SigningKey("gone", "c", null, null, null));
+    PlatformUpdate u = new PlatformUpdate("ios", "u1", "2026-01-01T00:00:00.000Z", BODY, SIG, null, List.of(),
+        java.util.Map.of("main", SIG, "next", next));
+    Prepared p = Prepared.manifest("g1", u, ring);
+    String b = Prepared.boundaryFor(BODY.getBytes(StandardCharsets.UTF_8));
+
+    assertThat(p.signature(0).toString()).isEqualTo(SIG);
+    assertThat(p.signature(1).toString()).isEqualTo(next);
+    assertThat((Object) p.signature(2)).as("no signature of that key").isNull();
+    assertThat(p.multipartSigned(2)).isNull();
+    assertThat(p.multipartSigned(0).toString(StandardCharsets.UTF_8)).doesNotContain("certificate_chain").contains(SIG);
+    assertThat(p.multipartSigned(1).toString(StandardCharsets.UTF_8)).endsWith("{\"assetRequestHeaders\":{}}\r\n"
+        + "--" + b + "\r\n"
+        + "content-type: application/x-pem-file\r\n"
+        + "content-disposition: inline; name=\"certificate_chain\"\r\n"
+        + "\r\n"
+        + chain + "\r\n"
+        + "--" + b + "--\r\n");
+    MultipartBody parsed = StrictMultipartParser.parse(p.multipartContentType().toString(), p.multipartSigned(1).getBytes());
+    assertThat(parsed.part("certificate_chain").bodyText()).isEqualTo(chain);
+    assertThat(parsed.part("manifest").headerExact("expo-signature")).isEqualTo(next);
+  }
+
+  @Test
+  void anEntrySignedBeforeTheKeyRingServesItsOneSignatureForTheKeyidItNames() {
+    List<SigningKey> ring = List.of(new SigningKey("k2", "b", null, null, null), new SigningKey("main", "a", null, null, null));
+    Prepared p = Prepared.manifest("g1", update(BODY, SIG), ring);
+    assertThat((Object) p.signature(0)).isNull();
+    assertThat(p.signature(1).toString()).isEqualTo(SIG);
+    Prepared rootless = Prepared.manifest("g1", update(BODY, "sig=\"AAAA\""), List.of(new SigningKey("root", "r", null, null, null)));
+    assertThat(rootless.signature(0).toString()).as("no keyid: root").isEqualTo("sig=\"AAAA\"");
   }
 
   private static byte[] bytes(Prepared p) {

@@ -73,21 +73,34 @@ class ResolveImageTest {
 
   @Test
   void onlyEntriesADeviceCanBeServedKeepPreparedResponses() {
-    Scenario s = new Scenario()
-        .add(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null)))
-        .add(new EventPayload.UpdatePublished(Scenario.group("g2", "main", null)));
-    AppImage two = Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP);
-    assertThat(two.prepared.keySet()).containsExactlyInAnyOrder("g2-ios", "g2-android");
+    // per line and platform the newest FALLBACK_DEPTH entries: the head, and what a device that reported
+    // newer ones failed gets; a running rollout's control keeps as many below it
+    Scenario s = new Scenario();
+    for (int i = 1; i <= 8; i++) {
+      s.add(new EventPayload.UpdatePublished(Scenario.group("g" + i, "main", null)));
+    }
+    AppImage eight = Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP);
+    assertThat(eight.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(3, 8));
 
-    s.add(new EventPayload.UpdatePublished(Scenario.group("g3", "main", new EventPayload.Rollout("r3", 10, "g2", null))));
+    s.add(new EventPayload.UpdatePublished(Scenario.group("g9", "main", new EventPayload.Rollout("r9", 10, "g8", null))));
     AppImage rolling = Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP);
-    assertThat(rolling.prepared.keySet()).containsExactlyInAnyOrder("g3-ios", "g3-android", "g2-ios", "g2-android");
+    assertThat(rolling.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(3, 9));
 
-    s.add(new EventPayload.RolloutFinished("g3", "r3"));
-    AppImage finished = Scenario.replay(Scenario.replay(ResolveImage.EMPTY, s.events.subList(0, 3)),
-        s.events.subList(3, 4)).app(Scenario.APP);
-    assertThat(finished.prepared.keySet()).containsExactlyInAnyOrder("g3-ios", "g3-android");
+    s.add(new EventPayload.RolloutFinished("g9", "r9"));
+    AppImage finished = Scenario.replay(Scenario.replay(ResolveImage.EMPTY, s.events.subList(0, 9)),
+        s.events.subList(9, 10)).app(Scenario.APP);
+    assertThat(finished.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(4, 9));
     assertThat(finished.bytes()).isLessThan(rolling.bytes());
+  }
+
+  /** The iOS and Android entry ids of groups g{from}..g{to}. */
+  private static List<String> entries(int from, int to) {
+    List<String> out = new ArrayList<>();
+    for (int i = from; i <= to; i++) {
+      out.add("g" + i + "-ios");
+      out.add("g" + i + "-android");
+    }
+    return out;
   }
 
   @Test

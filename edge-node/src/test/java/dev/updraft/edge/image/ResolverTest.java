@@ -69,6 +69,85 @@ class ResolverTest {
   }
 
   @Test
+  void aFreshInstallWhoseNewestUpdateCrashedGetsTheNewestItDidNotReport() {
+    // Expo's error-recovery e2e: the newest update crashed, the device fell back to its embedded bundle
+    AppImage app = app(twoUpdates());
+    Decision d = ios(app, "production", "c", "emb", "emb", List.of("g2-ios"), 1);
+    assertThat(d.kind()).isEqualTo(Decision.Kind.MANIFEST);
+    assertThat(d.servedUpdateId()).isEqualTo("g1-ios");
+    assertThat(d.outcome()).isEqualTo(CheckIn.OUTCOME_UPDATE);
+    assertThat(d.reason()).isEqualTo(CheckIn.REASON_SKIPPED_FAILED);
+    assertThat(d.skippedUpdateIds()).containsExactly("g2-ios");
+    Decision v0 = ios(app, "production", "c", "emb", "emb", List.of("G2-IOS"), 0);
+    assertThat(v0.servedUpdateId()).isEqualTo("g1-ios");
+    assertThat(ios(app, "production", "c", "emb", "emb", List.of(), 1).skippedUpdateIds()).isEmpty();
+  }
+
+  @Test
+  void everyEntryReportedFailedGivesNoUpdateNamingThemAll() {
+    Decision d = ios(app(twoUpdates()), "production", "c", "emb", "emb", List.of("g1-ios", "g2-ios"), 1);
+    assertThat(d.kind()).isEqualTo(Decision.Kind.NO_UPDATE);
+    assertThat(d.reason()).isEqualTo(CheckIn.REASON_PREVIOUSLY_FAILED);
+    assertThat(d.skippedUpdateIds()).containsExactly("g2-ios", "g1-ios");
+  }
+
+  @Test
+  void insideARolloutTheFallbackIsTheControlAndOutsideItTheEntryBelowTheControl() {
+    AppImage app = app(twoUpdates()
+        .add(new EventPayload.UpdatePublished(Scenario.group("g3", "production", new Rollout("r3", 50, "g2", null)))));
+    String inside = null;
+    String outside = null;
+    for (int i = 0; inside == null || outside == null; i++) {
+      String c = "client-" + i;
+      if (Bucketing.inRollout(c, "r3", 50)) {
+        inside = inside == null ? c : inside;
+      } else {
+        outside = outside == null ? c : outside;
+      }
+    }
+    Decision in = ios(app, "production", inside, "emb", "emb", List.of("g3-ios"), 1);
+    assertThat(in.servedUpdateId()).isEqualTo("g2-ios");
+    assertThat(in.skippedUpdateIds()).containsExactly("g3-ios");
+    Decision out = ios(app, "production", outside, "emb", "emb", List.of("g2-ios"), 1);
+    assertThat(out.servedUpdateId()).isEqualTo("g1-ios");
+    assertThat(out.skippedUpdateIds()).containsExactly("g2-ios");
+    Decision outNotFailed = ios(app, "production", outside, "emb", "emb", List.of("g3-ios"), 1);
+    assertThat(outNotFailed.servedUpdateId()).as("a failed id the device's side never serves changes nothing")
+        .isEqualTo("g2-ios");
+    assertThat(outNotFailed.skippedUpdateIds()).isEmpty();
+  }
+
+  @Test
+  void theWalkFollowsTheRollbackRulesWhenItReachesARollBackToEmbedded() {
+    AppImage app = app(twoUpdates()
+        .add(new EventPayload.RolledBackToEmbedded(Scenario.rollback("g3", "production")))
+        .add(new EventPayload.UpdatePublished(Scenario.group("g4", "production", null))));
+    Decision d = ios(app, "production", "c", "g2-ios", "emb", List.of("g4-ios"), 1);
+    assertThat(d.kind()).isEqualTo(Decision.Kind.ROLLBACK);
+    assertThat(d.servedGroupId()).isEqualTo("g3");
+    assertThat(d.skippedUpdateIds()).containsExactly("g4-ios");
+    Decision onEmbedded = ios(app, "production", "c", "emb", "emb", List.of("g4-ios"), 1);
+    assertThat(onEmbedded.kind()).isEqualTo(Decision.Kind.NO_UPDATE);
+    assertThat(onEmbedded.reason()).isEqualTo(CheckIn.REASON_ALREADY_EMBEDDED);
+  }
+
+  @Test
+  void theWalkLooksAtTheNewestEntriesOnlyHoweverLongTheLine() {
+    Scenario s = new Scenario().add(new EventPayload.AppCreated("Demo"));
+    for (int i = 1; i <= 20; i++) {
+      s.add(new EventPayload.UpdatePublished(Scenario.group("g" + i, "production", null)));
+    }
+    AppImage app = app(s);
+    List<String> failed = new ArrayList<>();
+    for (int i = 20; i > 20 - Resolver.FALLBACK_DEPTH + 1; i--) {
+      failed.add("g" + i + "-ios");
+    }
+    Decision d = ios(app, "production", "c", "emb", "emb", failed, 1);
+    assertThat(d.servedUpdateId()).isEqualTo("g" + (20 - Resolver.FALLBACK_DEPTH + 1) + "-ios");
+    assertThat(d.skippedUpdateIds()).hasSize(Resolver.FALLBACK_DEPTH - 1);
+  }
+
+  @Test
   void unknownRuntimeOrChannelGetsNoUpdateNeverAnotherRuntimesManifest() {
     AppImage app = app(twoUpdates());
     Decision rtv = Resolver.resolve(app, Platforms.IOS, "1.0.1", "production", "c", null, null, List.of(), 1);

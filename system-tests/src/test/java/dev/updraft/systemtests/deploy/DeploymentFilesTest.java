@@ -123,7 +123,7 @@ class DeploymentFilesTest {
     assertThat(list(prom.get("scrape_configs"), "scrape_configs")).hasSize(3);
     assertThat(prometheus).contains("edge-1:3000", "edge-2:3000", "control-plane:8080", "ingester:9400");
     // the alerting rules are loaded, from the file compose mounts there
-    assertThat(list(prom.get("rule_files"), "rule_files")).containsExactly("/etc/prometheus/rules.yml");
+    assertThat(list(prom.get("rule_files"), "rule_files")).containsExactlyInAnyOrder("/etc/prometheus/rules.yml", "/etc/prometheus/alerts.yml");
     Object volumes = map(services.get("prometheus"), "prometheus").get("volumes");
     assertThat(list(volumes, "prometheus volumes")).contains("./infra/prometheus/rules.yml:/etc/prometheus/rules.yml:ro");
   }
@@ -148,5 +148,20 @@ class DeploymentFilesTest {
       }
     }
     assertThat(staleness).as("an alert on updraft_edge_log_staleness_seconds").isNotNull();
+  }
+
+  @Test
+  void certificateExpiryAlertIsLoadedOnTheControlPlanesGauge() throws Exception {
+    Path root = RepoFiles.root();
+    // the certificate-expiry alert: a rule file Prometheus loads, on the control plane's gauge
+        assertThat(Files.readString(root.resolve("docker-compose.yml"))).contains("./infra/prometheus/alerts.yml:/etc/prometheus/alerts.yml");
+    Map<String, Object> alerts = RepoFiles.yamlDocuments(root.resolve("infra/prometheus/alerts.yml")).get(0);
+    List<String> exprs = new java.util.ArrayList<>();
+    for (Object g : list(alerts.get("groups"), "groups")) {
+      for (Object r : list(map(g, "group").get("rules"), "rules")) {
+        exprs.add(String.valueOf(map(r, "rule").get("expr")));
+      }
+    }
+    assertThat(exprs).anyMatch(e -> e.startsWith("updraft_control_signing_certificate_expiry_seconds < 30 * 86400"));
   }
 }

@@ -58,7 +58,7 @@ class DocSnippetsIT {
 
       // operations.md: key rotation
       List<String> rotation = commands(root.resolve("docs/operations.md"), "updraft ");
-      assertThat(rotation).as("operations.md's key rotation block").hasSize(3);
+      assertThat(rotation).as("operations.md's key rotation block: generate, register, list, retire, certificate").hasSize(5);
       CliRunner.Result last = null;
       for (String line : rotation) {
         last = run(cli, line, "demo");

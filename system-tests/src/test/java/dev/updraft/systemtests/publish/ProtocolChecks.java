@@ -57,13 +57,15 @@ final class ProtocolChecks {
     return Base64.getUrlEncoder().withoutPadding().encodeToString(MessageDigest.getInstance("SHA-256").digest(b));
   }
 
-  /** Checks one platform's manifest against the export folder it came from; returns it parsed. */
-  JsonNode manifest(PlatformUpdate p, Path export, String runtimeVersion) throws Exception {
+  /** Checks one platform's manifest against the export folder it came from, published on {@code branch}; returns it parsed. */
+  JsonNode manifest(PlatformUpdate p, Path export, String runtimeVersion, String branch) throws Exception {
     JsonNode m = JSON.readTree(p.body());
     assertThat(UUID.fromString(m.get("id").asText()).toString()).isEqualTo(m.get("id").asText()).isEqualTo(p.updateId());
     assertThat(m.get("createdAt").asText()).matches(CREATED_AT);
     assertThat(m.get("runtimeVersion").asText()).isEqualTo(runtimeVersion);
-    assertThat(m.get("metadata").size()).isZero();
+    // the branch, which edges name in expo-manifest-filters
+    assertThat(m.get("metadata").size()).isEqualTo(1);
+    assertThat(m.get("metadata").get("branchName").asText()).isEqualTo(branch);
     assertThat(m.get("extra").get("expoClient")).isEqualTo(JSON.readTree(Files.readAllBytes(export.resolve("expoConfig.json"))));
     JsonNode fm = JSON.readTree(Files.readAllBytes(export.resolve("metadata.json"))).get("fileMetadata").get(p.platform());
     byte[] bundle = Files.readAllBytes(export.resolve(fm.get("bundle").asText()));

@@ -172,7 +172,7 @@ class PublishThroughCliIT {
     for (var pair : List.of(Map.entry(g1, Fixtures.update1()), Map.entry(g2, Fixtures.update2()))) {
       assertThat(pair.getKey().platforms()).extracting(PlatformUpdate::platform).containsExactlyInAnyOrder("ios", "android");
       for (PlatformUpdate u : pair.getKey().platforms()) {
-        JsonNode m = checks.manifest(u, pair.getValue(), "1.0.0");
+        JsonNode m = checks.manifest(u, pair.getValue(), "1.0.0", "production");
         checks.signature(u.body(), u.signature());
         servesTheHashedBytes(m);
       }

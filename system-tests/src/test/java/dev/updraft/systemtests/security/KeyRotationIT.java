@@ -28,11 +28,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Rotating an app's code-signing key through the CLI ({@code updraft keys generate}, {@code keys register
- * --key-id}, {@code keys certificate}) with a real edge serving devices: afterwards the same manifests (byte
- * for byte, same update ids: re-signed, not republished) and the {@code noUpdateAvailable} directive carry
- * {@code keyid} of the new key and a signature that verifies with the new certificate and not with the old
- * one. A device still asking for the old keyid (an app binary embedding the old certificate) gets the new
- * signature all the same, which that binary rejects: the edge serves one key per app.
+ * --key-id}, {@code keys certificate}, {@code keys list}, {@code keys retire}) with a real edge serving
+ * devices: afterwards the same manifests (byte for byte, same update ids: re-signed, not republished) and the
+ * {@code noUpdateAvailable} directive carry {@code keyid} of the new key and a signature that verifies with
+ * the new certificate and not with the old one, for devices asking for the new keyid. A device still asking
+ * for the old keyid (an app binary embedding the old certificate) keeps getting the old key's signature,
+ * which it verifies: the key ring signs with both until the old key is retired, after which that device is
+ * refused (400 naming the keys). Before the key ring the edge signed with the new key only, stranding such
+ * binaries; that expectation changed on purpose.
  */
 @ExtendWith(RealInfrastructure.class)
 class KeyRotationIT {
@@ -75,7 +78,8 @@ class KeyRotationIT {
       SignatureVerifier newCert = SignatureVerifier.fromCertificatePem(k2.resolve("certificate.pem"));
 
       long t0 = System.nanoTime();
-      Services.until("the edge signs with k2", () -> "k2".equals(ask(port, "main", "k2", null).signature().keyId()), Duration.ofSeconds(60));
+      // until the edge has the new key, a device asking for k2 is refused (unknown-key-id)
+      Services.until("the edge signs with k2", () -> SignedDevice.status(port, APP, "main", "k2") == 200, Duration.ofSeconds(60));
       long swapMs = (System.nanoTime() - t0) / 1_000_000;
 
       int checked = 0;
@@ -102,12 +106,24 @@ class KeyRotationIT {
       assertThat(newCert.verify(none.body(), none.signature())).isTrue();
       assertThat(oldCert.verify(none.body(), none.signature())).isFalse();
 
-      // a binary that still embeds the old certificate asks for keyid "main": the edge signs with the app's
-      // one key all the same, and that binary cannot verify it
+      // a binary that still embeds the old certificate asks for keyid "main": it gets the old key's signature,
+      // which it verifies, until the old key is retired
       SignedDevice.Answer old = ask(port, "main", "main", null);
-      assertThat(old.signature().keyId()).isEqualTo("k2");
-      assertThat(oldCert.verify(old.body(), old.signature())).isFalse();
-      assertThat(newCert.verify(old.body(), old.signature())).isTrue();
+      assertThat(old.signature().keyId()).isEqualTo("main");
+      assertThat(oldCert.verify(old.body(), old.signature())).isTrue();
+      assertThat(newCert.verify(old.body(), old.signature())).isFalse();
+      assertThat(old.body()).isEqualTo(before.body());
+      CliRun listed = CliRun.run(base, Services.ADMIN, "keys", "list", "--app", APP);
+      assertThat(listed.status()).as(listed.err()).isZero();
+      assertThat(listed.out().lines().map(l -> l.split("\\s+")[0]).toList()).containsExactly("main", "k2");
+      assertThat(listed.out()).contains("notAfter ").contains("primary");
+      CliRun retired = CliRun.run(base, Services.ADMIN, "keys", "retire", "--app", APP, "--key-id", "main");
+      assertThat(retired.status()).as(retired.err()).isZero();
+      Services.until("the edge refuses keyid main", () -> SignedDevice.status(port, APP, "main", "main") == 400, Duration.ofSeconds(60));
+      assertThat(ask(port, "main", "k2", null).signature().keyId()).isEqualTo("k2");
+      CliRun last = CliRun.run(base, Services.ADMIN, "keys", "retire", "--app", APP, "--key-id", "k2");
+      assertThat(last.status()).as("the last key is never retired").isNotZero();
+      assertThat(last.err()).contains("last-key");
 
       // without --master-key the key store holds PEM, readable by its owner only; both keys, each in its file
       Path keys = dir.resolve("cp").resolve("keys");
@@ -125,7 +141,7 @@ class KeyRotationIT {
 
       System.out.printf("key rotation: keys generate + keys register --key-id k2 through the CLI; the edge signed with k2 within %d ms;"
           + " %d manifests and the noUpdateAvailable directive verify with the new certificate only, bodies unchanged; a device"
-          + " asking for keyid main gets keyid k2%n", swapMs, checked);
+          + " asking for keyid main keeps its own key's signature until main is retired%n", swapMs, checked);
     } finally {
       if (edge != null) {
         Services.await(edge.close());

@@ -42,18 +42,32 @@ final class SignedDevice {
     }
   }
 
+  /** The status of one request as {@link #ask} sends it (no current update). */
+  static int status(int edgePort, String app, String channel, String keyId) {
+    try (RawHttp c = new RawHttp(edgePort, 10_000)) {
+      RawHttp.Response r = c.exchange(request(app, channel, "status-probe", keyId, null).getBytes(StandardCharsets.US_ASCII));
+      return r == null ? -1 : r.status();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String request(String app, String channel, String clientId, String keyId, String currentId) {
+    return "GET /apps/" + app + "/manifest HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+        + "accept: multipart/mixed,application/expo+json,application/json\r\n"
+        + "expo-platform: ios\r\nexpo-protocol-version: 1\r\nexpo-runtime-version: 1.0.0\r\n"
+        + "expo-channel-name: " + channel + "\r\neas-client-id: " + clientId + "\r\n"
+        + (currentId == null ? "" : "expo-current-update-id: " + currentId + "\r\n")
+        + "expo-expect-signature: sig, keyid=\"" + keyId + "\", alg=\"rsa-v1_5-sha256\"\r\n\r\n";
+  }
+
   /**
    * One request on {@code channel} with {@code expo-expect-signature: sig, keyid="<keyId>", alg="rsa-v1_5-sha256"}.
    *
    * @param currentId nullable: {@code expo-current-update-id}
    */
   static Answer ask(int edgePort, String app, String channel, String clientId, String keyId, String currentId) {
-    String req = "GET /apps/" + app + "/manifest HTTP/1.1\r\nhost: 127.0.0.1\r\n"
-        + "accept: multipart/mixed,application/expo+json,application/json\r\n"
-        + "expo-platform: ios\r\nexpo-protocol-version: 1\r\nexpo-runtime-version: 1.0.0\r\n"
-        + "expo-channel-name: " + channel + "\r\neas-client-id: " + clientId + "\r\n"
-        + (currentId == null ? "" : "expo-current-update-id: " + currentId + "\r\n")
-        + "expo-expect-signature: sig, keyid=\"" + keyId + "\", alg=\"rsa-v1_5-sha256\"\r\n\r\n";
+    String req = request(app, channel, clientId, keyId, currentId);
     try (RawHttp c = new RawHttp(edgePort, 10_000)) {
       RawHttp.Response r = c.exchange(req.getBytes(StandardCharsets.US_ASCII));
       assertThat(r).as("an answer from the edge").isNotNull();

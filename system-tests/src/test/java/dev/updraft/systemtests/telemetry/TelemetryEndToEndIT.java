@@ -260,7 +260,7 @@ class TelemetryEndToEndIT {
     JsonNode rolled = publish(app, "main", Fixtures.update2(), "--rollout-percentage", "50",
         "--guard-max-failure-rate", "20", "--guard-min-devices", "10", "--guard-window", "1h");
     String group = rolled.get("groupId").asText();
-    publish(app, "small", Fixtures.update1());
+    JsonNode smallControl = publish(app, "small", Fixtures.update1());
     JsonNode small = publish(app, "small", Fixtures.update2(), "--rollout-percentage", "50",
         "--guard-max-failure-rate", "20", "--guard-min-devices", "10", "--guard-window", "1h");
     stack.awaitEdgeCaughtUp();
@@ -281,14 +281,15 @@ class TelemetryEndToEndIT {
     }
     send(ledger, app, out.get(0), "ios", "main", EMB_IOS, List.of(baseIds.get("ios")), null);
     send(ledger, app, out.get(1), "ios", "main", EMB_IOS, List.of(baseIds.get("ios")), null);
-    // 2 of the 10 report the rollout's update failed (20 %: not above the limit)
-    send(ledger, app, in.get(0), "ios", "main", EMB_IOS, List.of(rolledIds.get("ios")), null);
-    send(ledger, app, in.get(1), "android", "main", EMB_ANDROID, List.of(rolledIds.get("android")), null);
+    // 2 of the 10 report the rollout's update failed (20 %: not above the limit); they are served the
+    // control group, the newest update they did not report (noUpdateAvailable before the fallback)
+    send(ledger, app, in.get(0), "ios", "main", EMB_IOS, List.of(rolledIds.get("ios")), baseIds.get("ios"));
+    send(ledger, app, in.get(1), "android", "main", EMB_ANDROID, List.of(rolledIds.get("android")), baseIds.get("android"));
     // the small rollout: 5 devices, all report it failed (100 %, but fewer than 10 devices)
     Map<String, String> smallIds = ids(small);
     for (String c : clientsIn(small.get("rollout").get("rolloutId").asText(), "s", 5, true)) {
       send(ledger, app, c, "android", "small", EMB_ANDROID, List.of(), smallIds.get("android"));
-      send(ledger, app, c, "android", "small", EMB_ANDROID, List.of(smallIds.get("android")), null);
+      send(ledger, app, c, "android", "small", EMB_ANDROID, List.of(smallIds.get("android")), ids(smallControl).get("android"));
     }
     stack.awaitAllIngested();
     JsonNode numbers = stack.get("/v1/apps/" + app + "/insights/updates/" + group);
@@ -309,7 +310,7 @@ class TelemetryEndToEndIT {
     }
 
     // a third device reports it failed: 3 of 10 devices, 30 % > 20 %
-    send(ledger, app, in.get(2), "ios", "main", EMB_IOS, List.of(rolledIds.get("ios")), null);
+    send(ledger, app, in.get(2), "ios", "main", EMB_IOS, List.of(rolledIds.get("ios")), baseIds.get("ios"));
     TelemetryStack.poll(() -> stack.get("/v1/apps/" + app + "/updates/" + group).get("rollout").get("status").asText().equals("reverted"),
         () -> "the guard did not revert the rollout");
     JsonNode audit = stack.get("/v1/apps/" + app + "/audit");

@@ -244,15 +244,27 @@ final class TelemetryStack implements AutoCloseable {
    * @param failed {@code expo-recent-failed-update-ids}, newest first
    */
   Answer device(String app, String clientId, String platform, String channel, String current, String embedded, List<String> failed) {
+    return device(app, clientId, platform, RUNTIME, channel, current, embedded, failed);
+  }
+
+  /**
+   * One device request of a build of {@code runtimeVersion}.
+   *
+   * @param channel null: none sent (a build without {@code updates.requestHeaders})
+   */
+  Answer device(String app, String clientId, String platform, String runtimeVersion, String channel, String current, String embedded,
+      List<String> failed) {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + edge.port() + "/apps/" + app + "/manifest"))
             .header("accept", "multipart/mixed,application/expo+json,application/json")
             .header("expo-platform", platform)
             .header("expo-protocol-version", "1")
-            .header("expo-runtime-version", RUNTIME)
-            .header("expo-channel-name", channel)
+            .header("expo-runtime-version", runtimeVersion)
             .header("expo-current-update-id", current)
             .header("expo-embedded-update-id", embedded);
+    if (channel != null) {
+      b.header("expo-channel-name", channel);
+    }
     if (clientId != null) {
       b.header("eas-client-id", clientId);
     }
