@@ -217,7 +217,7 @@ class TelemetryIngesterIT {
       await(await(f).close());
     }
     assertThat(db(other).rows("SELECT version, description FROM schema_version ORDER BY version"))
-        .containsExactly(List.of(1, "telemetry"));
+        .containsExactly(List.of(1, "telemetry"), List.of(3, "telemetry retention"));
   }
 
   private static HttpRequest get(int port, String path) {
