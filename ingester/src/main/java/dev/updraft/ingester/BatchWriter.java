@@ -156,8 +156,11 @@ final class BatchWriter {
         });
   }
 
-  /** The device moves as counter deltas in key order; null when there are none. */
-  private static Tuple countsTuple(RowSet<Row> moves) {
+  /**
+   * The device moves as counter deltas in key order; null when there are none. Retention moves the
+   * devices it deletes through this too, so that both take the counter rows' locks in the same order.
+   */
+  static Tuple countsTuple(RowSet<Row> moves) {
     if (moves == null || moves.size() == 0) {
       return null;
     }

@@ -5,6 +5,8 @@ import dev.updraft.common.Settings;
 import dev.updraft.events.Topics;
 import io.vertx.pgclient.PgConnectOptions;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -24,6 +26,8 @@ import java.util.Set;
  * @param metricsPort {@code --metrics-port}: HTTP port of {@code /metrics} and {@code /healthz}; 0 runs no
  *     HTTP server (when embedded in a process that serves metrics itself)
  * @param bind {@code --bind}: address of that HTTP server
+ * @param retention {@code --postgres-retention} and its per-table flags: how long rows are kept in
+ *     PostgreSQL (off by default); null is {@link RetentionConfig#NONE}
  */
 public record IngesterConfig(
     String kafkaBootstrap,
@@ -34,7 +38,8 @@ public record IngesterConfig(
     Duration batchWait,
     int consumers,
     int metricsPort,
-    String bind) {
+    String bind,
+    RetentionConfig retention) {
 
   public static final String DEFAULT_KAFKA_BOOTSTRAP = "127.0.0.1:9092";
   public static final String DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/updraft";
@@ -48,7 +53,8 @@ public record IngesterConfig(
 
   /** Every flag the ingester reads (names without the leading dashes); any other flag is rejected. */
   public static final Set<String> FLAGS =
-      Set.of(
+      union(
+          RetentionConfig.FLAGS,
           "kafka-bootstrap",
           "topic-prefix",
           "postgres-url",
@@ -80,6 +86,7 @@ public record IngesterConfig(
       throw new ConfigException("--metrics-port must be between 0 and 65535: got " + metricsPort);
     }
     pgOptions(postgresUrl); // validates
+    retention = retention == null ? RetentionConfig.NONE : retention;
   }
 
   /** Reads and validates the ingester's flags; unknown flags are rejected by name. */
@@ -94,7 +101,14 @@ public record IngesterConfig(
         s.duration("ingest-batch-wait", DEFAULT_BATCH_WAIT),
         s.integer("ingest-consumers", DEFAULT_CONSUMERS, 1, 64),
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
-        s.string("bind", DEFAULT_BIND));
+        s.string("bind", DEFAULT_BIND),
+        RetentionConfig.from(s));
+  }
+
+  private static Set<String> union(Set<String> more, String... flags) {
+    Set<String> all = new HashSet<>(more);
+    all.addAll(Arrays.asList(flags));
+    return Set.copyOf(all);
   }
 
   /** The telemetry topic: {@code <prefix>updraft.telemetry}. */
@@ -135,6 +149,6 @@ public record IngesterConfig(
   public String toString() {
     return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl)
         + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
-        + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + "]";
+        + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + "]";
   }
 }

@@ -12,6 +12,7 @@ import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,6 +53,8 @@ public final class TelemetryIngester {
   private final List<IngestLoop> loops;
   private final List<Thread> threads = new ArrayList<>();
   private final HttpServer http;
+  /** Null when retention is off. */
+  private volatile RetentionJob retention;
   private Future<Void> closed;
 
   private TelemetryIngester(
@@ -136,6 +139,7 @@ public final class TelemetryIngester {
                   }).transform(x -> Future.failedFuture(err)))
                   .map(
                       ok -> {
+                        ingester.startRetention(registry);
                         ingester.startLoops();
                         LOG.info("telemetry ingester started: {}", config);
                         return ingester;
@@ -147,6 +151,16 @@ public final class TelemetryIngester {
         });
   }
 
+  /** Starts the retention job when a table has a retention (its own thread and connection). */
+  private void startRetention(MeterRegistry meters) {
+    if (config.retention().enabled()) {
+      retention =
+          new RetentionJob(vertx, config.pgConnectOptions(), config.retention(), new RetentionMetrics(meters),
+              Clock.systemUTC(), RetentionJob.Hook.NONE);
+      retention.start();
+    }
+  }
+
   private void startLoops() {
     for (IngestLoop loop : loops) {
       loop.exited().whenComplete((v, crash) -> {
@@ -155,6 +169,10 @@ public final class TelemetryIngester {
           // process would, without writing; connections drop and open transactions abort
           for (IngestLoop other : loops) {
             other.halt();
+          }
+          RetentionJob job = retention;
+          if (job != null) {
+            job.close();
           }
           pool.close();
         }
@@ -206,6 +224,9 @@ public final class TelemetryIngester {
         loop.stop();
         exits.add(Future.fromCompletionStage(loop.exited()).otherwiseEmpty());
       }
+      if (retention != null) {
+        exits.add(retention.close());
+      }
       closed =
           Future.join(exits)
               .compose(v -> http == null ? Future.<Void>succeededFuture() : http.close())
@@ -243,6 +264,11 @@ public final class TelemetryIngester {
 
   IngesterConfig config() {
     return config;
+  }
+
+  /** The retention job, or null when retention is off. */
+  RetentionJob retention() {
+    return retention;
   }
 
   private void handle(io.vertx.core.http.HttpServerRequest req) {

@@ -217,7 +217,8 @@ class TelemetryIngesterIT {
       await(await(f).close());
     }
     assertThat(db(other).rows("SELECT version, description FROM schema_version ORDER BY version"))
-        .containsExactly(List.of(1, "telemetry"), List.of(2, "refusals and skipped updates"));
+        .containsExactly(List.of(1, "telemetry"), List.of(2, "refusals and skipped updates"),
+            List.of(3, "telemetry retention"));
   }
 
   private static HttpRequest get(int port, String path) {

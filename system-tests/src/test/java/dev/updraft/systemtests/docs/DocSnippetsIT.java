@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.updraft.common.Settings;
+import dev.updraft.ingester.IngesterConfig;
+import dev.updraft.ingester.RetentionConfig;
 import dev.updraft.systemtests.support.CliRunner;
 import dev.updraft.systemtests.support.Stack;
 import dev.updraft.testing.Fixtures;
@@ -15,13 +18,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -33,7 +33,7 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * The snippets of the other pages, each run or checked against the real thing (getting-started.md has
  * its own test, {@link DocsCommandsIT}): the README's first publish, the key rotation commands and the
- * telemetry retention SQL of operations.md, and the API reference's publish body and CLI synopsis.
+ * ingester's retention flags of operations.md, and the API reference's publish body and CLI synopsis.
  */
 @ExtendWith(RealInfrastructure.class)
 class DocSnippetsIT {
@@ -57,7 +57,7 @@ class DocSnippetsIT {
       assertThat(updates.toString()).as("the README's publish is listed").contains("\"branch\":\"production\"");
 
       // operations.md: key rotation
-      List<String> rotation = commands(root.resolve("docs/operations.md"), "updraft ");
+      List<String> rotation = commands(root.resolve("docs/operations.md"), "updraft keys ");
       assertThat(rotation).as("operations.md's key rotation block: generate, register, list, retire, certificate").hasSize(5);
       CliRunner.Result last = null;
       for (String line : rotation) {
@@ -66,22 +66,17 @@ class DocSnippetsIT {
       String generated = Files.readString(work.resolve("keys-2027/certificate.pem"));
       assertThat(last.out().strip()).as("`keys certificate` prints the certificate just registered").isEqualTo(generated.strip());
 
-      // operations.md: telemetry retention SQL against the ingester's schema
-      String sql = blocks(root.resolve("docs/operations.md"), "sql").get(0);
-      Properties p = new Properties();
-      p.setProperty("user", infra.pgUser());
-      p.setProperty("password", infra.pgPassword());
-      int statements = 0;
-      try (Connection c = DriverManager.getConnection(infra.jdbcUrl(), p);
-          Statement st = c.createStatement()) {
-        for (String s : sql.split(";")) {
-          if (!s.isBlank()) {
-            st.executeUpdate(s);
-            statements++;
-          }
-        }
-      }
-      assertThat(statements).as("retention statements run").isEqualTo(3);
+      // operations.md: the retention flags, read as the ingester reads them at start
+      List<String> retention = commands(root.resolve("docs/operations.md"), "updraft ingest ");
+      assertThat(retention).as("operations.md's retention block").hasSize(1);
+      List<String> words = DocBlocks.words(retention.get(0));
+      Settings flags = Settings.parse(words.subList(2, words.size()).toArray(new String[0]), Map.of());
+      RetentionConfig config = IngesterConfig.from(flags).retention();
+      assertThat(config.enabled()).as("the documented flags turn retention on").isTrue();
+      assertThat(List.of(config.devices(), config.receipts(), config.failures(), config.hourly(), config.rejects()))
+          .as("devices, receipts, failures, hourly, rejects as the page says")
+          .containsExactly(Duration.ofDays(180), Duration.ofDays(90), Duration.ofDays(90), Duration.ofDays(400),
+              Duration.ofDays(90));
     }
   }
 

@@ -1,0 +1,175 @@
+package dev.updraft.ingester;
+
+import dev.updraft.common.ConfigException;
+import dev.updraft.common.Settings;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * How long the ingester keeps telemetry rows in PostgreSQL, per table, and how its retention job runs
+ * (see {@code RetentionJob}). Read at start with the rest of {@link IngesterConfig}. Immutable.
+ *
+ * <p>Off by default: without a flag nothing is ever deleted, as before the flags existed. Deleting is
+ * irreversible, and the history an operator wants depends on the insights and audits they run, so an
+ * upgrade must not start deleting rows nobody asked to delete. {@code --postgres-retention 90d} keeps
+ * every table 90 days; a table's own flag overrides it, {@code off} keeps that table for ever.
+ *
+ * <p>The flags are not called {@code --telemetry-retention}: that is the control plane's flag for the
+ * Kafka topic (3 days by default), and the launcher's dev stack and the Kubernetes ConfigMap hand the same
+ * environment to both processes, so a shared name would start deleting PostgreSQL rows older than the
+ * topic's retention.
+ *
+ * @param devices {@code --postgres-retention-devices}: a device not seen for this long leaves
+ *     {@code devices} and its count in {@code device_counts}; null keeps it for ever
+ * @param receipts {@code --postgres-retention-receipts}: {@code update_receipts} rows first served longer
+ *     ago; null keeps them
+ * @param failures {@code --postgres-retention-failures}: {@code update_failures} rows last reported
+ *     longer ago; null keeps them
+ * @param hourly {@code --postgres-retention-hourly}: {@code update_hourly} rows of hours that long past;
+ *     null keeps them
+ * @param rejects {@code --postgres-retention-rejects}: {@code ingest_rejects} rows rejected longer ago;
+ *     null keeps them
+ * @param interval {@code --postgres-retention-interval}: time from the end of one run to the start of
+ *     the next
+ * @param batchSize {@code --postgres-retention-batch}: rows one transaction deletes at most (and, for the
+ *     tables walked by key, rows it reads)
+ */
+public record RetentionConfig(
+    Duration devices, Duration receipts, Duration failures, Duration hourly, Duration rejects, Duration interval,
+    int batchSize) {
+
+  public static final String FLAG = "postgres-retention";
+  public static final String INTERVAL_FLAG = "postgres-retention-interval";
+  public static final String BATCH_FLAG = "postgres-retention-batch";
+  /** The word that keeps a table for ever. */
+  public static final String OFF = "off";
+  public static final Duration DEFAULT_INTERVAL = Duration.ofHours(1);
+  public static final Duration MIN_INTERVAL = Duration.ofMinutes(1);
+  public static final Duration MAX_INTERVAL = Duration.ofDays(7);
+  /** Small enough that one batch's locks and WAL are brief next to an ingest batch, large enough to keep up. */
+  public static final int DEFAULT_BATCH_SIZE = 5_000;
+  public static final int MAX_BATCH_SIZE = 100_000;
+
+  /** Nothing deleted. */
+  public static final RetentionConfig NONE =
+      new RetentionConfig(null, null, null, null, null, DEFAULT_INTERVAL, DEFAULT_BATCH_SIZE);
+
+  /** Every retention flag (names without the leading dashes). */
+  public static final Set<String> FLAGS = flags();
+
+  public RetentionConfig {
+    for (RetainedTable t : RetainedTable.values()) {
+      Duration keep = t.keep(devices, receipts, failures, hourly, rejects);
+      if (keep != null && keep.compareTo(t.minimum) < 0) {
+        throw new ConfigException(
+            describe(t.flag()) + " must be at least " + format(t.minimum) + " (" + t.why + ") or " + OFF + ": got "
+                + format(keep));
+      }
+    }
+    if (interval == null || interval.compareTo(MIN_INTERVAL) < 0 || interval.compareTo(MAX_INTERVAL) > 0) {
+      throw new ConfigException(describe(INTERVAL_FLAG) + " must be between 1m and 7d: got " + format(interval));
+    }
+    if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+      throw new ConfigException(describe(BATCH_FLAG) + " must be between 1 and " + MAX_BATCH_SIZE + ": got " + batchSize);
+    }
+  }
+
+  /**
+   * Reads the retention flags. A table's own flag wins over {@code --postgres-retention}; a value taken
+   * from the general flag that is too short for a table is refused naming both flags.
+   */
+  public static RetentionConfig from(Settings s) {
+    Duration general = keep(s, FLAG);
+    Duration[] keep = new Duration[RetainedTable.values().length];
+    for (RetainedTable t : RetainedTable.values()) {
+      Duration d = s.has(t.flag()) ? keep(s, t.flag()) : general;
+      if (!s.has(t.flag()) && d != null && d.compareTo(t.minimum) < 0) {
+        throw new ConfigException(
+            describe(FLAG) + " is " + format(d) + ", which would apply to " + t.table + ": " + t.table + " must be kept at least "
+                + format(t.minimum) + " (" + t.why + "); give " + describe(t.flag()) + " " + format(t.minimum)
+                + " or longer (or " + OFF + ")");
+      }
+      keep[t.ordinal()] = d;
+    }
+    return new RetentionConfig(
+        keep[RetainedTable.DEVICES.ordinal()],
+        keep[RetainedTable.RECEIPTS.ordinal()],
+        keep[RetainedTable.FAILURES.ordinal()],
+        keep[RetainedTable.HOURLY.ordinal()],
+        keep[RetainedTable.REJECTS.ordinal()],
+        s.duration(INTERVAL_FLAG, DEFAULT_INTERVAL),
+        s.integer(BATCH_FLAG, DEFAULT_BATCH_SIZE, 1, MAX_BATCH_SIZE));
+  }
+
+  /** Whether any table has a retention (otherwise no job runs). */
+  public boolean enabled() {
+    for (RetainedTable t : RetainedTable.values()) {
+      if (keep(t) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** How long {@code table} is kept, or null for ever. */
+  Duration keep(RetainedTable table) {
+    return table.keep(devices, receipts, failures, hourly, rejects);
+  }
+
+  private static Duration keep(Settings s, String flag) {
+    String v = s.raw(flag);
+    if (v == null || OFF.equals(v.toLowerCase(Locale.ROOT))) {
+      return null;
+    }
+    try {
+      return Settings.parseDuration(v);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(describe(flag) + " must be a duration like 90d or 12h, or " + OFF + ": got '" + v + "'");
+    }
+  }
+
+  private static String describe(String flag) {
+    return "--" + flag + " (" + Settings.envName(flag) + ")";
+  }
+
+  /** {@code 90d}, {@code 36h}, {@code 90m}, {@code 30s} or {@code 250ms}: the largest unit that is exact. */
+  static String format(Duration d) {
+    if (d == null) {
+      return OFF;
+    }
+    long ms = d.toMillis();
+    long[] units = {86_400_000L, 3_600_000L, 60_000L, 1_000L};
+    String[] names = {"d", "h", "m", "s"};
+    for (int i = 0; i < units.length; i++) {
+      if (ms != 0 && ms % units[i] == 0) {
+        return ms / units[i] + names[i];
+      }
+    }
+    return ms + "ms";
+  }
+
+  private static Set<String> flags() {
+    Set<String> f = new HashSet<>();
+    f.add(FLAG);
+    f.add(INTERVAL_FLAG);
+    f.add(BATCH_FLAG);
+    for (RetainedTable t : RetainedTable.values()) {
+      f.add(t.flag());
+    }
+    return Set.copyOf(f);
+  }
+
+  @Override
+  public String toString() {
+    if (!enabled()) {
+      return OFF;
+    }
+    StringBuilder sb = new StringBuilder("[");
+    for (RetainedTable t : RetainedTable.values()) {
+      sb.append(t.suffix).append('=').append(format(keep(t))).append(", ");
+    }
+    return sb.append("interval=").append(format(interval)).append(", batch=").append(batchSize).append(']').toString();
+  }
+}
