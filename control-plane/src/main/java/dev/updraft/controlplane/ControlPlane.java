@@ -190,7 +190,8 @@ public final class ControlPlane {
               long timer = -1;
               Duration ttl = storage.urlTtl();
               if (ttl != null) {
-                long period = Math.max(10_000, Math.min(3_600_000, ttl.toMillis() / 10));
+                // a tenth of the lifetime: renewal is due past half of it, so it always happens before expiry
+                long period = Math.max(1_000, Math.min(3_600_000, ttl.toMillis() / 10));
                 timer = vertx.setPeriodic(period, period, id -> commands.renewals().renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
               }
               LOG.info(

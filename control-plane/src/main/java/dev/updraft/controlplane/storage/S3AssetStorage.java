@@ -28,7 +28,8 @@ import software.amazon.awssdk.utils.SdkAutoCloseable;
  * appears whole or not at all, so a publish that finds every asset with {@link #stat} names nothing missing.
  *
  * <p>URLs are either {@code <base-url>/assets/<app>/<sha256>} (a public bucket or a CDN in front of it) or
- * presigned GET URLs (SigV4, computed locally) valid for {@link #urlTtl()}, which the control plane renews
+ * presigned GET URLs (SigV4, computed locally; {@code response-content-type} makes the answer carry the
+ * manifest's type whatever the upload said) valid for {@link #urlTtl()}, which the control plane renews
  * before they expire ({@code manifests.renewed}). Credentials come from the AWS default provider chain and
  * are never written anywhere; see {@link S3Connect} for the checks made at start. Thread-safe.
  */
@@ -179,7 +180,8 @@ public final class S3AssetStorage implements AssetStorage {
     return (sha, ext, contentType) -> {
       String url =
           presigner
-              .presignGetObject(p -> p.signatureDuration(ttl).getObjectRequest(r -> r.bucket(bucket).key(prefix + sha)))
+              .presignGetObject(
+                  p -> p.signatureDuration(ttl).getObjectRequest(r -> r.bucket(bucket).key(prefix + sha).responseContentType(contentType)))
               .url()
               .toString();
       if (url.contains("X-Amz-Security-Token=")) {
