@@ -269,6 +269,17 @@ class ConsoleBrowserIT {
     assertThat(chartSummary("chart-failures")).contains("ios: 4.2% (5 failed)", "android: 1.7% (1 failed)", "guard 2.5%");
     assertThat(chartSummary("chart-launches")).contains("ios: last 24 h 120, last 7 days 610");
     assertThat(driver.findElement(By.id("insights-table")).getText()).contains("118", "610", "4.2%");
+    // over the last 7 days, hour by hour (the hourly contract): adoption, launches, and the failure rate with the guard's line
+    assertThat(chartSummary("chart-adoption")).contains("ios: 80 at the end, at most 80", "android: 20 at the end, at most 20");
+    assertThat(chartSummary("chart-launches-hourly")).contains("ios: 80 in all, at most 10 in one hour", "android: 20 in all, at most 5 in one hour");
+    assertThat(chartSummary("chart-failure-rate-hourly")).contains("ios: 5% at the end, at most 6.7%", "android: 0% at the end, at most 0%", "guard 2.5%");
+    WebElement iosAdoption = driver.findElement(By.cssSelector("#chart-adoption path[data-series='ios']"));
+    String[] ios = iosAdoption.getAttribute("data-values").split(",", -1);
+    assertThat(ios).hasSize(168);
+    assertThat(ios[159]).isEqualTo("0");
+    assertThat(ios[160]).isEqualTo("10");
+    assertThat(ios[167]).isEqualTo("80");
+    assertThat(driver.findElements(By.cssSelector("#chart-failure-rate-hourly line.threshold"))).as("the guard's threshold is drawn").hasSize(1);
     // the exact bodies devices get, one per platform
     List<WebElement> bodies = driver.findElements(By.cssSelector("main details pre"));
     assertThat(bodies).hasSize(2);

@@ -29,6 +29,7 @@ final class ContractInsights implements ControlPlaneExtension {
   @Override
   public Future<Void> mount(ExtensionContext ctx) {
     ctx.router().get("/v1/apps/:app/insights/updates/:groupId").handler(ctx.authorize(Role.READ)).handler(rc -> group(ctx, rc));
+    ctx.router().get("/v1/apps/:app/insights/updates/:groupId/hourly").handler(ctx.authorize(Role.READ)).handler(rc -> hourly(ctx, rc));
     ctx.router().get("/v1/apps/:app/insights/channels/:channel").handler(ctx.authorize(Role.READ)).handler(rc -> channel(ctx, rc));
     ctx.router().get("/v1/apps/:app/devices/:clientId").handler(ctx.authorize(Role.READ)).handler(rc -> device(ctx, rc));
     return Future.succeededFuture();
@@ -77,6 +78,64 @@ final class ContractInsights implements ControlPlaneExtension {
               : stats(p.platform(), p.updateId(), 25, 80, 400, 0, 1, 1, 60, 1.7));
     }
     n.set("total", stats(null, null, 65, 200, 1010, 6, 10, 6, 178, 3.4));
+    send(rc, n);
+  }
+
+  /**
+   * The hour-by-hour contract: 168 hours from 2026-11-23T13:00Z. ios: received by 10 more devices each hour
+   * from hour 160 (80 at the end), 10 launches an hour from then (80 in all), 4 devices failed from hour
+   * 165 (6.7% then, 5% at the end); android: 5 more devices an hour from hour 164 (20), 5 launches an hour
+   * (20 in all), none failed. The guard's threshold comes from the group's rollout, as the real route's.
+   */
+  private static void hourly(ExtensionContext ctx, RoutingContext rc) {
+    if (!APP.equals(rc.pathParam("app"))) {
+      rc.next();
+      return;
+    }
+    AppState app = ctx.state().app(APP);
+    GroupState g = app == null ? null : app.group(rc.pathParam("groupId"));
+    if (g == null) {
+      ctx.fail(rc, 404, "update-not-found", "app " + APP + " has no update group " + rc.pathParam("groupId"));
+      return;
+    }
+    java.time.Instant since = java.time.Instant.parse("2026-11-23T13:00:00Z");
+    ObjectNode n = ApiClient.JSON.createObjectNode();
+    n.put("appId", APP);
+    n.put("groupId", g.groupId());
+    n.put("asOf", "2026-11-30T12:34:00Z");
+    n.put("since", since.toString());
+    n.put("hours", 168);
+    if (g.rollout() != null && g.rollout().guard() != null) {
+      n.put("maxFailureRatePercent", g.rollout().guard().maxFailureRatePercent());
+    } else {
+      n.putNull("maxFailureRatePercent");
+    }
+    ArrayNode ps = n.putArray("platforms");
+    for (PlatformUpdate p : g.group().platforms()) {
+      boolean ios = p.platform().equals("ios");
+      int from = ios ? 160 : 164;
+      int step = ios ? 10 : 5;
+      ObjectNode pn = ps.addObject();
+      pn.put("platform", p.platform());
+      pn.put("updateId", p.updateId());
+      ArrayNode points = pn.putArray("points");
+      for (int i = 0; i < 168; i++) {
+        long devices = i >= from ? (long) (i - from + 1) * step : 0;
+        long failed = ios && i >= 165 ? 4 : 0;
+        ObjectNode o = points.addObject();
+        o.put("hour", since.plusSeconds(3600L * i).toString());
+        o.put("launches", i >= from ? step : 0);
+        o.put("served", i >= from ? step : 0);
+        o.put("failureReports", failed > 0 ? 1 : 0);
+        o.put("devices", devices);
+        o.put("failedDevices", failed);
+        if (devices == 0) {
+          o.putNull("failureRatePercent");
+        } else {
+          o.put("failureRatePercent", 100.0 * failed / devices);
+        }
+      }
+    }
     send(rc, n);
   }
 
