@@ -86,7 +86,8 @@ public final class OpenApiContract {
    * @param body nullable or empty when there is none
    */
   public List<String> problems(String method, String target, int status, String contentType, byte[] body) {
-    String path = URI.create(target).getRawPath();
+    // the server routes the path with its dot segments removed (RFC 3986), so the description is held to that one
+    String path = URI.create(URI.create(target).getRawPath().replaceAll("(?i)%2e", ".")).normalize().getRawPath();
     SimpleResponse.Builder r = SimpleResponse.Builder.status(status);
     if (contentType != null) {
       r.withContentType(contentType);
@@ -101,7 +102,7 @@ public final class OpenApiContract {
         return List.of(); // not a described route: nothing to hold the answer to
       }
       if (m.getLevel() == ValidationReport.Level.ERROR) {
-        out.add(m.getKey() + ": " + m.getMessage());
+        out.add(m.getKey() + ": " + m.getMessage() + (m.getAdditionalInfo().isEmpty() ? "" : " " + m.getAdditionalInfo()));
       }
     }
     if (out.isEmpty()) {
