@@ -280,6 +280,10 @@ class ConsoleBrowserIT {
     assertThat(ios[160]).isEqualTo("10");
     assertThat(ios[167]).isEqualTo("80");
     assertThat(driver.findElements(By.cssSelector("#chart-failure-rate-hourly line.threshold"))).as("the guard's threshold is drawn").hasSize(1);
+    // the contract the console was drawn from is the documented one (ApiClient checks every answer against openapi.yaml)
+    for (String route : List.of("/insights/updates/" + g2, "/insights/updates/" + g2 + "/hourly", "/insights/channels/production")) {
+      assertThat(api.get("/v1/apps/" + APP + route).status()).as(route).isEqualTo(200);
+    }
     // the exact bodies devices get, one per platform
     List<WebElement> bodies = driver.findElements(By.cssSelector("main details pre"));
     assertThat(bodies).hasSize(2);

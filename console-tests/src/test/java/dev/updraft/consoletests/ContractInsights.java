@@ -67,6 +67,7 @@ final class ContractInsights implements ControlPlaneExtension {
     }
     ObjectNode n = ApiClient.JSON.createObjectNode();
     n.put("appId", APP);
+    n.put("groupId", g.groupId());
     n.put("asOf", "2026-11-30T12:34:00Z");
     n.put("since24h", "2026-11-29T13:00:00Z");
     n.put("since7d", "2026-11-23T13:00:00Z");
