@@ -4,7 +4,7 @@
 
 import * as api from './api.js';
 import { h, num, percent, time, empty, notice, errorBox, disclosure, shortId } from './dom.js';
-import { barChart } from './charts.js';
+import { barChart, lineChart } from './charts.js';
 import { groupCard, groupTitle } from './groups.js';
 
 export async function updatePage(ctx) {
@@ -19,6 +19,7 @@ export async function updatePage(ctx) {
     groupCard(ctx, app, g, { latest, heading: 'h2', full: true, link: false, titleText: 'Details' }),
     h('h2', { id: 'insights-heading' }, 'Adoption and failures'),
     g.kind === 'update' ? await insights(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no adoption numbers of its own: see the channel adoption for embedded devices.'),
+    g.kind === 'update' ? [h('h2', { id: 'over-time-heading' }, 'Over the last 7 days'), await overTime(app, g)] : null,
     h('h2', { id: 'patches-heading' }, 'Launch assets and bundle patches'),
     g.kind === 'update' ? await patches(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no launch asset.'),
     h('h2', {}, 'What devices receive'),
@@ -68,6 +69,40 @@ async function patches(app, g) {
       ),
     );
   }
+  return wrap;
+}
+
+/** Line charts from GET /v1/apps/{app}/insights/updates/{groupId}/hourly: adoption, launches, failure rate. */
+async function overTime(app, g) {
+  let s;
+  try {
+    s = await api.get(api.p`/v1/apps/${app}/insights/updates/${g.groupId}/hourly`);
+  } catch (err) {
+    if (err instanceof api.ApiError && err.missingRoute) {
+      return notice({ id: 'over-time-unavailable' }, 'Hour-by-hour numbers are not available on this control plane: the insights routes answer 404.');
+    }
+    return errorBox(err, { id: 'over-time-error' });
+  }
+  const platforms = s.platforms || [];
+  const wrap = h('div', { id: 'over-time' });
+  if (!platforms.length || !platforms[0].points.length) {
+    wrap.append(empty('No numbers for this update yet.'));
+    return wrap;
+  }
+  const times = platforms[0].points.map((p) => p.hour);
+  const cls = ['s0', 's1', 's2'];
+  const lines = (field) => platforms.map((p, i) => ({ name: p.platform, cls: cls[i % cls.length], values: p.points.map((pt) => pt[field]) }));
+  const threshold = s.maxFailureRatePercent === null || s.maxFailureRatePercent === undefined ? null : { value: s.maxFailureRatePercent, label: `guard ${s.maxFailureRatePercent}%` };
+  wrap.append(
+    h('p', { class: 'muted' }, 'Hour by hour from ', time(s.since), ' to ', time(s.asOf), ' (UTC hours).'),
+    h(
+      'div',
+      { class: 'charts' },
+      lineChart({ id: 'chart-adoption', title: 'Adoption: devices that have received it', times, series: lines('devices') }),
+      lineChart({ id: 'chart-launches-hourly', title: 'Launches per hour', times, series: lines('launches'), total: true }),
+      lineChart({ id: 'chart-failure-rate-hourly', title: 'Failure rate over time (devices that reported it failed)', times, series: lines('failureRatePercent'), unit: '%', threshold }),
+    ),
+  );
   return wrap;
 }
 

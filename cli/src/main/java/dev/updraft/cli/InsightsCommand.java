@@ -9,8 +9,9 @@ import picocli.CommandLine.Option;
  * requests edges refused (tables by {@link InsightsText}).
  */
 @Command(name = "insights", footer = Root.EXIT_STATUS,
-    description = "An update group's devices, launches and failures per platform (--update), which updates a channel's devices run "
-        + "(--channel), or which builds the edges refuse and why (--refused: no channel, no runtime version, an unknown keyid...).")
+    description = "An update group's devices, launches and failures per platform (--update), hour by hour over 7 days (--update G --hourly),"
+        + " which updates a channel's devices run (--channel), or which builds the edges refuse and why (--refused: no channel,"
+        + " no runtime version, an unknown keyid...).")
 final class InsightsCommand implements Action {
   @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
   String app;
@@ -24,15 +25,24 @@ final class InsightsCommand implements Action {
   @Option(names = "--refused", description = "refused requests per reason, runtime version and embedded update")
   boolean refused;
 
+  @Option(names = "--hourly", description = "with --update: hour by hour over the last 7 days (the console's adoption and failure-rate charts)")
+  boolean hourly;
+
   @Override
   public void run(Session s) throws CliException {
     if ((group != null ? 1 : 0) + (channel != null ? 1 : 0) + (refused ? 1 : 0) != 1) {
       throw CliException.usage("give exactly one of --update GROUP, --channel C or --refused");
     }
+    if (hourly && group == null) {
+      throw CliException.usage("--hourly goes with --update GROUP");
+    }
     Api api = s.api();
     if (refused) {
       JsonNode r = api.get(Session.app(app) + "/insights/refusals");
       s.print(r, InsightsText.refusals(r));
+    } else if (group != null && hourly) {
+      JsonNode r = api.get(Session.app(app) + "/insights/updates/" + Api.enc(group) + "/hourly");
+      s.print(r, InsightsText.hourly(r));
     } else if (group != null) {
       JsonNode r = api.get(Session.app(app) + "/insights/updates/" + Api.enc(group));
       s.print(r, InsightsText.group(r));

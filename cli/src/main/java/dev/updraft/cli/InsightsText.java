@@ -33,6 +33,58 @@ final class InsightsText {
         s.path("failedDevices").asLong(), s.path("receivedDevices").asLong(), percent(s.path("failureRatePercent")));
   }
 
+  /**
+   * {@code GET /v1/apps/{app}/insights/updates/{group}/hourly}: the numbers the console's charts draw, one
+   * row per hour and platform in which something happened (check-ins, or a change in devices or failures),
+   * then each platform's totals. Quiet hours are left out: the charts show them as flat.
+   */
+  static String hourly(JsonNode r) {
+    StringBuilder b = new StringBuilder();
+    b.append("update group ").append(r.path("groupId").asText("?")).append(" of app ").append(r.path("appId").asText("?"))
+        .append(", hour by hour from ").append(r.path("since").asText("?")).append(" to ").append(r.path("asOf").asText("?")).append('\n');
+    JsonNode guard = r.path("maxFailureRatePercent");
+    b.append(guard.isNumber() ? "rollout guard: reverts above " + percent(guard) + " failure rate" : "no rollout guard").append('\n');
+    String fmt = "%-17s %-9s %9s %7s %16s %8s %7s %13s%n";
+    b.append(String.format(Locale.ROOT, fmt, "HOUR (UTC)", "PLATFORM", "LAUNCHES", "SERVED", "FAILURE REPORTS", "DEVICES", "FAILED", "FAILURE RATE"));
+    int rows = 0;
+    StringBuilder totals = new StringBuilder();
+    for (JsonNode p : r.path("platforms")) {
+      long launches = 0;
+      long served = 0;
+      long reports = 0;
+      long devices = 0;
+      long failed = 0;
+      JsonNode last = null;
+      for (JsonNode pt : p.path("points")) {
+        long d = pt.path("devices").asLong();
+        long f = pt.path("failedDevices").asLong();
+        boolean active = pt.path("launches").asLong() + pt.path("served").asLong() + pt.path("failureReports").asLong() > 0 || d != devices || f != failed;
+        devices = d;
+        failed = f;
+        launches += pt.path("launches").asLong();
+        served += pt.path("served").asLong();
+        reports += pt.path("failureReports").asLong();
+        last = pt;
+        if (active) {
+          rows++;
+          String hour = pt.path("hour").asText("?");
+          b.append(String.format(Locale.ROOT, fmt, hour.length() >= 16 ? hour.substring(0, 16).replace('T', ' ') : hour,
+              p.path("platform").asText("?"), pt.path("launches").asLong(), pt.path("served").asLong(), pt.path("failureReports").asLong(),
+              d, f, percent(pt.path("failureRatePercent"))));
+        }
+      }
+      totals.append(p.path("platform").asText("?")).append(": ").append(launches).append(" launches, ").append(served)
+          .append(" served, ").append(reports).append(" failure reports; ")
+          .append(last == null ? 0 : last.path("devices").asLong()).append(" devices, ")
+          .append(last == null ? 0 : last.path("failedDevices").asLong()).append(" failed (")
+          .append(last == null ? "-" : percent(last.path("failureRatePercent"))).append(") at the end\n");
+    }
+    if (rows == 0) {
+      b.append("(no check-ins in these 7 days)\n");
+    }
+    return (b.toString() + totals).stripTrailing();
+  }
+
   /** {@code GET /v1/apps/{app}/insights/channels/{channel}}: the split, then one row per (platform, update). */
   static String channel(JsonNode r) {
     StringBuilder b = new StringBuilder();

@@ -37,6 +37,38 @@ class InsightsTextTest {
   }
 
   @Test
+  void printsTheHoursInWhichSomethingHappenedWithTheGuardsThresholdAndTotals() throws Exception {
+    StringBuilder ios = new StringBuilder();
+    StringBuilder android = new StringBuilder();
+    java.time.Instant since = java.time.Instant.parse("2026-11-23T13:00:00Z");
+    for (int i = 0; i < 168; i++) {
+      String hour = since.plusSeconds(3600L * i).toString();
+      long devices = i >= 165 ? 2 : 1; // one device from before the window, one more at hour 165
+      long failed = i >= 166 ? 1 : 0;
+      long launches = i == 165 ? 7 : i == 167 ? 5 : 0;
+      ios.append(i == 0 ? "" : ",").append("{'hour':'").append(hour).append("','launches':").append(launches).append(",'served':").append(i == 165 ? 2 : 0)
+          .append(",'failureReports':").append(i == 166 ? 1 : 0).append(",'devices':").append(devices).append(",'failedDevices':").append(failed)
+          .append(",'failureRatePercent':").append(100.0 * failed / devices).append('}');
+      android.append(i == 0 ? "" : ",").append("{'hour':'").append(hour)
+          .append("','launches':0,'served':0,'failureReports':0,'devices':0,'failedDevices':0,'failureRatePercent':null}");
+    }
+    JsonNode r = json("{'appId':'demo','groupId':'g1','asOf':'2026-11-30T12:34:00Z','since':'2026-11-23T13:00:00Z','hours':168,"
+        + "'maxFailureRatePercent':2.5,'platforms':[{'platform':'ios','updateId':'u-ios','points':[" + ios + "]},"
+        + "{'platform':'android','updateId':'u-android','points':[" + android + "]}]}");
+    String[] lines = InsightsText.hourly(r).split("\n");
+    assertThat(lines[0]).isEqualTo("update group g1 of app demo, hour by hour from 2026-11-23T13:00:00Z to 2026-11-30T12:34:00Z");
+    assertThat(lines[1]).isEqualTo("rollout guard: reverts above 2.5 % failure rate");
+    assertThat(lines[2]).startsWith("HOUR (UTC)").contains("LAUNCHES", "SERVED", "FAILURE REPORTS", "DEVICES", "FAILED", "FAILURE RATE");
+    assertThat(lines[3].split("\\s+")).containsExactly("2026-11-23", "13:00", "ios", "0", "0", "0", "1", "0", "0.0", "%");
+    assertThat(lines[4].split("\\s+")).containsExactly("2026-11-30", "10:00", "ios", "7", "2", "0", "2", "0", "0.0", "%");
+    assertThat(lines[5].split("\\s+")).containsExactly("2026-11-30", "11:00", "ios", "0", "0", "1", "2", "1", "50.0", "%");
+    assertThat(lines[6].split("\\s+")).containsExactly("2026-11-30", "12:00", "ios", "5", "0", "0", "2", "1", "50.0", "%");
+    assertThat(lines[7]).isEqualTo("ios: 12 launches, 2 served, 1 failure reports; 2 devices, 1 failed (50.0 %) at the end");
+    assertThat(lines[8]).isEqualTo("android: 0 launches, 0 served, 0 failure reports; 0 devices, 0 failed (-) at the end");
+    assertThat(lines).hasSize(9);
+  }
+
+  @Test
   void printsAChannelsSplitAndItsUpdates() throws Exception {
     JsonNode r = json("{'appId':'demo','channel':'production','asOf':'2026-11-30T12:34:00Z','devices':40,'embeddedDevices':8,"
         + "'otaDevices':30,'unknownDevices':2,'since7d':'2026-11-23T13:00:00Z','launches7d':500,'embeddedLaunches7d':90,"

@@ -77,6 +77,16 @@ public final class Settings {
     return positional;
   }
 
+  /** {@code base} and {@code more} in one set of flag names (a service's flags built from shared groups). */
+  public static Set<String> union(Set<String> base, String... more) {
+    Set<String> all = new TreeSet<>(base);
+    Collections.addAll(all, more);
+    if (all.size() != base.size() + more.length) {
+      throw new IllegalArgumentException("a flag is named twice: " + base + " and " + List.of(more));
+    }
+    return Set.copyOf(all);
+  }
+
   /** The environment variable for a flag: {@code edge-port} is {@code UPDRAFT_EDGE_PORT}. */
   public static String envName(String flag) {
     return "UPDRAFT_" + flag.toUpperCase(Locale.ROOT).replace('-', '_');

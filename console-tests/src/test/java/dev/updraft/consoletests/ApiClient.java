@@ -3,6 +3,7 @@ package dev.updraft.consoletests;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.testing.openapi.OpenApiContract;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -72,6 +73,7 @@ final class ApiClient {
     b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
     try {
       HttpResponse<byte[]> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+      OpenApiContract.shared().check(method, path, r.statusCode(), r.headers().firstValue("content-type").orElse(null), r.body());
       JsonNode json = r.body().length == 0 ? JSON.nullNode() : JSON.readTree(r.body());
       return new Resp(r.statusCode(), json);
     } catch (IOException e) {

@@ -367,6 +367,25 @@ class ConsoleBrowserIT {
           Integer.toString(fx.failureReports()[p]), Integer.toString(fx.failureReports()[p]), Integer.toString(fx.received()[p]),
           Integer.toString(fx.failed()[p]), percent(100.0 * fx.failed()[p] / fx.received()[p]));
     }
+    // over the last 7 days, hour by hour: adoption, launches, and the failure rate with the guard's line (the fleet
+    // checked in within the last minutes, so every number sits in the newest hour or two; the ends are exact)
+    for (int p = 0; p < 2; p++) {
+      String name = Fleet.PLATFORMS[p];
+      assertThat(chartSummary("chart-adoption")).contains(name + ": " + fx.received()[p] + " at the end, at most " + fx.received()[p]);
+      assertThat(chartSummary("chart-launches-hourly")).contains(name + ": " + fx.launches()[p] + " in all, at most ");
+      assertThat(chartSummary("chart-failure-rate-hourly")).contains(name + ": " + percent(100.0 * fx.failed()[p] / fx.received()[p]) + " at the end");
+    }
+    assertThat(chartSummary("chart-failure-rate-hourly")).contains("guard 2.5%");
+    WebElement iosAdoption = driver.findElement(By.cssSelector("#chart-adoption path[data-series='ios']"));
+    String[] ios = iosAdoption.getAttribute("data-values").split(",", -1);
+    assertThat(ios).as("one point per hour over 7 days").hasSize(168);
+    assertThat(ios[0]).as("nothing received a week ago").isEqualTo("0");
+    assertThat(ios[167]).isEqualTo(Integer.toString(fx.received()[0]));
+    assertThat(driver.findElements(By.cssSelector("#chart-failure-rate-hourly line.threshold"))).as("the guard's threshold is drawn").hasSize(1);
+    // the numbers the console was drawn from are the documented ones (ApiClient checks every answer against openapi.yaml)
+    for (String route : List.of("/insights/updates/" + g2, "/insights/updates/" + g2 + "/hourly", "/insights/channels/production")) {
+      assertThat(api.get("/v1/apps/" + APP + route).status()).as(route).isEqualTo(200);
+    }
     // the exact bodies devices get, one per platform
     List<WebElement> bodies = driver.findElements(By.cssSelector("main details pre"));
     assertThat(bodies).hasSize(2);

@@ -1,11 +1,5 @@
 package dev.updraft.controlplane;
 
-import com.google.auth.Credentials;
-import com.google.auth.ServiceAccountSigner;
-import com.google.auth.oauth2.GoogleCredentials;
-import com.google.auth.oauth2.ServiceAccountCredentials;
-import com.google.cloud.storage.Storage;
-import com.google.cloud.storage.StorageOptions;
 import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
@@ -18,7 +12,6 @@ import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.storage.AssetStorage;
-import dev.updraft.controlplane.storage.GcsAssetStorage;
 import dev.updraft.controlplane.storage.LocalAssetRoute;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
 import dev.updraft.events.EventPayload.PlatformUpdate;
@@ -31,8 +24,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -117,7 +108,7 @@ public final class ControlPlane {
                 }
               }
               KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey());
-              AssetStorage storage = storage(config, hooks, () -> url[0]);
+              AssetStorage storage = StorageSetup.open(config, hooks, () -> url[0]);
               TlsFiles tls = config.tls() ? TlsFiles.load(config.tlsCert(), config.tlsKey()) : null;
               return new Object[] {keys, storage, ConsoleRoutes.load(), tls};
             })
@@ -208,7 +199,8 @@ public final class ControlPlane {
               long timer = -1;
               Duration ttl = storage.urlTtl();
               if (ttl != null) {
-                long period = Math.max(10_000, Math.min(3_600_000, ttl.toMillis() / 10));
+                // a tenth of the lifetime: renewal is due past half of it, so it always happens before expiry
+                long period = Math.max(1_000, Math.min(3_600_000, ttl.toMillis() / 10));
                 timer = vertx.setPeriodic(period, period, id -> commands.renewals().renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
               }
               LOG.info(
@@ -234,37 +226,6 @@ public final class ControlPlane {
     return List.of(
         new TopicSetup.Spec(Topics.events(config.topicPrefix()), config.eventsPartitions(), events),
         new TopicSetup.Spec(Topics.telemetry(config.topicPrefix()), config.telemetryPartitions(), telemetry));
-  }
-
-  private static AssetStorage storage(ControlPlaneConfig config, Hooks hooks, java.util.function.Supplier<String> url)
-      throws IOException {
-    if (config.storage() == ControlPlaneConfig.StorageKind.LOCAL) {
-      return new LocalAssetStorage(config.storageDir(), url);
-    }
-    Credentials creds = null;
-    if (config.gcsCredentials() != null) {
-      try (InputStream in = Files.newInputStream(config.gcsCredentials())) {
-        creds = ServiceAccountCredentials.fromStream(in);
-      } catch (IOException e) {
-        throw new IllegalStateException(
-            "--gcs-credentials file=" + config.gcsCredentials() + " is not a service-account JSON key: " + e.getMessage(), e);
-      }
-    } else if (hooks.gcs() == null || config.gcsBaseUrl() == null) {
-      try {
-        creds = GoogleCredentials.getApplicationDefault();
-      } catch (IOException e) {
-        throw new IllegalStateException(
-            "no GCS credentials: give --gcs-credentials (a service-account JSON key) or configure application default credentials: " + e.getMessage(), e);
-      }
-    }
-    Storage client =
-        hooks.gcs() != null ? hooks.gcs() : StorageOptions.newBuilder().setCredentials(creds).build().getService();
-    ServiceAccountSigner signer = creds instanceof ServiceAccountSigner ? (ServiceAccountSigner) creds : null;
-    if (config.gcsBaseUrl() == null && signer == null) {
-      throw new IllegalStateException(
-          "signed asset URLs need service-account credentials that can sign (--gcs-credentials), or give --gcs-base-url for a public bucket or CDN");
-    }
-    return new GcsAssetStorage(client, config.gcsBucket(), config.gcsBaseUrl(), config.gcsSignedUrlTtl(), signer);
   }
 
   /** The port the HTTP server listens on. */

@@ -26,9 +26,14 @@ import java.util.Set;
  *   <li>{@code --admin-token} (required, at least 16 characters): the bootstrap admin token
  *   <li>{@code --data-dir} [./.updraft]; {@code --key-store-dir} [&lt;data-dir&gt;/keys];
  *       {@code --master-key} [none]: base64 of 32 bytes; when set, private keys are sealed with AES-256-GCM
- *   <li>{@code --storage} local|gcs [local]; {@code --storage-dir} [&lt;data-dir&gt;/assets];
+ *   <li>{@code --storage} local|gcs|s3 [local]; {@code --storage-dir} [&lt;data-dir&gt;/assets];
  *       {@code --gcs-bucket}; {@code --gcs-base-url} (public/CDN base; without it V4 signed URLs are used);
  *       {@code --gcs-signed-url-ttl} [7d, 1h..7d]; {@code --gcs-credentials} [application default]
+ *   <li>with {@code --storage s3}: {@code --s3-bucket} (required); {@code --s3-endpoint} [AWS] for S3-compatible
+ *       stores (R2, MinIO, Ceph, Spaces, Supabase); {@code --s3-region} [the AWS default region chain, else
+ *       us-east-1]; {@code --s3-path-style} [false]; {@code --s3-public-base-url} (public/CDN base; without it
+ *       presigned URLs are used); {@code --s3-presign-ttl} [7d, 10s..7d]. Credentials only from the AWS default
+ *       provider chain (never a flag)
  *   <li>{@code --max-asset-bytes} [104857600], {@code --max-request-bytes} [8388608]
  *   <li>{@code --transactional-id} [&lt;topic-prefix&gt;updraft-control-plane]
  *   <li>{@code --events-partitions} [3], {@code --telemetry-partitions} [4],
@@ -61,42 +66,21 @@ import java.util.Set;
  */
 public final class ControlPlaneConfig {
 
+  /** The flags that choose and configure asset storage (the all-in-one {@code dev} command passes them on). */
+  public static final Set<String> STORAGE_FLAGS =
+      Set.of(
+          "storage", "storage-dir", "gcs-bucket", "gcs-base-url", "gcs-signed-url-ttl", "gcs-credentials", "s3-bucket",
+          "s3-endpoint", "s3-region", "s3-path-style", "s3-public-base-url", "s3-presign-ttl");
+
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
-      Set.of(
-          "kafka-bootstrap",
-          "topic-prefix",
-          "control-port",
-          "bind",
-          "public-url",
-          "admin-token",
-          "data-dir",
-          "storage",
-          "storage-dir",
-          "gcs-bucket",
-          "gcs-base-url",
-          "gcs-signed-url-ttl",
-          "gcs-credentials",
-          "key-store-dir",
-          "master-key",
-          "max-asset-bytes",
-          "max-request-bytes",
-          "transactional-id",
-          "events-partitions",
-          "telemetry-partitions",
-          "telemetry-retention",
-          "replication-factor",
-          "min-insync-replicas",
-          "postgres-url",
-          "auth-failure-limit",
-          "auth-failure-window",
-          "tls-cert",
-          "tls-key",
-          "cors-origin",
-          "edge-public-url",
-          "patch-bases",
-          "patch-fleet-bases",
-          "patch-max-bundle-bytes");
+      Settings.union(
+          STORAGE_FLAGS,
+          "kafka-bootstrap", "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
+          "key-store-dir", "master-key", "max-asset-bytes", "max-request-bytes", "transactional-id",
+          "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
+          "postgres-url", "auth-failure-limit", "auth-failure-window", "tls-cert", "tls-key", "cors-origin",
+          "edge-public-url", "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes");
 
   /** The largest request head (request line and headers) the control port reads: 431 beyond. */
   public static final int MAX_HEADER_BYTES = 8 * 1024;
@@ -107,7 +91,8 @@ public final class ControlPlaneConfig {
   /** Storage back ends. */
   public enum StorageKind {
     LOCAL,
-    GCS
+    GCS,
+    S3
   }
 
   private final String kafkaBootstrap;
@@ -123,6 +108,7 @@ public final class ControlPlaneConfig {
   private final String gcsBaseUrl;
   private final Duration gcsSignedUrlTtl;
   private final Path gcsCredentials;
+  private final S3Flags s3;
   private final Path keyStoreDir;
   private final byte[] masterKey;
   private final long maxAssetBytes;
@@ -158,7 +144,7 @@ public final class ControlPlaneConfig {
     }
     dataDir = s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize();
     storage =
-        StorageKind.valueOf(s.choice("storage", "local", "local", "gcs").toUpperCase(Locale.ROOT));
+        StorageKind.valueOf(s.choice("storage", "local", "local", "gcs", "s3").toUpperCase(Locale.ROOT));
     storageDir = s.path("storage-dir", dataDir.resolve("assets")).toAbsolutePath().normalize();
     gcsBucket = s.raw("gcs-bucket");
     String base = s.raw("gcs-base-url");
@@ -173,9 +159,11 @@ public final class ControlPlaneConfig {
     if (storage == StorageKind.GCS && gcsBucket == null) {
       throw new ConfigException("--gcs-bucket (UPDRAFT_GCS_BUCKET) is required with --storage gcs");
     }
-    if (storage == StorageKind.LOCAL && (gcsBucket != null || gcsBaseUrl != null)) {
-      throw new ConfigException("--gcs-bucket and --gcs-base-url need --storage gcs (storage is local)");
+    if (storage != StorageKind.GCS && (gcsBucket != null || gcsBaseUrl != null)) {
+      throw new ConfigException(
+          "--gcs-bucket and --gcs-base-url need --storage gcs (storage is " + storage.name().toLowerCase(Locale.ROOT) + ")");
     }
+    s3 = S3Flags.from(s, storage == StorageKind.S3);
     keyStoreDir = s.path("key-store-dir", dataDir.resolve("keys")).toAbsolutePath().normalize();
     String mk = s.raw("master-key");
     masterKey = mk == null ? null : decodeMasterKey(mk);
@@ -297,7 +285,7 @@ public final class ControlPlaneConfig {
     return new ControlPlaneConfig(settings);
   }
 
-  private static String checkUrl(String flag, String value) {
+  static String checkUrl(String flag, String value) {
     String v = value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
     try {
       URI u = new URI(v);
@@ -384,6 +372,11 @@ public final class ControlPlaneConfig {
   /** Nullable: application default credentials. */
   public Path gcsCredentials() {
     return gcsCredentials;
+  }
+
+  /** The {@code --s3-*} flags (meaningful with {@code --storage s3}). */
+  public S3Flags s3() {
+    return s3;
   }
 
   public Path keyStoreDir() {

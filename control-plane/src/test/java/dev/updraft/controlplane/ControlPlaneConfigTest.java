@@ -84,6 +84,35 @@ class ControlPlaneConfigTest {
         .hasMessageContaining("7d");
   }
 
+  @Test
+  void s3StorageReadsItsFlagsAndEnvironmentAndRefusesBadValuesNamingTheFlag() {
+    ControlPlaneConfig c =
+        ControlPlaneConfig.from(
+            Settings.of(
+                Map.of("admin-token", TOKEN, "storage", "s3"),
+                Map.of("UPDRAFT_S3_BUCKET", "updates", "UPDRAFT_S3_ENDPOINT", "https://abc.r2.cloudflarestorage.com/", "UPDRAFT_S3_REGION", "auto",
+                    "UPDRAFT_S3_PATH_STYLE", "true", "UPDRAFT_S3_PRESIGN_TTL", "12h")));
+    assertThat(c.storage()).isEqualTo(ControlPlaneConfig.StorageKind.S3);
+    assertThat(c.s3()).isEqualTo(new S3Flags("updates", java.net.URI.create("https://abc.r2.cloudflarestorage.com"), "auto", true, null, Duration.ofHours(12)));
+    ControlPlaneConfig cdn = withFlags("storage", "s3", "s3-bucket", "updates", "s3-public-base-url", "https://cdn.example.com/");
+    assertThat(cdn.s3().publicBaseUrl()).isEqualTo("https://cdn.example.com");
+    assertThat(cdn.s3().presignTtl()).as("default").isEqualTo(Duration.ofDays(7));
+    assertThat(cdn.s3().endpoint()).as("AWS itself").isNull();
+    assertThat(ControlPlaneConfig.FLAGS).containsAll(ControlPlaneConfig.STORAGE_FLAGS);
+    assertThat(ControlPlaneConfig.FLAGS).as("no credentials among the flags").noneMatch(f -> f.contains("secret") || f.contains("access-key"));
+
+    assertThatThrownBy(() -> withFlags("storage", "s3")).isInstanceOf(ConfigException.class).hasMessageContaining("--s3-bucket (UPDRAFT_S3_BUCKET) is required");
+    assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "Bad_Bucket")).hasMessageContaining("--s3-bucket").hasMessageContaining("Bad_Bucket");
+    assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "b12", "s3-presign-ttl", "8d")).hasMessageContaining("--s3-presign-ttl").hasMessageContaining("7d");
+    assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "b12", "s3-presign-ttl", "5s")).hasMessageContaining("--s3-presign-ttl");
+    assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "b12", "s3-endpoint", "minio:9000")).hasMessageContaining("--s3-endpoint");
+    assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "b12", "s3-endpoint", "http://minio:9000/b12")).hasMessageContaining("without a path");
+    assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "b12", "s3-path-style", "maybe")).hasMessageContaining("--s3-path-style");
+    assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "b12", "s3-region", "EU West")).hasMessageContaining("--s3-region");
+    assertThatThrownBy(() -> withFlags("s3-bucket", "b12")).hasMessageContaining("need --storage s3");
+    assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "b12", "gcs-bucket", "g")).hasMessageContaining("need --storage gcs");
+  }
+
   static ControlPlaneConfig withFlags(String... kv) {
     Map<String, String> m = new java.util.HashMap<>();
     m.put("admin-token", TOKEN);

@@ -2,6 +2,7 @@ package dev.updraft.controlplane;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.updraft.testing.openapi.OpenApiContract;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -13,7 +14,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 
-/** A small blocking HTTP client for the publisher API in tests. */
+/**
+ * A small blocking HTTP client for the publisher API in tests. Every answer it receives is checked against
+ * docs/api/openapi.yaml ({@link OpenApiContract}): a status or body shape the description does not list
+ * fails the test that received it.
+ */
 final class Http {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -75,6 +80,7 @@ final class Http {
     b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
     try {
       HttpResponse<byte[]> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+      OpenApiContract.shared().check(method, r.uri().toString(), r.statusCode(), r.headers().firstValue("content-type").orElse(null), r.body());
       return new Resp(r.statusCode(), r.body(), r.headers());
     } catch (IOException e) {
       throw new UncheckedIOException(e);

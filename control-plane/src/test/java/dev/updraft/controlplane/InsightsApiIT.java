@@ -153,6 +153,116 @@ class InsightsApiIT {
   }
 
   @Test
+  void theHourlySeriesCountsEachHourAndTheAdoptionAndRateAsTheyStoodWithTheGuardsThreshold(Infra infra) throws Exception {
+    createApp(admin, "ins-hourly");
+    publish(admin, "ins-hourly", Fixtures.update1(), "main");
+    ExportFixture.upload(admin, "ins-hourly", Fixtures.update2());
+    ObjectNode body = ExportFixture.publishBody(Fixtures.update2(), "main", "1.0.0");
+    body.put("rolloutPercentage", 50);
+    ObjectNode guard = body.putObject("rolloutGuard");
+    guard.put("maxFailureRatePercent", 2.5);
+    guard.put("minDevices", 1000); // never fires here
+    guard.put("windowSeconds", 3600);
+    Http.Resp published = admin.post("/v1/apps/ins-hourly/updates", body);
+    assertThat(published.status()).as(published.toString()).isEqualTo(201);
+    String group = published.json().get("groupId").asText();
+    String ios = null;
+    for (JsonNode p : admin.get("/v1/apps/ins-hourly/updates/" + group).json().get("platforms")) {
+      if (p.get("platform").asText().equals("ios")) {
+        ios = p.get("updateId").asText();
+      }
+    }
+    if (Instant.now().getEpochSecond() % 3600 > 3590) {
+      Thread.sleep(11_000); // not across an hour boundary between the rows and the request
+    }
+    Instant hour = Instant.ofEpochSecond(Instant.now().getEpochSecond() / 3600 * 3600);
+    io.vertx.sqlclient.Pool pool =
+        io.vertx.pgclient.PgBuilder.pool()
+            .connectingTo(new io.vertx.pgclient.PgConnectOptions().setHost(infra.pgHost()).setPort(infra.pgPort()).setDatabase(infra.database())
+                .setUser(infra.pgUser()).setPassword(infra.pgPassword()))
+            .using(vertx)
+            .build();
+    try {
+      String hourly = "INSERT INTO update_hourly (app_id, update_id, hour, platform, channel, launches, embedded_launches, failure_reports, served)"
+          + " VALUES ('ins-hourly', $1, $2, 'ios', $3, $4, 0, $5, $6)";
+      sql(pool, hourly, ios, utc(hour.minusSeconds(2 * 3600)), "main", 7L, 1L, 3L);
+      sql(pool, hourly, ios, utc(hour), "main", 3L, 0L, 0L);
+      sql(pool, hourly, ios, utc(hour), "beta", 2L, 0L, 0L);
+      sql(pool, hourly, ios, utc(hour.minusSeconds(200 * 3600)), "main", 99L, 0L, 0L); // before the window
+      String receipt = "INSERT INTO update_receipts (app_id, update_id, client_id, platform, first_served) VALUES ('ins-hourly', $1, $2, 'ios', $3)";
+      sql(pool, receipt, ios, "d-early", utc(hour.minusSeconds(8 * 24 * 3600)));
+      sql(pool, receipt, ios, "d-a", utc(hour.minusSeconds(3 * 3600 - 600)));
+      sql(pool, receipt, ios, "d-b", utc(hour.minusSeconds(2 * 3600 - 300)));
+      sql(pool, receipt, ios, "d-c", utc(hour));
+      sql(pool, "INSERT INTO update_failures (app_id, update_id, client_id, platform, first_reported, last_reported, reports)"
+          + " VALUES ('ins-hourly', $1, 'd-b', 'ios', $2, $2, 3)", ios, utc(hour.minusSeconds(2 * 3600 - 1800)));
+    } finally {
+      TestSupport.await(pool.close());
+    }
+
+    Http.Resp r = admin.get("/v1/apps/ins-hourly/insights/updates/" + group + "/hourly");
+    assertThat(r.status()).as(r.toString()).isEqualTo(200);
+    JsonNode n = r.json();
+    assertThat(n.get("groupId").asText()).isEqualTo(group);
+    assertThat(n.get("hours").asInt()).isEqualTo(168);
+    assertThat(n.get("maxFailureRatePercent").asDouble()).as("the guard's threshold").isEqualTo(2.5);
+    assertThat(Instant.parse(n.get("since").asText())).isEqualTo(hour.minusSeconds(167 * 3600));
+    JsonNode iosSeries = null;
+    for (JsonNode p : n.get("platforms")) {
+      assertThat(p.get("points")).hasSize(168);
+      assertThat(Instant.parse(p.get("points").get(167).get("hour").asText())).isEqualTo(hour);
+      if (p.get("platform").asText().equals("ios")) {
+        iosSeries = p;
+      } else {
+        for (JsonNode pt : p.get("points")) {
+          assertThat(pt.get("launches").asLong() + pt.get("devices").asLong()).as("android has nothing").isZero();
+          assertThat(pt.get("failureRatePercent").isNull()).isTrue();
+        }
+      }
+    }
+    assertThat(iosSeries.get("updateId").asText()).isEqualTo(ios);
+    JsonNode pts = iosSeries.get("points");
+    long launches = 0;
+    for (JsonNode pt : pts) {
+      launches += pt.get("launches").asLong();
+    }
+    assertThat(launches).as("launches inside the window only, channels summed").isEqualTo(12);
+    assertThat(pts.get(165).get("launches").asLong()).isEqualTo(7);
+    assertThat(pts.get(165).get("served").asLong()).isEqualTo(3);
+    assertThat(pts.get(165).get("failureReports").asLong()).isEqualTo(1);
+    assertThat(pts.get(167).get("launches").asLong()).isEqualTo(5);
+    // adoption as it stood at each hour's end: the device served before the window counts from the start
+    assertThat(pts.get(0).get("devices").asLong()).isEqualTo(1);
+    assertThat(pts.get(163).get("devices").asLong()).isEqualTo(1);
+    assertThat(pts.get(164).get("devices").asLong()).isEqualTo(2);
+    assertThat(pts.get(165).get("devices").asLong()).isEqualTo(3);
+    assertThat(pts.get(166).get("devices").asLong()).isEqualTo(3);
+    assertThat(pts.get(167).get("devices").asLong()).isEqualTo(4);
+    assertThat(pts.get(164).get("failedDevices").asLong()).isZero();
+    assertThat(pts.get(164).get("failureRatePercent").asDouble()).isZero();
+    assertThat(pts.get(165).get("failedDevices").asLong()).isEqualTo(1);
+    assertThat(pts.get(165).get("failureRatePercent").asDouble()).isCloseTo(100.0 / 3, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(pts.get(167).get("failureRatePercent").asDouble()).isEqualTo(25.0);
+    // the group answer agrees with the series' last point
+    JsonNode g = admin.get("/v1/apps/ins-hourly/insights/updates/" + group).json();
+    for (JsonNode p : g.get("platforms")) {
+      if (p.get("platform").asText().equals("ios")) {
+        assertThat(p.get("failureRatePercent").asDouble()).isEqualTo(25.0);
+        assertThat(p.get("launches7d").asLong()).isEqualTo(12);
+      }
+    }
+    assertThat(admin.get("/v1/apps/ins-hourly/insights/updates/nope/hourly").errorCode()).isEqualTo("update-not-found");
+  }
+
+  private static java.time.OffsetDateTime utc(Instant t) {
+    return java.time.OffsetDateTime.ofInstant(t, java.time.ZoneOffset.UTC);
+  }
+
+  private static void sql(io.vertx.sqlclient.Pool pool, String sql, Object... params) {
+    TestSupport.await(pool.preparedQuery(sql).execute(io.vertx.sqlclient.Tuple.from(params)));
+  }
+
+  @Test
   void withPostgresUnreachableInsightsAnswer503AndTheRestOfTheControlPlaneWorks(Infra infra, @TempDir Path dir) throws Exception {
     int deadPort = Ports.freePort(); // nothing listens there
     Vertx v = Vertx.vertx();

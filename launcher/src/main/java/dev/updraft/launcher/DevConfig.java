@@ -2,7 +2,11 @@ package dev.updraft.launcher;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.ControlPlaneConfig;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,6 +18,8 @@ import java.util.Set;
  * @param guardInterval null: the control plane's default (how often the automatic-revert guard checks)
  * @param edgePublicUrl where devices reach the edge (launch assets, bundle patches): by default the public
  *     URL's scheme and host with the edge port
+ * @param storage the control plane's storage flags given to {@code dev} ({@code --storage s3 --s3-bucket B ...}),
+ *     passed on as they are and checked by the control plane's own configuration
  */
 record DevConfig(
     Path dataDir,
@@ -25,11 +31,19 @@ record DevConfig(
     int postgresPort,
     String bind,
     String guardInterval,
-    String edgePublicUrl) {
+    String edgePublicUrl,
+    Map<String, String> storage) {
 
-  static final Set<String> FLAGS =
-      Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
-          "edge-public-url");
+  static final Set<String> FLAGS = flags();
+
+  private static Set<String> flags() {
+    Set<String> f =
+        new HashSet<>(
+            Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
+                "edge-public-url"));
+    f.addAll(ControlPlaneConfig.STORAGE_FLAGS);
+    return Set.copyOf(f);
+  }
 
   static DevConfig from(Settings s) {
     s.rejectUnknown(FLAGS);
@@ -65,6 +79,17 @@ record DevConfig(
         s.port("postgres-port", 0, true),
         s.string("bind", "127.0.0.1"),
         s.has("guard-interval") ? s.duration("guard-interval", null).toMillis() + "ms" : null,
-        edgeUrl);
+        edgeUrl,
+        storage(s));
+  }
+
+  private static Map<String, String> storage(Settings s) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String f : ControlPlaneConfig.STORAGE_FLAGS) {
+      if (s.has(f)) {
+        out.put(f, s.raw(f));
+      }
+    }
+    return Map.copyOf(out);
   }
 }

@@ -121,6 +121,7 @@ final class DevStack implements AutoCloseable {
     cp.put("admin-token", adminToken);
     cp.put("data-dir", config.dataDir().toString());
     cp.put("postgres-url", postgresUrl);
+    cp.putAll(config.storage()); // --storage s3 --s3-bucket ... (local storage under the data dir by default)
     if (config.guardInterval() != null) {
       cp.put("guard-interval", config.guardInterval());
     }

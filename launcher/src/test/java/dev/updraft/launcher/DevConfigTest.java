@@ -39,6 +39,17 @@ class DevConfigTest {
   }
 
   @Test
+  void passesStorageFlagsOnToTheControlPlane() {
+    DevConfig c = parse("--storage", "s3", "--s3-bucket", "updates", "--s3-endpoint", "http://127.0.0.1:9000", "--s3-path-style");
+    assertThat(c.storage())
+        .containsEntry("storage", "s3")
+        .containsEntry("s3-bucket", "updates")
+        .containsEntry("s3-endpoint", "http://127.0.0.1:9000")
+        .containsEntry("s3-path-style", "true");
+    assertThat(parse().storage()).as("local storage by default").isEmpty();
+  }
+
+  @Test
   void refusesMisspelledFlagsSamePortsAndBadUrls() {
     assertThatThrownBy(() -> parse("--edge-prot", "3001")).isInstanceOf(ConfigException.class).hasMessageContaining("--edge-prot");
     assertThatThrownBy(() -> parse("--control-port", "3000")).hasMessageContaining("must differ");

@@ -9,10 +9,11 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.PostgreSQLContainer;
 import org.testcontainers.kafka.KafkaContainer;
 
-/** Kafka (KRaft) and PostgreSQL 17 in Docker containers, where a Docker engine answers. */
+/** Kafka (KRaft), PostgreSQL 17 and MinIO (on first use) in Docker containers, where a Docker engine answers. */
 final class ContainersProvider implements Provider {
   private final KafkaContainer kafka;
   private final PostgreSQLContainer<?> pg;
+  private MinioServer s3;
 
   static boolean dockerAvailable() {
     try {
@@ -55,6 +56,14 @@ final class ContainersProvider implements Provider {
   }
 
   @Override
+  public synchronized S3Server s3() {
+    if (s3 == null) {
+      s3 = new MinioServer();
+    }
+    return s3;
+  }
+
+  @Override
   public void createDatabase(String name) {
     try (Connection c = DriverManager.getConnection(pg.getJdbcUrl(), pg.getUsername(), pg.getPassword());
         Statement st = c.createStatement()) {
@@ -73,5 +82,8 @@ final class ContainersProvider implements Provider {
   public void close() {
     kafka.stop();
     pg.stop();
+    if (s3 != null) {
+      s3.close();
+    }
   }
 }

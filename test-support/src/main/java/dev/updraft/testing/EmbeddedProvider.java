@@ -10,11 +10,15 @@ import java.util.stream.Stream;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
-/** Kafka through {@code KafkaClusterTestKit} in this JVM, PostgreSQL 17 from zonky. */
+/**
+ * Kafka through {@code KafkaClusterTestKit} in this JVM, PostgreSQL 17 from zonky, and S3Proxy in a child
+ * JVM (started only when a test asks for a bucket).
+ */
 final class EmbeddedProvider implements Provider {
   private final KafkaClusterTestKit kafka;
   private final EmbeddedPostgresServer pg;
   private final Path pgDir;
+  private S3ProxyServer s3;
   private boolean closed;
 
   EmbeddedProvider() {
@@ -68,6 +72,14 @@ final class EmbeddedProvider implements Provider {
   }
 
   @Override
+  public synchronized S3Server s3() {
+    if (s3 == null) {
+      s3 = new S3ProxyServer();
+    }
+    return s3;
+  }
+
+  @Override
   public void createDatabase(String name) {
     pg.createDatabase(name);
   }
@@ -86,6 +98,9 @@ final class EmbeddedProvider implements Provider {
     }
     pg.close();
     deleteTree(pgDir);
+    if (s3 != null) {
+      s3.close();
+    }
   }
 
   private static void deleteTree(Path dir) {

@@ -12,6 +12,9 @@ interface Provider extends AutoCloseable {
 
   String pgPassword();
 
+  /** The S3 API server, started on first use and closed with the provider. */
+  S3Server s3();
+
   /** Creates a database (idempotent). */
   void createDatabase(String name);
 

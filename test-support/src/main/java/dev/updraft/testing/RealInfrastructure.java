@@ -10,7 +10,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * JUnit 5 extension giving each test class an {@link Infra}: real Kafka and PostgreSQL, shared by the
- * whole test JVM, with a topic prefix and a database of the class's own. The servers start on first
+ * whole test JVM, with a topic prefix and a database of the class's own; and, to a class that asks for
+ * an {@link S3Bucket} parameter, a bucket of its own on a real S3 API server. The servers start on first
  * use and stop when the test plan ends.
  */
 public final class RealInfrastructure implements BeforeAllCallback, ParameterResolver {
@@ -55,19 +56,35 @@ public final class RealInfrastructure implements BeforeAllCallback, ParameterRes
     Infra infra =
         new Infra(p.kafkaBootstrap(), name + ".", p.pgHost(), p.pgPort(), name, p.pgUser(), p.pgPassword());
     context.getStore(NS).put("infra", infra);
+    context.getStore(NS).put("name", name);
   }
 
   @Override
   public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
-    return parameterContext.getParameter().getType() == Infra.class;
+    Class<?> type = parameterContext.getParameter().getType();
+    return type == Infra.class || type == S3Bucket.class;
   }
 
   @Override
   public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+    if (parameterContext.getParameter().getType() == S3Bucket.class) {
+      return bucket(extensionContext);
+    }
     Infra infra = extensionContext.getStore(NS).get("infra", Infra.class);
     if (infra == null) {
       throw new IllegalStateException("Infra requested outside a class using RealInfrastructure");
     }
     return infra;
+  }
+
+  /** The class's bucket, made on first use: named like its database, with dashes ({@code t-publishit-3}). */
+  private static S3Bucket bucket(ExtensionContext context) {
+    ExtensionContext.Store store = context.getStore(NS);
+    String name = store.get("name", String.class);
+    if (name == null) {
+      throw new IllegalStateException("S3Bucket requested outside a class using RealInfrastructure");
+    }
+    Provider p = provider(context);
+    return store.getOrComputeIfAbsent("bucket", k -> S3Bucket.create(p.s3(), name.replace('_', '-')), S3Bucket.class);
   }
 }

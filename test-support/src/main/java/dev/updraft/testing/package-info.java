@@ -1,10 +1,11 @@
 /**
- * Real Kafka and PostgreSQL for integration tests: started once per test JVM, a fresh topic prefix and
- * database per test class, stopped at the end.
+ * Real Kafka, PostgreSQL and an S3 API server for integration tests: started once per test JVM (S3 on
+ * first use), a fresh topic prefix, database and bucket per test class, stopped at the end.
  *
  * <p>Provider: {@code -Dupdraft.test.infra=embedded} (default: Kafka through {@code KafkaClusterTestKit}
- * in this JVM, PostgreSQL 17 from zonky's binaries) or {@code testcontainers} (Docker images; tests are
- * skipped, never failed, where no Docker engine answers). {@code UPDRAFT_TEST_INFRA} works too.
+ * in this JVM, PostgreSQL 17 from zonky's binaries, S3Proxy from Maven Central in a child JVM) or
+ * {@code testcontainers} (Docker images, MinIO for S3; tests are skipped, never failed, where no Docker
+ * engine answers). {@code UPDRAFT_TEST_INFRA} works too.
  *
  * <p>For faults: {@link dev.updraft.testing.KafkaCluster}, a cluster of a test's own (one broker, or several
  * beside a controller, each stopped and started again at will, optionally each behind a proxy), and

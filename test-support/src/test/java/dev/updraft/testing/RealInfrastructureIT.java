@@ -1,6 +1,7 @@
 package dev.updraft.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vertx.core.Vertx;
 import io.vertx.pgclient.PgBuilder;
@@ -9,6 +10,10 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,9 +33,22 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The test infrastructure is real: a broker that forms consumer groups, a PostgreSQL that runs SQL. */
+/**
+ * The test infrastructure is real: a broker that forms consumer groups, a PostgreSQL that runs SQL, an S3
+ * server that checks signatures, keeps metadata and refuses expired presigned URLs.
+ */
 @ExtendWith(RealInfrastructure.class)
 class RealInfrastructureIT {
 
@@ -108,5 +126,38 @@ class RealInfrastructureIT {
     assertThat(infra.database()).isEqualTo(infra.topicPrefix().substring(0, infra.topicPrefix().length() - 1));
     assertThat(new String(infra.database().getBytes(StandardCharsets.US_ASCII), StandardCharsets.US_ASCII))
         .matches("[a-z0-9_]+");
+  }
+
+  @Test
+  void s3ServerStoresObjectsWithMetadataChecksSignaturesAndExpiresPresignedUrls(S3Bucket s3) throws Exception {
+    assertThat(s3.bucket()).startsWith("t-realinfrastructureit-");
+    try (S3Client c = s3.client()) {
+      c.putObject(r -> r.bucket(s3.bucket()).key("a/b").contentType("image/png").metadata(Map.of("md5hex", "x")), RequestBody.fromString("hello"));
+      HeadObjectResponse h = c.headObject(r -> r.bucket(s3.bucket()).key("a/b"));
+      assertThat(h.contentLength()).isEqualTo(5);
+      assertThat(h.contentType()).isEqualTo("image/png");
+      assertThat(h.metadata()).containsEntry("md5hex", "x");
+      assertThat(c.listObjectsV2(r -> r.bucket(s3.bucket()).prefix("a/")).contents()).extracting(S3Object::key).containsExactly("a/b");
+    }
+    try (S3Client wrong = s3.withSecret("not-the-secret").client()) {
+      assertThatThrownBy(() -> wrong.headBucket(r -> r.bucket(s3.bucket())))
+          .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(403));
+    }
+    try (S3Presigner p =
+        S3Presigner.builder()
+            .endpointOverride(URI.create(s3.endpoint()))
+            .region(Region.of(s3.region()))
+            .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
+            .serviceConfiguration(S3Configuration.builder().pathStyleAccessEnabled(true).build())
+            .build()) {
+      String url = p.presignGetObject(r -> r.signatureDuration(Duration.ofSeconds(2)).getObjectRequest(g -> g.bucket(s3.bucket()).key("a/b"))).url().toString();
+      HttpClient http = HttpClient.newHttpClient();
+      HttpResponse<String> ok = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(ok.statusCode()).isEqualTo(200);
+      assertThat(ok.body()).isEqualTo("hello");
+      Thread.sleep(3_500);
+      HttpResponse<String> expired = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(expired.statusCode()).as("an expired presigned URL is refused: %s", expired.body()).isEqualTo(403);
+    }
   }
 }

@@ -56,8 +56,12 @@ final class AssetRoutes {
             () -> {
               List<String> missing = new ArrayList<>();
               for (String s : distinct) {
-                if (ctx.deps.storage().stat(a.appId(), s) == null) {
-                  missing.add(s);
+                try {
+                  if (ctx.deps.storage().stat(a.appId(), s) == null) {
+                    missing.add(s);
+                  }
+                } catch (java.io.IOException e) {
+                  throw AssetUpload.storageUnavailable("could not say whether sha256=" + s + " is stored", e);
                 }
               }
               return missing;

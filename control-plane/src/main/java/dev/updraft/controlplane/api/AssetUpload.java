@@ -11,21 +11,26 @@ import io.vertx.core.file.AsyncFile;
 import io.vertx.core.file.OpenOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code PUT /v1/apps/{app}/assets/{sha256}}: streams the body to a temporary file while hashing it
  * (SHA-256 and MD5), refuses it with 413 past {@code --max-asset-bytes} and with 400 when its SHA-256 is
- * not the one in the path, then stores it. Uploading stored bytes again is harmless (200 instead of 201).
+ * not the one in the path, then stores it (503 when the storage fails: nothing is stored then). Uploading
+ * stored bytes again is harmless (200 instead of 201).
  * The request is paused until the file is open, and paused whenever the file's write queue is full.
  */
 final class AssetUpload implements Handler<RoutingContext> {
   static final Pattern SHA = Pattern.compile("[0-9a-f]{64}");
+  private static final Logger LOG = LoggerFactory.getLogger(AssetUpload.class);
   private static final Pattern MIME = Pattern.compile("[a-z0-9][a-z0-9!#$&^_.+-]{0,63}/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}");
 
   private final Vertx vertx;
@@ -83,6 +88,12 @@ final class AssetUpload implements Handler<RoutingContext> {
               req.exceptionHandler(t -> u.abort(null));
               req.resume();
             });
+  }
+
+  /** 503: the asset store failed (unreachable, refusing); nothing was stored, the client may retry. */
+  static CommandException storageUnavailable(String what, IOException e) {
+    LOG.warn("asset storage {}: {}", what, e.toString());
+    return new CommandException(503, "storage-unavailable", "the asset storage " + what + " (" + e.getMessage() + "); retry later");
   }
 
   private CommandException tooLarge(long n) {
@@ -154,9 +165,13 @@ final class AssetUpload implements Handler<RoutingContext> {
                 }
                 return vertx.executeBlocking(
                     () -> {
-                      boolean existed = storage.stat(app, sha) != null;
-                      StoredAsset s = storage.put(app, sha, path, md5Hex, size, contentType);
-                      return existed ? null : s;
+                      try {
+                        boolean existed = storage.stat(app, sha) != null;
+                        StoredAsset s = storage.put(app, sha, path, md5Hex, size, contentType);
+                        return existed ? null : s;
+                      } catch (IOException e) {
+                        throw storageUnavailable("did not take the upload of sha256=" + sha, e);
+                      }
                     });
               })
           .onComplete(

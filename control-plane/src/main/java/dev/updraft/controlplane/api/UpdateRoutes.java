@@ -139,13 +139,21 @@ final class UpdateRoutes {
     return prepared;
   }
 
-  /** The stored asset of every needed path (worker thread), or 400 when one was never uploaded or differs. */
-  private Map<String, StoredAsset> stat(String app, Map<String, FileRef> needed) throws IOException {
+  /**
+   * The stored asset of every needed path (worker thread), or 400 when one was never uploaded or differs,
+   * 503 when the storage cannot tell.
+   */
+  private Map<String, StoredAsset> stat(String app, Map<String, FileRef> needed) {
     Map<String, StoredAsset> bySha = new HashMap<>();
     Map<String, StoredAsset> out = new HashMap<>();
     for (Map.Entry<String, FileRef> e : needed.entrySet()) {
       FileRef f = e.getValue();
-      StoredAsset s = bySha.containsKey(f.sha256()) ? bySha.get(f.sha256()) : ctx.deps.storage().stat(app, f.sha256());
+      StoredAsset s;
+      try {
+        s = bySha.containsKey(f.sha256()) ? bySha.get(f.sha256()) : ctx.deps.storage().stat(app, f.sha256());
+      } catch (IOException ex) {
+        throw AssetUpload.storageUnavailable("could not say whether sha256=" + f.sha256() + " is stored", ex);
+      }
       bySha.put(f.sha256(), s);
       if (s == null) {
         throw CommandException.badRequest(

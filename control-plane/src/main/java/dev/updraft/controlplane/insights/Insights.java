@@ -163,6 +163,16 @@ public final class Insights {
     return group(appId, refs, now);
   }
 
+  /** {@code group} over the last 7 days, hour by hour and per platform (see {@link UpdateSeries}). */
+  public Future<UpdateSeries.Series> series(String appId, EventPayload.UpdateGroup group, Instant now) {
+    Objects.requireNonNull(appId, "appId");
+    List<UpdateRef> refs = new ArrayList<>();
+    for (EventPayload.PlatformUpdate p : group.platforms()) {
+      refs.add(new UpdateRef(p.platform(), p.updateId()));
+    }
+    return new UpdateSeries(pool).of(appId, refs, now);
+  }
+
   /**
    * Who runs what on a channel.
    *

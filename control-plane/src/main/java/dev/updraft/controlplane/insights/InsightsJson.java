@@ -31,6 +31,35 @@ final class InsightsJson {
     return n;
   }
 
+  /** {@code UpdateSeries} in openapi.yaml: every platform's {@link UpdateSeries#HOURS} points, oldest first. */
+  static ObjectNode series(String groupId, UpdateSeries.Series s, Double maxFailureRatePercent) {
+    ObjectNode n = MAPPER.createObjectNode();
+    n.put("appId", s.appId());
+    n.put("groupId", groupId);
+    n.put("asOf", time(s.asOf()));
+    n.put("since", time(s.since()));
+    n.put("hours", UpdateSeries.HOURS);
+    n.put("maxFailureRatePercent", maxFailureRatePercent);
+    ArrayNode ps = n.putArray("platforms");
+    for (UpdateSeries.Platform p : s.platforms()) {
+      ObjectNode pn = ps.addObject();
+      pn.put("platform", p.platform());
+      pn.put("updateId", p.updateId());
+      ArrayNode points = pn.putArray("points");
+      for (UpdateSeries.Point pt : p.points()) {
+        ObjectNode o = points.addObject();
+        o.put("hour", time(pt.hour()));
+        o.put("launches", pt.launches());
+        o.put("served", pt.served());
+        o.put("failureReports", pt.failureReports());
+        o.put("devices", pt.devices());
+        o.put("failedDevices", pt.failedDevices());
+        o.put("failureRatePercent", pt.failureRatePercent());
+      }
+    }
+    return n;
+  }
+
   static ObjectNode stats(UpdateStats s) {
     ObjectNode n = MAPPER.createObjectNode();
     n.put("platform", s.platform());

@@ -8,6 +8,7 @@ import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.events.Bucketing;
 import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.RolloutGuard;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
@@ -22,10 +23,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The insights routes (role read): an update group's numbers, a channel's adoption, one device's story,
- * and the requests the edges refused. Apps and groups are resolved from the control plane's state; the
- * numbers come from PostgreSQL. PostgreSQL unusable, slow (no answer within {@code --insights-timeout}) or
- * with every pooled connection busy is a 503 {@code insights-unavailable} naming where it was looked for;
+ * The insights routes (role read): an update group's numbers and the same hour by hour over 7 days, a
+ * channel's adoption, one device's story, and the requests the edges refused. Apps and groups are resolved
+ * from the control plane's state; the numbers come from PostgreSQL. PostgreSQL unusable, slow (no answer
+ * within {@code --insights-timeout}) or with every pooled connection busy is a 503 {@code insights-unavailable} naming where it was looked for;
  * the publisher API does not depend on it. Thread-safe (state is read per request; the handlers keep none).
  */
 final class InsightsRoutes {
@@ -51,6 +52,7 @@ final class InsightsRoutes {
 
   void mount() {
     ctx.router().get("/v1/apps/:app/insights/updates/:groupId").handler(ctx.authorize(Role.READ)).handler(this::group);
+    ctx.router().get("/v1/apps/:app/insights/updates/:groupId/hourly").handler(ctx.authorize(Role.READ)).handler(this::hourly);
     ctx.router().get("/v1/apps/:app/insights/channels/:channel").handler(ctx.authorize(Role.READ)).handler(this::channel);
     ctx.router().get("/v1/apps/:app/devices/:clientId").handler(ctx.authorize(Role.READ)).handler(this::device);
     ctx.router().get("/v1/apps/:app/insights/refusals").handler(ctx.authorize(Role.READ)).handler(this::refusals);
@@ -78,6 +80,25 @@ final class InsightsRoutes {
     }
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // readable asOf; windows are whole hours anyway
     reply(rc, db.ready().compose(v -> insights.group(app.appId(), g.group(), now)), gi -> InsightsJson.group(g.groupId(), gi));
+  }
+
+  /** The group hour by hour over 7 days, with the guard's threshold when its rollout has one. */
+  private void hourly(RoutingContext rc) {
+    AppState app = app(rc);
+    if (app == null) {
+      return;
+    }
+    String groupId = rc.pathParam("groupId");
+    GroupState g = app.group(groupId);
+    if (g == null) {
+      ctx.fail(rc, 404, "update-not-found",
+          "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
+      return;
+    }
+    RolloutGuard guard = g.rollout() == null ? null : g.rollout().guard();
+    Double threshold = guard == null ? null : guard.maxFailureRatePercent();
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    reply(rc, db.ready().compose(v -> insights.series(app.appId(), g.group(), now)), s -> InsightsJson.series(g.groupId(), s, threshold));
   }
 
   private void channel(RoutingContext rc) {

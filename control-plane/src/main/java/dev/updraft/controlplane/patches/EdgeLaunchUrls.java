@@ -3,11 +3,13 @@ package dev.updraft.controlplane.patches;
 import dev.updraft.common.ContentTypes;
 import dev.updraft.controlplane.render.UrlSource;
 import dev.updraft.controlplane.storage.AssetStorage;
+import dev.updraft.controlplane.storage.ListedAsset;
 import dev.updraft.controlplane.storage.StoredAsset;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The storage the commands render manifests with when edges serve launch assets: every call goes to the
@@ -43,6 +45,16 @@ public final class EdgeLaunchUrls implements AssetStorage {
   public StoredAsset put(String appId, String sha256Hex, Path file, String md5Hex, long size, String contentType)
       throws IOException {
     return storage.put(appId, sha256Hex, file, md5Hex, size, contentType);
+  }
+
+  @Override
+  public List<ListedAsset> list(String appId) throws IOException {
+    return storage.list(appId);
+  }
+
+  @Override
+  public void delete(String appId, String sha256Hex) throws IOException {
+    storage.delete(appId, sha256Hex);
   }
 
   @Override

@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Where asset bytes live, addressed by app and SHA-256. Implementations are thread-safe; every method
@@ -26,6 +27,18 @@ public interface AssetStorage extends AutoCloseable {
    */
   StoredAsset put(String appId, String sha256Hex, Path file, String md5Hex, long size, String contentType)
       throws IOException;
+
+  /**
+   * Every asset stored for the app, in no particular order (a later asset prune reads sizes and ages from
+   * it). Files that are not assets (temporary or metadata files) are left out.
+   */
+  List<ListedAsset> list(String appId) throws IOException;
+
+  /**
+   * Deletes the asset's bytes. Deleting what is not stored is harmless. The caller makes sure no manifest
+   * that devices may still be served names it.
+   */
+  void delete(String appId, String sha256Hex) throws IOException;
 
   /** Absolute URLs devices fetch an app's assets from. */
   UrlSource urls(String appId);

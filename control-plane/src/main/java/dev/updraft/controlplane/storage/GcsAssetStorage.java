@@ -13,6 +13,10 @@ import java.nio.channels.Channels;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -101,6 +105,35 @@ public final class GcsAssetStorage implements AssetStorage {
       return Channels.newInputStream(storage.reader(id));
     } catch (StorageException e) {
       throw new IOException("GCS read failed for bucket=" + bucket + " sha256=" + sha256Hex + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public List<ListedAsset> list(String appId) throws IOException {
+    String prefix = "assets/" + appId + "/";
+    objectName(appId, "0".repeat(64)); // checks the app id
+    List<ListedAsset> out = new ArrayList<>();
+    try {
+      for (Blob b : storage.list(bucket, Storage.BlobListOption.prefix(prefix)).iterateAll()) {
+        String name = b.getName().substring(prefix.length());
+        if (LocalAssetStorage.SHA.matcher(name).matches()) {
+          OffsetDateTime created = b.getCreateTimeOffsetDateTime();
+          OffsetDateTime at = created != null ? created : b.getUpdateTimeOffsetDateTime();
+          out.add(new ListedAsset(name, b.getSize() == null ? 0 : b.getSize(), at == null ? Instant.EPOCH : at.toInstant()));
+        }
+      }
+    } catch (StorageException e) {
+      throw new IOException("GCS list failed for bucket=" + bucket + " prefix=" + prefix + ": " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  @Override
+  public void delete(String appId, String sha256Hex) throws IOException {
+    try {
+      storage.delete(BlobId.of(bucket, objectName(appId, sha256Hex)));
+    } catch (StorageException e) {
+      throw new IOException("GCS delete failed for bucket=" + bucket + " sha256=" + sha256Hex + ": " + e.getMessage(), e);
     }
   }
 

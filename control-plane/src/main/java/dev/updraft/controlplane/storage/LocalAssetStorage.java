@@ -7,16 +7,20 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -133,6 +137,43 @@ public final class LocalAssetStorage implements AssetStorage {
       default:
         throw new IllegalArgumentException("no stored variant for encoding=" + encoding);
     }
+  }
+
+  @Override
+  public List<ListedAsset> list(String appId) throws IOException {
+    file(appId, "0".repeat(64)); // checks the app id
+    Path appDir = dir.resolve(appId);
+    List<ListedAsset> out = new ArrayList<>();
+    if (!Files.isDirectory(appDir, LinkOption.NOFOLLOW_LINKS)) {
+      return out;
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(appDir)) {
+      for (Path p : files) {
+        String name = p.getFileName().toString();
+        if (!SHA.matcher(name).matches()) {
+          continue; // .meta, .gz and temporary files
+        }
+        try {
+          BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+          if (a.isRegularFile()) {
+            out.add(new ListedAsset(name, a.size(), a.lastModifiedTime().toInstant()));
+          }
+        } catch (NoSuchFileException e) {
+          // deleted while listing
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void delete(String appId, String sha256Hex) throws IOException {
+    Path data = file(appId, sha256Hex);
+    Files.deleteIfExists(data);
+    Files.deleteIfExists(data.resolveSibling(sha256Hex + ".gz"));
+    Files.deleteIfExists(data.resolveSibling(sha256Hex + ".br"));
+    Files.deleteIfExists(data.resolveSibling(sha256Hex + ".zst"));
+    Files.deleteIfExists(data.resolveSibling(sha256Hex + ".meta"));
   }
 
   @Override

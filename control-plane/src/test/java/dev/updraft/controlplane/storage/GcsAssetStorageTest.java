@@ -52,4 +52,10 @@ class GcsAssetStorageTest {
     assertThat(GcsSigning.verifies(url.replace("/demo/", "/dem0/"), kp.getPublic())).as("another object fails").isFalse();
     assertThat(s.urlTtl()).isEqualTo(Duration.ofHours(6));
   }
+
+  @Test
+  void listsAnAppsAssetsWithSizesAndAgesAndDeletesOne(@TempDir Path dir) throws Exception {
+    Storage gcs = LocalStorageHelper.getOptions().getService();
+    StorageContract.listsAndDeletes(new GcsAssetStorage(gcs, "bucket", "https://cdn.example.com", Duration.ofDays(7), null), dir);
+  }
 }

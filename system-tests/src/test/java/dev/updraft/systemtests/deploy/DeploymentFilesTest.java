@@ -27,6 +27,10 @@ class DeploymentFilesTest {
   static final Map<String, Set<String>> FLAGS_BY_COMMAND =
       Map.of("control-plane", ControlPlaneConfig.FLAGS, "edge", EdgeConfig.FLAGS, "ingest", IngesterConfig.FLAGS);
 
+  /** The AWS SDK's default-chain variables the control plane may be given for S3 storage. */
+  static final Set<String> AWS_CHAIN =
+      Set.of("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_PROFILE", "AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE");
+
   static String flagOf(String envName) {
     assertThat(envName).startsWith("UPDRAFT_");
     return envName.substring("UPDRAFT_".length()).toLowerCase(java.util.Locale.ROOT).replace('_', '-');
@@ -107,13 +111,21 @@ class DeploymentFilesTest {
       Map<String, Object> env = map(map(s.getValue(), s.getKey()).get("environment"), s.getKey() + " environment");
       Map<String, String> asFlags = new java.util.LinkedHashMap<>();
       for (Map.Entry<String, Object> e : env.entrySet()) {
+        if (cmd.equals("control-plane") && AWS_CHAIN.contains(e.getKey())) {
+          continue; // S3 credentials: the AWS SDK's own variables, read by its default chain, never a flag
+        }
         assertThat(flags).as("compose %s: %s is a flag of %s", s.getKey(), e.getKey(), cmd).contains(flagOf(e.getKey()));
-        asFlags.put(flagOf(e.getKey()), e.getValue().toString().replaceAll("\\$\\{[A-Z_]+:-([^}]*)}", "$1"));
+        asFlags.put(flagOf(e.getKey()), e.getValue().toString().replaceAll("\\$\\{[A-Z0-9_]+:-([^}]*)}", "$1"));
       }
       // the configuration validates as the service would at start
       Settings settings = Settings.of(asFlags, Map.of());
       switch (cmd) {
-        case "control-plane": ControlPlaneConfig.from(settings); break;
+        case "control-plane":
+          ControlPlaneConfig.from(settings);
+          // and with the S3 storage its variables offer, as docs/operations.md sets it
+          assertThat(env).containsKeys("UPDRAFT_STORAGE", "UPDRAFT_S3_BUCKET", "UPDRAFT_S3_ENDPOINT", "UPDRAFT_S3_PATH_STYLE");
+          ControlPlaneConfig.from(settings.with("storage", "s3").with("s3-bucket", "updates").with("s3-endpoint", "http://minio:9000"));
+          break;
         case "edge": EdgeConfig.from(settings); break;
         default: IngesterConfig.from(settings); break;
       }

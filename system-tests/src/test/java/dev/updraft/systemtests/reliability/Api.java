@@ -1,6 +1,7 @@
 package dev.updraft.systemtests.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.testing.openapi.OpenApiContract;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,7 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 
-/** A small blocking client of the control plane's {@code /v1} API (HTTP/1.1, as a script would call it). */
+/**
+ * A small blocking client of the control plane's {@code /v1} API (HTTP/1.1, as a script would call it).
+ * Every answer is checked against docs/api/openapi.yaml ({@link OpenApiContract}).
+ */
 public final class Api {
   private static final HttpClient CLIENT =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
@@ -59,6 +63,8 @@ public final class Api {
     b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     try {
       HttpResponse<byte[]> r = CLIENT.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+      // every answer is held to docs/api/openapi.yaml: a status or shape it does not list fails the test
+      OpenApiContract.shared().check(method, url, r.statusCode(), r.headers().firstValue("content-type").orElse(null), r.body());
       return new Resp(r.statusCode(), r.body(), r.headers());
     } catch (IOException e) {
       return new Resp(-1, String.valueOf(e).getBytes(StandardCharsets.UTF_8), null);

@@ -14,6 +14,7 @@ import dev.updraft.edge.EdgeNode;
 import dev.updraft.events.Topics;
 import dev.updraft.ingester.IngesterConfig;
 import dev.updraft.ingester.TelemetryIngester;
+import dev.updraft.testing.openapi.OpenApiContract;
 import dev.updraft.testing.protocol.MultipartBody;
 import dev.updraft.testing.protocol.StrictMultipartParser;
 import io.vertx.core.Future;
@@ -211,6 +212,8 @@ final class TelemetryStack implements AutoCloseable {
   /** GET on the control plane's API with the admin token. */
   Resp api(String path) {
     HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(controlUrl() + path)).header("Authorization", "Bearer " + ADMIN).build());
+    OpenApiContract.shared()
+        .check("GET", controlUrl() + path, r.statusCode(), r.headers().firstValue("content-type").orElse(null), r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8));
     JsonNode n = null;
     try {
       n = JSON.readTree(r.body());

@@ -1,0 +1,31 @@
+package dev.updraft.controlplane.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalAssetStorageTest {
+
+  @Test
+  void listsAnAppsAssetsWithSizesAndAgesAndDeletesOne(@TempDir Path dir) throws Exception {
+    LocalAssetStorage s = new LocalAssetStorage(dir.resolve("assets"), () -> "http://127.0.0.1:1");
+    StorageContract.listsAndDeletes(s, dir);
+  }
+
+  @Test
+  void listingLeavesOutMetadataGzipAndTemporaryFilesAndDeleteRemovesThem(@TempDir Path dir) throws Exception {
+    LocalAssetStorage s = new LocalAssetStorage(dir.resolve("assets"), () -> "http://127.0.0.1:1");
+    StoredAsset a = StorageContract.put(s, "demo", dir, "some javascript");
+    Path data = dir.resolve("assets/demo/" + a.sha256Hex());
+    Path gz = s.gzipped(data);
+    Files.writeString(data.resolveSibling(a.sha256Hex() + ".tmp-123"), "half");
+    assertThat(s.list("demo")).extracting(ListedAsset::sha256Hex).containsExactly(a.sha256Hex());
+    s.delete("demo", a.sha256Hex());
+    assertThat(gz).doesNotExist();
+    assertThat(data.resolveSibling(a.sha256Hex() + ".meta")).doesNotExist();
+    assertThat(s.list("demo")).isEmpty();
+  }
+}
