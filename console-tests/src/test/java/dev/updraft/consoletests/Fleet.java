@@ -33,7 +33,7 @@ import java.util.Locale;
  *   <li>{@link #RUNS_NEW} (4 / 2) inside: on its embedded bundle it is served the new update, then checks in
  *       twice running it;
  *   <li>{@link #FAILED_NEW} (1 / 1) inside: served the new update, then back on its embedded bundle reporting
- *       the new update failed;
+ *       the new update failed, and served the previous update instead;
  *   <li>{@link #SERVED_NEW} (3 / 1) inside: served the new update once, still on its embedded bundle;
  *   <li>{@link #RUNS_OLD} (4 / 3) outside: runs the previous update, gets "no update";
  *   <li>{@link #EMBEDDED} (2 / 2) outside: on its embedded bundle, served the previous update;
@@ -214,8 +214,9 @@ final class Fleet {
             }
             case FAILED_NEW -> {
               assertThat(checkIn(platform, client, emb, emb, null)).isEqualTo(new Served(newId, null));
-              // the new update failed to launch: back on the embedded bundle, reporting it
-              assertThat(checkIn(platform, client, emb, emb, newId)).isEqualTo(new Served(null, "noUpdateAvailable"));
+              // the new update failed to launch: back on the embedded bundle, reporting it; the edge skips the
+              // failed update and offers the newest one the device did not report (the previous group)
+              assertThat(checkIn(platform, client, emb, emb, newId)).isEqualTo(new Served(oldId, null));
               received[p]++;
               failed[p]++;
               reports[p]++;
