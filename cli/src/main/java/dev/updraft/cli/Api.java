@@ -87,7 +87,12 @@ final class Api {
   }
 
   JsonNode get(String path) throws CliException {
-    return json(send("GET", path, HttpRequest.BodyPublishers.noBody(), null, Map.of(), false, Duration.ofSeconds(60)));
+    return get(path, Duration.ofSeconds(60));
+  }
+
+  /** A GET that gives up after {@code timeout} (a CliException then), for questions a command can do without. */
+  JsonNode get(String path, Duration timeout) throws CliException {
+    return json(send("GET", path, HttpRequest.BodyPublishers.noBody(), null, Map.of(), false, timeout));
   }
 
   String getText(String path) throws CliException {

@@ -3,6 +3,7 @@ package dev.updraft.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
+import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -80,9 +81,9 @@ final class PublishCommand implements Action {
     }
     JsonNode a;
     try {
-      a = api.get(Session.app(app) + "/runtime-versions/" + Api.enc(runtimeVersion) + "/activity");
+      a = api.get(Session.app(app) + "/runtime-versions/" + Api.enc(runtimeVersion) + "/activity", Duration.ofSeconds(10));
     } catch (CliException e) {
-      return; // an older server, or none to ask: the publish itself succeeded
+      return; // an older server, none to ask, or no answer in time: the publish itself succeeded
     }
     if (a.path("orphan").asBoolean(false)) {
       s.err.println("warning: orphan update? no device checked in with runtime version " + runtimeVersion + " in the last "

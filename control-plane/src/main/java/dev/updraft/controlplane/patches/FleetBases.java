@@ -19,10 +19,13 @@ import org.slf4j.LoggerFactory;
  * Read-only questions to the telemetry database (the ingester's tables): which updates the fleet runs
  * most (patch bases), and whether any device of a runtime version checked in lately (the publish CLI's
  * orphan warning). PostgreSQL is optional: creating this connects nothing, and every question answers
- * {@code null} (unknown) while it cannot be asked. Thread-safe.
+ * {@code null} (unknown) while it cannot be asked or gives no answer within {@link #ANSWER_MS}. Thread-safe.
  */
 final class FleetBases {
   private static final Logger LOG = LoggerFactory.getLogger(FleetBases.class);
+
+  /** The longest a question waits, whatever PostgreSQL or the network to it does (a stalled network cancels nothing). */
+  static final long ANSWER_MS = 3_000;
 
   private final Pool pool;
   private volatile boolean down;
@@ -68,6 +71,7 @@ final class FleetBases {
           up();
           return out;
         })
+        .timeout(ANSWER_MS, TimeUnit.MILLISECONDS)
         .otherwise(t -> unknown(t));
   }
 
@@ -80,6 +84,7 @@ final class FleetBases {
           up();
           return rows.iterator().next().getLong("n");
         })
+        .timeout(ANSWER_MS, TimeUnit.MILLISECONDS)
         .otherwise(t -> unknown(t));
   }
 

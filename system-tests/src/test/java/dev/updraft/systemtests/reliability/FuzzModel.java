@@ -5,6 +5,7 @@ import dev.updraft.systemtests.reliability.FuzzInputs.Device;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,8 @@ import java.util.Map;
  * roll back answers) by the rules the documentation states, not by the edge's code: channel → branch of
  * the same name (the fuzz maps no channel) → the newest entry on that branch for the platform and runtime
  * version → under a per-update rollout, the rolled-out group for devices whose bucket is inside it, the
- * control group otherwise → compared with what the device runs and reported failed (docs/concepts.md "How
+ * control group and the entries before it otherwise → past the entries the device reported failed (the
+ * failed-update fallback) → compared with what the device runs and has embedded (docs/concepts.md "How
  * a device gets its answer", edge-node/README.md "Resolution"; bucketing as {@code sha256-v1}: the first
  * 8 bytes of SHA-256 of the lower-cased client id, {@code :} and the rollout id, unsigned, modulo 10,000,
  * inside below percentage × 100). Protocol 0 gets no directive: the latest again where v1 would get
@@ -45,18 +47,20 @@ final class FuzzModel {
     }
   }
 
-  /** The newest entry of a branch for runtime 1.0.0: an update group, possibly rolling out over a control group. */
-  private record Head(Map<String, String> ids, boolean rollBack, String rolloutId, int percentage, Map<String, String> control) {}
+  /** One published entry of a branch for runtime 1.0.0: an update group (possibly rolling out) or a roll back. */
+  private record Entry(Map<String, String> ids, boolean rollBack, String rolloutId, int percentage) {}
 
   private static final String RUNTIME = "1.0.0";
-  private final Map<String, Head> heads = new HashMap<>();
+  /** Clients list at most 5 failed updates; the edge walks this many entries of a line (docs: "failed updates"). */
+  private static final int WALK = 6;
+  /** Per {@code app/branch}, newest first. */
+  private final Map<String, List<Entry>> lines = new HashMap<>();
 
   /**
    * @param published the fuzz's publish and roll back answers, in the order made, keyed by
-   *     {@code app/branch} (later ones on a branch replace earlier ones as its newest)
+   *     {@code app/branch} (later ones on a branch are newer)
    */
   FuzzModel(List<Map.Entry<String, JsonNode>> published) {
-    Map<String, Map<String, String>> previous = new HashMap<>();
     for (Map.Entry<String, JsonNode> e : published) {
       JsonNode g = e.getValue();
       Map<String, String> ids = new HashMap<>();
@@ -68,45 +72,65 @@ final class FuzzModel {
       }
       boolean rollBack = "rollBackToEmbedded".equals(g.path("kind").asText());
       JsonNode rollout = g.path("rollout");
-      Head h = rollout.isObject()
-          ? new Head(ids, rollBack, rollout.path("rolloutId").asText(), rollout.path("percentage").asInt(), previous.get(e.getKey()))
-          : new Head(ids, rollBack, null, 100, null);
-      if (h.rolloutId() != null && (h.rolloutId().isEmpty() || h.control() == null)) {
+      List<Entry> line = lines.computeIfAbsent(e.getKey(), k -> new ArrayList<>());
+      Entry entry = rollout.isObject()
+          ? new Entry(ids, rollBack, rollout.path("rolloutId").asText(), rollout.path("percentage").asInt())
+          : new Entry(ids, rollBack, null, 100);
+      if (entry.rolloutId() != null && (entry.rolloutId().isEmpty() || line.isEmpty())) {
         throw new IllegalArgumentException("a rollout without its id or control group: " + g);
       }
-      heads.put(e.getKey(), h);
-      previous.put(e.getKey(), ids);
+      line.add(0, entry);
     }
   }
 
   /**
-   * What {@code d} must be served; null where the documentation leaves it open (protocol 0, running the
-   * latest and having reported it failed: a re-send or an error).
+   * What {@code d} must be served; null where the documentation leaves it open. The rules: the newest
+   * entry of the line (under a rollout, the line from the control group for devices outside it), passing
+   * over the entries the device reported failed (at most {@link #WALK} looked at); that entry compared with
+   * what the device runs and has embedded.
    */
   Answer expect(Device d) {
-    Head h = RUNTIME.equals(d.runtimeVersion()) ? heads.get(d.app() + "/" + d.channel()) : null;
-    Answer v1;
-    String latest = null;
-    if (h == null || !h.ids().containsKey(d.platform())) {
-      v1 = Answer.of(Answer.NO_UPDATE); // nothing for this channel and runtime
-    } else if (h.rollBack()) {
-      v1 = d.embedded() != null && d.embedded().equals(d.current()) ? Answer.of(Answer.NO_UPDATE) : Answer.of(Answer.ROLLBACK);
-    } else {
-      Map<String, String> served = h.rolloutId() == null || inside(d.clientId(), h.rolloutId(), h.percentage()) ? h.ids() : h.control();
-      latest = served.get(d.platform());
-      v1 = latest.equals(d.current()) || d.failed().contains(latest) ? Answer.of(Answer.NO_UPDATE) : Answer.update(latest);
+    List<Entry> all = RUNTIME.equals(d.runtimeVersion()) ? lines.get(d.app() + "/" + d.channel()) : null;
+    boolean v0 = "0".equals(d.protocol());
+    List<Entry> line = new ArrayList<>();
+    if (all != null) {
+      for (Entry e : all) {
+        if (e.ids().containsKey(d.platform())) {
+          line.add(e);
+        }
+      }
     }
-    if (!"0".equals(d.protocol())) {
-      return v1;
+    if (line.isEmpty()) {
+      return v0 ? Answer.of(Answer.NONE) : Answer.of(Answer.NO_UPDATE); // nothing for this channel and runtime
     }
-    if (v1.kind().equals(Answer.UPDATE)) {
-      return v1;
+    Entry head = line.get(0);
+    int from = head.rolloutId() != null && !inside(d.clientId(), head.rolloutId(), head.percentage()) ? 1 : 0;
+    int i = from;
+    int end = Math.min(line.size(), from + WALK);
+    while (i < end && d.failed().contains(line.get(i).ids().get(d.platform()))) {
+      i++;
     }
-    // protocol 0: the latest again when it is what the device runs; otherwise no answer a v0 client can take
-    if (latest != null && latest.equals(d.current())) {
-      return d.failed().contains(latest) ? null : Answer.update(latest);
+    boolean skipped = i > from;
+    if (i == end) {
+      // every entry looked at was reported failed: "no update" (v0 cannot say it)
+      return v0 ? Answer.of(Answer.NONE) : Answer.of(Answer.NO_UPDATE);
     }
-    return Answer.of(Answer.NONE);
+    Entry chosen = line.get(i);
+    String id = chosen.ids().get(d.platform());
+    if (chosen.rollBack()) {
+      if (v0) {
+        return Answer.of(Answer.NONE);
+      }
+      return d.embedded() != null && d.embedded().equalsIgnoreCase(d.current()) ? Answer.of(Answer.NO_UPDATE) : Answer.of(Answer.ROLLBACK);
+    }
+    if (id.equalsIgnoreCase(d.current())) {
+      if (skipped) {
+        return v0 ? Answer.of(Answer.NONE) : Answer.of(Answer.NO_UPDATE);
+      }
+      // protocol 0 has no "no update": the latest again
+      return v0 ? Answer.update(id) : Answer.of(Answer.NO_UPDATE);
+    }
+    return Answer.update(id);
   }
 
   /** Whether a device is inside a per-update rollout at {@code percentage} (sha256-v1 bucketing). */

@@ -237,7 +237,7 @@ class OpenApiAuthIT {
   private static String fill(String path, String groupId, String tokenId, String sha) {
     return path.replace("{app}", A).replace("{groupId}", groupId).replace("{tokenId}", tokenId).replace("{channel}", "main")
         .replace("{sha256}", sha).replace("{file}", path.startsWith("/console/") ? "app.js" : sha + ".js")
-        .replace("{clientId}", "0b5c7a2e-52f4-4e4b-9a57-8d1a4cf5a1b2").replace("{runtimeVersion}", "1.0.0");
+        .replace("{clientId}", "0b5c7a2e-52f4-4e4b-9a57-8d1a4cf5a1b2").replace("{runtimeVersion}", "1.0.0").replace("{keyId}", "main");
   }
 
   /** A body that would change something if the call were let in. */
