@@ -73,6 +73,7 @@ public final class ThroughputBench {
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new LinkedHashMap<>(Map.of("seconds", "15", "connections", "64", "rounds", "3",
         "checkins", "true", "loops", "2", "scenarios", "manifest,noUpdate", "servers", "trivial,edge", "warmup", "10"));
+    // summary=FILE: the run's figures as JSON (the arguments, every round, the means), for docs/benchmarks/
     for (String arg : args) {
       String[] kv = arg.split("=", 2);
       a.put(kv[0], kv[1]);
@@ -126,6 +127,15 @@ public final class ThroughputBench {
       }
 
       List<String> rows = new ArrayList<>();
+      com.fasterxml.jackson.databind.node.ObjectNode json = com.fasterxml.jackson.databind.json.JsonMapper.builder().build().createObjectNode();
+      json.put("bench", "edge-throughput");
+      json.put("startedAt", Instant.now().toString());
+      json.put("java", System.getProperty("java.version"));
+      json.put("cores", Runtime.getRuntime().availableProcessors());
+      com.fasterxml.jackson.databind.node.ObjectNode argsJson = json.putObject("args");
+      a.forEach(argsJson::put);
+      com.fasterxml.jackson.databind.node.ArrayNode roundsJson = json.putArray("rounds");
+      com.fasterxml.jackson.databind.node.ObjectNode meansJson = json.putObject("means");
       for (String scenario : a.get("scenarios").split(",")) {
         String[] headers = scenarios.get(scenario);
         List<Double> edgeRps = new ArrayList<>();
@@ -153,6 +163,9 @@ public final class ThroughputBench {
                 used[1] / requests / 1000.0);
             rows.add(row);
             System.out.println(row);
+            roundsJson.addObject().put("scenario", scenario).put("round", round).put("server", isEdge ? "edge" : "trivial")
+                .put("rps", rps).put("p50", result[1]).put("p99", result[2]).put("requests", (long) requests)
+                .put("serverCpuUsPerRequest", used[0] / requests / 1000.0).put("otherCpuUsPerRequest", used[1] / requests / 1000.0);
           }
         }
         double e = edgeRps.stream().mapToDouble(Double::doubleValue).average().orElse(0);
@@ -163,6 +176,8 @@ public final class ThroughputBench {
             scenario, e, tr, tr == 0 ? 0 : 100 * e / tr, ec, tc, ec == 0 ? 0 : 100 * tc / ec);
         rows.add(summary);
         System.out.println(summary);
+        meansJson.putObject(scenario).put("edgeRps", e).put("trivialRps", tr).put("edgeOverTrivial", tr == 0 ? 0 : e / tr)
+            .put("edgeCpuUsPerRequest", ec).put("trivialCpuUsPerRequest", tc);
       }
       String metrics = http.get("/metrics").text();
       System.out.println();
@@ -174,6 +189,10 @@ public final class ThroughputBench {
         if (line.startsWith("updraft_edge_checkins") || line.startsWith("updraft_edge_requests_total")) {
           System.out.println(line);
         }
+      }
+      if (a.containsKey("summary")) {
+        Files.writeString(Path.of(a.get("summary")), json.toPrettyString() + "\n");
+        System.out.println("summary written to " + a.get("summary"));
       }
       Edges.await(edge.close());
     } finally {

@@ -27,6 +27,10 @@ import java.util.stream.Stream;
 public final class PatchBench {
   private PatchBench() {}
 
+  private static final com.fasterxml.jackson.databind.node.ArrayNode ROWS =
+      com.fasterxml.jackson.databind.json.JsonMapper.builder().build().createArrayNode();
+
+  /** {@code args[0]}, when given: where to write the run's figures as JSON (for docs/benchmarks/). */
   public static void main(String[] args) throws Exception {
     Path tmp = Files.createTempDirectory("patch-bench");
     System.out.println("| bundle | identity | gzip | zstd | br | patch | kept | diff ms (best of 3) | diff heap MB |");
@@ -39,6 +43,14 @@ public final class PatchBench {
     System.out.println();
     System.out.println("java " + System.getProperty("java.version") + ", max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024)
         + " MB, " + Runtime.getRuntime().availableProcessors() + " cores");
+    if (args.length > 0) {
+      com.fasterxml.jackson.databind.node.ObjectNode json = ROWS.objectNode();
+      json.put("bench", "bundle-patches").put("startedAt", java.time.Instant.now().toString()).put("java", System.getProperty("java.version"))
+          .put("maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024)).put("cores", Runtime.getRuntime().availableProcessors());
+      json.set("bundles", ROWS);
+      Files.writeString(Path.of(args[0]), json.toPrettyString() + "\n");
+      System.out.println("summary written to " + args[0]);
+    }
   }
 
   private static void run(String name, byte[] base, byte[] target, Path tmp) throws Exception {
@@ -63,6 +75,9 @@ public final class PatchBench {
     }
     System.out.printf("| %s | %d | %d | %d | %s | %d | %s | %d | %d |%n", name, target.length, gzip, zstd, br < 0 ? "n/a" : Long.toString(br),
         patch.length, patch.length * 2L <= gzip ? "yes" : "no", best / 1_000_000, heap / (1024 * 1024));
+    ROWS.addObject().put("bundle", name).put("identity", target.length).put("gzip", gzip).put("zstd", zstd).put("br", br)
+        .put("patch", patch.length).put("kept", patch.length * 2L <= gzip).put("diffMsBestOf3", best / 1_000_000)
+        .put("diffHeapMb", heap / (1024 * 1024));
   }
 
   private static long size(Path f, String encoding, Path tmp) throws IOException {

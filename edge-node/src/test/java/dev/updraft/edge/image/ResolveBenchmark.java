@@ -86,7 +86,13 @@ public class ResolveBenchmark {
   }
 
   /** Runs this benchmark: {@code java -cp … dev.updraft.edge.image.ResolveBenchmark}. */
+  /** {@code args[0]}, when given: where JMH writes its JSON result (for docs/benchmarks/). */
   public static void main(String[] args) throws RunnerException {
-    new Runner(new OptionsBuilder().include(ResolveBenchmark.class.getName() + ".*").build()).run();
+    OptionsBuilder o = new OptionsBuilder();
+    o.include(ResolveBenchmark.class.getName() + ".*");
+    if (args.length > 0) {
+      o.resultFormat(org.openjdk.jmh.results.format.ResultFormatType.JSON).result(args[0]);
+    }
+    new Runner(o.build()).run();
   }
 }
