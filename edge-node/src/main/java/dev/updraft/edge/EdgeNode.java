@@ -130,7 +130,8 @@ public final class EdgeNode {
           "updraft-edge-" + config.edgeId(), live, registry);
       if (config.checkins()) {
         parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
-            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(), registry);
+            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(),
+            config.checkinCompact(), registry);
       }
       if (config.recordRequests() != null) {
         parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
