@@ -39,6 +39,9 @@ import java.util.Set;
  * @param checkinCompact {@code --checkin-format compact|json}, default compact: check-ins go to Kafka in the
  *     compact form ({@code CheckInBinary}, read by ingesters from this release on) or as JSON (for ingesters
  *     of an earlier release, during an upgrade that has not reached them yet)
+ * @param warmupRequests {@code --warmup-requests}, default 20000: device requests the edge sends itself over
+ *     its image before {@code /readyz} answers 200 (no check-ins); 0: none
+ * @param warmupTimeout {@code --warmup-timeout}, default 10s: the longest the warm-up runs
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -57,7 +60,9 @@ public record EdgeConfig(
     Duration headerTimeout,
     long checkinProducerBuffer,
     long patchCacheBytes,
-    boolean checkinCompact) {
+    boolean checkinCompact,
+    int warmupRequests,
+    Duration warmupTimeout) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -78,6 +83,8 @@ public record EdgeConfig(
           "header-timeout",
           "checkin-producer-buffer",
           "checkin-format",
+          "warmup-requests",
+          "warmup-timeout",
           "patch-cache-bytes");
 
   public EdgeConfig {
@@ -149,7 +156,9 @@ public record EdgeConfig(
         s.duration("header-timeout", Duration.ofSeconds(10)),
         s.longValue("checkin-producer-buffer", 64L << 20, 65536, 1L << 32),
         s.longValue("patch-cache-bytes", 128L << 20, 0, 1L << 36),
-        checkinFormat(s.string("checkin-format", "compact")));
+        checkinFormat(s.string("checkin-format", "compact")),
+        s.integer("warmup-requests", 20_000, 0, 10_000_000),
+        s.duration("warmup-timeout", Duration.ofSeconds(10)));
   }
 
   private static boolean checkinFormat(String v) {
