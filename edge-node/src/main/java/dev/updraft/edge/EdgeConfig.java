@@ -36,6 +36,12 @@ import java.util.Set;
  *     when both are full, new check-ins are dropped and counted
  * @param patchCacheBytes {@code --patch-cache-bytes}, default 128 MiB: bundle patches of served groups held in
  *     memory for the launch-asset route (0: patches are never served; full bundles still are)
+ * @param checkinCompact {@code --checkin-format compact|json}, default compact: check-ins go to Kafka in the
+ *     compact form ({@code CheckInBinary}, read by ingesters from this release on) or as JSON (for ingesters
+ *     of an earlier release, during an upgrade that has not reached them yet)
+ * @param warmupRequests {@code --warmup-requests}, default 20000: device requests the edge sends itself over
+ *     its image before {@code /readyz} answers 200 (no check-ins); 0: none
+ * @param warmupTimeout {@code --warmup-timeout}, default 10s: the longest the warm-up runs
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -53,7 +59,10 @@ public record EdgeConfig(
     int maxHeaderSize,
     Duration headerTimeout,
     long checkinProducerBuffer,
-    long patchCacheBytes) {
+    long patchCacheBytes,
+    boolean checkinCompact,
+    int warmupRequests,
+    Duration warmupTimeout) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -73,6 +82,9 @@ public record EdgeConfig(
           "max-header-size",
           "header-timeout",
           "checkin-producer-buffer",
+          "checkin-format",
+          "warmup-requests",
+          "warmup-timeout",
           "patch-cache-bytes");
 
   public EdgeConfig {
@@ -143,7 +155,18 @@ public record EdgeConfig(
         s.integer("max-header-size", 16384, 1024, 1 << 20),
         s.duration("header-timeout", Duration.ofSeconds(10)),
         s.longValue("checkin-producer-buffer", 64L << 20, 65536, 1L << 32),
-        s.longValue("patch-cache-bytes", 128L << 20, 0, 1L << 36));
+        s.longValue("patch-cache-bytes", 128L << 20, 0, 1L << 36),
+        checkinFormat(s.string("checkin-format", "compact")),
+        s.integer("warmup-requests", 20_000, 0, 10_000_000),
+        s.duration("warmup-timeout", Duration.ofSeconds(10)));
+  }
+
+  private static boolean checkinFormat(String v) {
+    return switch (v) {
+      case "compact" -> true;
+      case "json" -> false;
+      default -> throw new ConfigException("--checkin-format must be compact or json: got " + v);
+    };
   }
 
   private static double accessLog(String v) {

@@ -60,6 +60,7 @@ public final class EdgeNode {
     RequestRecorder recorder;
     PatchCache patches;
     AssetRoute assets;
+    Warmup warmup;
 
     Parts(PrometheusMeterRegistry registry, LiveImage live, JvmGcMetrics gc) {
       this.registry = registry;
@@ -68,6 +69,9 @@ public final class EdgeNode {
     }
 
     void close() {
+      if (warmup != null) {
+        warmup.stop();
+      }
       if (assets != null) {
         assets.close();
       }
@@ -130,7 +134,8 @@ public final class EdgeNode {
           "updraft-edge-" + config.edgeId(), live, registry);
       if (config.checkins()) {
         parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
-            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(), registry);
+            "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(),
+            config.checkinCompact(), registry);
       }
       if (config.recordRequests() != null) {
         parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
@@ -149,6 +154,7 @@ public final class EdgeNode {
     }, false);
 
     List<String> deployments = new ArrayList<>();
+    java.util.concurrent.atomic.AtomicReference<ManifestHandler> handlerOf = new java.util.concurrent.atomic.AtomicReference<>();
     List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
     // port 0 on several instances: Vert.x shares one random port between the servers given the same negative
     // port, so each node takes a negative number of its own (two nodes on one Vertx must not share a port)
@@ -157,6 +163,7 @@ public final class EdgeNode {
         .compose(p -> {
           ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
               config.accessLogSample(), p.assets);
+          handlerOf.set(handler);
           return vertx.deployVerticle(() -> {
             HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler, loopDelay,
                 config.headerTimeout().toNanos(), headerTimeouts);
@@ -169,6 +176,10 @@ public final class EdgeNode {
           return servers.get(0).actualPort();
         })
         .map(bound -> {
+          Warmup warmup = new Warmup();
+          parts.warmup = warmup;
+          handlerOf.get().warmup(warmup);
+          warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupTimeout());
           LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}",
               config.edgeId(), config.bind(), bound, config.eventLoops(),
               vertx.isNativeTransportEnabled() ? "native" : "NIO", config.checkins() ? "on" : "off",
@@ -210,6 +221,12 @@ public final class EdgeNode {
   /** The port the HTTP servers listen on. */
   public int port() {
     return port;
+  }
+
+  /** Warm-up requests answered so far (0 when warm-up is off or has not started). */
+  long warmupAnswered() {
+    Warmup w = parts.warmup;
+    return w == null ? 0 : w.answered();
   }
 
   /** Whether the image has caught up with the log end seen at start. */

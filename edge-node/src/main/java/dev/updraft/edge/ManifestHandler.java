@@ -59,6 +59,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   private final String edgeId;
   private final double accessLog;
   private final AssetRoute assets;
+  private volatile Warmup warmup;
 
   ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder,
       PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets) {
@@ -71,6 +72,11 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     this.edgeId = edgeId;
     this.accessLog = accessLog;
     this.assets = assets;
+  }
+
+  /** {@code /readyz} answers 200 only once {@code w} is done too (see {@link Warmup}). */
+  void warmup(Warmup w) {
+    this.warmup = w;
   }
 
   @Override
@@ -107,7 +113,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   }
 
   private void device(HttpServerRequest req, long t0, String pathAppId) {
-    if (recorder != null && recorder.sampled()) {
+    if (recorder != null && recorder.sampled() && !Warmup.isWarmup(req.headers())) {
       recorder.record(System.currentTimeMillis(), req.path(), req.query(), req.headers());
     }
     MultiMap h = req.headers();
@@ -267,6 +273,9 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
       return;
     }
     respond(req, 200, pvOut, type, body, signature, app.filtersFor(d.branch()));
+    if (r.warmup) {
+      return; // the edge's own warm-up: no metrics, no check-in, no access log
+    }
     switch (d.kind()) {
       case MANIFEST:
         (CheckIn.OUTCOME_UPDATE.equals(d.outcome()) ? metrics.update : metrics.noUpdate).increment();
@@ -319,6 +328,9 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   private void refuse(HttpServerRequest req, long t0, int status, AsciiString pv, String code, String message,
       DeviceRequest r, Decision d) {
     respond(req, status, pv, Names.APPLICATION_JSON, ErrorBody.of(code, message), null, null);
+    if (r != null && r.warmup) {
+      return;
+    }
     (status == 503 ? metrics.notReady : metrics.clientError).increment();
     metrics.latency(t0);
     if (r != null) {
@@ -392,7 +404,12 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         return;
       case "/readyz":
         ResolveImage image = live.image();
-        if (live.ready()) {
+        Warmup w = warmup;
+        if (live.ready() && w != null && !w.done()) {
+          req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
+              .end(ErrorBody.of("warming-up", "exercising the manifest route on its image before taking traffic"
+                  + " (--warmup-requests): apps=" + image.appCount() + " groups=" + image.groupCount()));
+        } else if (live.ready()) {
           req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"ready\":true,\"apps\":"
               + image.appCount() + ",\"groups\":" + image.groupCount() + ",\"logStalenessSeconds\":" + staleness() + "}");
         } else {

@@ -3,7 +3,10 @@ package dev.updraft.events;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.IOException;
 
-/** JSON codec for {@link CheckIn}. Thread-safe. */
+/**
+ * Codec for {@link CheckIn}: JSON, and the compact form ({@link CheckInBinary}) edges write since issue 19;
+ * {@link #decode} reads both, so records older edges left in the topic still decode. Thread-safe.
+ */
 public final class CheckInCodec {
   private CheckInCodec() {}
 
@@ -16,7 +19,7 @@ public final class CheckInCodec {
   }
 
   /**
-   * Decodes a check-in.
+   * Decodes a check-in, JSON or compact (told apart by the first byte).
    *
    * @throws IOException when the bytes are not a check-in; the caller counts and skips the record
    */
@@ -24,7 +27,7 @@ public final class CheckInCodec {
     if (bytes == null || bytes.length == 0) {
       throw new IOException("empty check-in record");
     }
-    CheckIn c = EventCodec.MAPPER.readValue(bytes, CheckIn.class);
+    CheckIn c = CheckInBinary.isCompact(bytes) ? CheckInBinary.decode(bytes) : EventCodec.MAPPER.readValue(bytes, CheckIn.class);
     if (c.checkInId() == null || c.appId() == null || c.platform() == null) {
       throw new IOException("check-in lacks checkInId, appId or platform");
     }

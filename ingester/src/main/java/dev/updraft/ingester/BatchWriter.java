@@ -17,7 +17,8 @@ import org.apache.kafka.common.TopicPartition;
  * Writes a {@link Batch} to PostgreSQL in one transaction: first the new offsets of its partitions, on
  * the condition that PostgreSQL still holds the offsets the batch starts from, then its rows with
  * set-based multi-row upserts ({@code INSERT ... SELECT FROM unnest(arrays) ON CONFLICT DO UPDATE}), one
- * statement per table, pipelined on one connection; the counter rows every writer shares go last. The
+ * statement per table, pipelined on one connection; the counter rows every writer shares go last (the
+ * device-set counters of {@link SetCounts} from the pairs the failure and receipt statements inserted). The
  * row statements and their parameter arrays are generated from the tables of columns in {@link Tables}.
  *
  * <p>The offset condition is what makes a write safe to retry and safe against another ingester: a
@@ -72,9 +73,11 @@ final class BatchWriter {
 
   static final String HOURS_SQL = Tables.UPDATE_HOURLY.sql();
 
-  static final String FAILURES_SQL = Tables.UPDATE_FAILURES.sql();
+  /** Upserts the failures, returning the pairs new to {@code update_failures} ({@link SetCounts}). */
+  static final String FAILURES_SQL = SetCounts.INSERT_FAILURES_SQL;
 
-  static final String RECEIPTS_SQL = Tables.UPDATE_RECEIPTS.sql();
+  /** Inserts the receipts, returning the pairs new to {@code update_receipts} ({@link SetCounts}). */
+  static final String RECEIPTS_SQL = SetCounts.INSERT_RECEIPTS_SQL;
 
   static final String REJECTS_SQL = Tables.INGEST_REJECTS.sql();
 
@@ -130,12 +133,17 @@ final class BatchWriter {
               devices == null ? Future.succeededFuture(null) : conn.preparedQuery(DEVICES_SQL).execute(devices);
           Future<RowSet<Row>> newlyRefused =
               refused == null ? Future.succeededFuture(null) : conn.preparedQuery(REFUSED_DEVICES_SQL).execute(refused);
+          // failures before receipts: a pair new in this batch is counted once, by the receipts statement
+          Future<RowSet<Row>> newFailures =
+              failures == null ? Future.succeededFuture(null) : conn.preparedQuery(FAILURES_SQL).execute(failures);
+          Future<RowSet<Row>> newReceipts =
+              receipts == null ? Future.succeededFuture(null) : conn.preparedQuery(RECEIPTS_SQL).execute(receipts);
           List<Future<?>> all = new ArrayList<>(8);
           all.add(offsetCheck);
           all.add(moves);
           all.add(newlyRefused);
-          execute(conn, FAILURES_SQL, failures, all);
-          execute(conn, RECEIPTS_SQL, receipts, all);
+          all.add(newFailures);
+          all.add(newReceipts);
           execute(conn, REJECTS_SQL, rejects, all);
           return Future.all(all)
               .compose(
@@ -147,10 +155,12 @@ final class BatchWriter {
                               "offsets in PostgreSQL moved: topic=" + topic + " partitions=" + expectedPartitions
                                   + " matched=" + matched + " ranges=" + describe(batch)));
                     }
-                    List<Future<?>> shared = new ArrayList<>(3);
+                    List<Future<?>> shared = new ArrayList<>(4);
                     execute(conn, HOURS_SQL, hours, shared);
                     execute(conn, COUNTS_SQL, countsTuple(moves.result()), shared);
                     execute(conn, REFUSALS_SQL, refusalsTuple(batch, newlyRefused.result()), shared);
+                    shared.add(new SetCounts().failures(newFailures.result(), 1).receipts(newReceipts.result(), 1)
+                        .apply(conn, false));
                     return Future.all(shared).map(d -> deviceRows);
                   });
         });

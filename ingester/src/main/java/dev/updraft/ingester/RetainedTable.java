@@ -8,7 +8,8 @@ import java.util.StringJoiner;
  * The telemetry tables retention deletes from, each with the column that ages its rows, its primary
  * key, the shortest retention the insights allow, and how a batch finds its old rows. The statements
  * are generated here; {@link RetentionJob} runs them. {@code ingest_offsets} (the consumed positions) and
- * {@code device_counts} (adjusted with the devices, never aged on its own) are not listed.
+ * {@code device_counts} (adjusted with the devices, never aged on its own), {@code update_device_totals} and
+ * {@code receipt_minutes} (adjusted with the receipts and failures, {@link SetCounts}) are not listed.
  *
  * <p>Every batch takes its victims {@code FOR UPDATE SKIP LOCKED}: a row an ingester's batch is writing
  * right now is left for the next run instead of waited for, so retention never waits on a device row and
@@ -58,6 +59,11 @@ enum RetainedTable {
   final List<String> keys;
   /** Whether deleting a row moves a device out of {@code device_counts} (the registry only). */
   final boolean countsDevices;
+  /**
+   * Whether its rows are counted by {@link SetCounts} (receipts and failures): the delete then returns the
+   * pairs it deleted (app, update, client, platform and, for a receipt, its minute) instead of a count.
+   */
+  final boolean countsPairs;
 
   /**
    * {@link Walk#KEY_RANGE}: the last key of the next {@code batch} rows. Parameters: the previous last key
@@ -83,6 +89,7 @@ enum RetainedTable {
     this.why = why;
     this.keys = List.copyOf(keys);
     this.countsDevices = "devices".equals(table);
+    this.countsPairs = "update_receipts".equals(table) || "update_failures".equals(table);
     int k = keys.size();
     String cols = String.join(", ", keys);
     String lower = "(" + cols + ") > (" + params(1, k) + ")";
@@ -152,6 +159,10 @@ enum RetainedTable {
           + " x.source)"
           + " SELECT app_id, update_id, platform, channel, source, -count(*) FROM gone"
           + " GROUP BY app_id, update_id, platform, channel, source";
+    }
+    if (countsPairs) {
+      String minute = "update_receipts".equals(table) ? ", " + SetCounts.minuteMillis("x.first_served") : "";
+      return victims + "x.app_id, x.update_id, x.client_id, x.platform" + minute + ") SELECT * FROM gone";
     }
     return victims + "1) SELECT count(*) FROM gone";
   }

@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * {@code --postgres-retention-batch} rows ({@link RetainedTable.Walk} says how each finds them), until a
  * batch finds nothing more. A device's row leaves {@code devices} in the same transaction that takes it out
  * of {@code device_counts} (the counters move in key order, as {@link BatchWriter}'s do, so the two never
- * wait on each other in a cycle): the counts stay those of the devices that remain.
+ * wait on each other in a cycle): the counts stay those of the devices that remain. Deleted receipts and
+ * failures leave the device-set counters ({@link SetCounts}) in the same transaction, likewise.
  *
  * <p><b>A check-in racing the deletion of its device.</b> Victims are locked {@code FOR UPDATE SKIP
  * LOCKED} and their age checked again on the locked version: a device an ingester is writing right now is
@@ -337,6 +338,9 @@ final class RetentionJob {
   /** Runs a delete statement; for the registry, moves the devices out of {@code device_counts} too. */
   private static long delete(SqlConnection conn, RetainedTable t, String sql, Tuple params) throws Exception {
     RowSet<Row> rows = await(conn.preparedQuery(sql).execute(params));
+    if (t.countsPairs) {
+      return deletePairs(conn, t, rows);
+    }
     if (!t.countsDevices) {
       return rows.iterator().next().getLong(0);
     }
@@ -352,6 +356,42 @@ final class RetentionJob {
           Tuple.of(moves.getValue(0), moves.getValue(1), moves.getValue(2), moves.getValue(3), moves.getValue(4))));
     }
     return deleted;
+  }
+
+  /**
+   * Takes the deleted receipts or failures out of {@link SetCounts}: the pairs' other rows are looked up
+   * by a statement of its own, after the delete, so that it sees every pair an ingester committed before.
+   */
+  private static long deletePairs(SqlConnection conn, RetainedTable t, RowSet<Row> gone) throws Exception {
+    int n = gone.size();
+    if (n == 0) {
+      return 0;
+    }
+    boolean receipts = t == RetainedTable.RECEIPTS;
+    String[] apps = new String[n];
+    String[] updates = new String[n];
+    String[] clients = new String[n];
+    String[] platforms = new String[n];
+    Long[] minutes = new Long[n];
+    int i = 0;
+    for (Row r : gone) {
+      apps[i] = r.getString(0);
+      updates[i] = r.getString(1);
+      clients[i] = r.getString(2);
+      platforms[i] = r.getString(3);
+      minutes[i] = receipts ? r.getLong(4) : null;
+      i++;
+    }
+    SetCounts counts = new SetCounts();
+    if (receipts) {
+      counts.receipts(await(conn.preparedQuery(SetCounts.RECEIPT_PAIRS_SQL)
+          .execute(Tuple.of(apps, updates, clients, platforms, minutes))), -1);
+    } else {
+      counts.failures(await(conn.preparedQuery(SetCounts.FAILURE_PAIRS_SQL)
+          .execute(Tuple.of(apps, updates, clients, platforms))), -1);
+    }
+    await(counts.apply(conn, true));
+    return n;
   }
 
   private static Tuple copy(Tuple from, Tuple to) {

@@ -306,15 +306,17 @@ class BatchWriterIT {
 
   @Test
   void everyColumnOfTheWrittenTablesIsWrittenFromTheColumnTables() {
-    Map<String, Upsert<?>> written = Map.of(
-        "devices", Tables.DEVICES,
-        "device_counts", Tables.DEVICE_COUNTS,
-        "update_hourly", Tables.UPDATE_HOURLY,
-        "update_failures", Tables.UPDATE_FAILURES,
-        "update_receipts", Tables.UPDATE_RECEIPTS,
-        "ingest_rejects", Tables.INGEST_REJECTS,
-        "refusals", Tables.REFUSALS,
-        "refused_devices", Tables.REFUSED_DEVICES);
+    Map<String, Upsert<?>> written = Map.ofEntries(
+        Map.entry("update_device_totals", SetCounts.TOTALS),
+        Map.entry("receipt_minutes", SetCounts.MINUTES),
+        Map.entry("devices", Tables.DEVICES),
+        Map.entry("device_counts", Tables.DEVICE_COUNTS),
+        Map.entry("update_hourly", Tables.UPDATE_HOURLY),
+        Map.entry("update_failures", Tables.UPDATE_FAILURES),
+        Map.entry("update_receipts", Tables.UPDATE_RECEIPTS),
+        Map.entry("ingest_rejects", Tables.INGEST_REJECTS),
+        Map.entry("refusals", Tables.REFUSALS),
+        Map.entry("refused_devices", Tables.REFUSED_DEVICES));
     // columns no batch sends: set from the existing row on conflict, or by a DEFAULT
     Map<String, Set<String>> notSent = Map.of(
         "devices", Set.of("prev_update_id", "prev_platform", "prev_channel", "prev_source"),

@@ -4,6 +4,7 @@ import dev.updraft.common.Settings;
 import dev.updraft.embedded.EmbeddedKafka;
 import dev.updraft.embedded.EmbeddedPostgresServer;
 import dev.updraft.events.CheckIn;
+import dev.updraft.events.CheckInBinary;
 import dev.updraft.events.CheckInCodec;
 import dev.updraft.events.Topics;
 import io.vertx.core.Vertx;
@@ -44,7 +45,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * </ol>
  *
  * <p>Flags: {@code --prefill 2000000 --devices 500000 --rate 10000 --seconds 60 --partitions 4
- * --ingest-batch-size 10000 --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>}. Results are printed; see {@code docs/benchmarks/ingest.md}.
+ * --ingest-batch-size 10000 --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>}, and
+ * {@code --durable true} (PostgreSQL with fsync on, the default; {@code false}: the earlier runs' fsync off),
+ * {@code --format compact|json} (how the records are written, as an edge's {@code --checkin-format}),
+ * {@code --summary FILE} (the run's numbers as JSON; default {@code ingest-summary.json} in the working
+ * directory). A smoke run: {@code --prefill 20000 --rate 500 --seconds 10}. Results are printed too; see
+ * {@code docs/benchmarks/ingest.md}.
  */
 final class IngestBenchmark {
   private IngestBenchmark() {}
@@ -62,6 +68,22 @@ final class IngestBenchmark {
     int consumers = s.integer("ingest-consumers", IngesterConfig.DEFAULT_CONSUMERS, 1, 64);
     String sharedBuffers = s.string("shared-buffers", "1GB");
     Path dir = s.path("dir", Files.createTempDirectory("updraft-ingest-bench"));
+    boolean durable = s.bool("durable", true);
+    compact = !"json".equals(s.string("format", "compact"));
+    Path summaryFile = s.path("summary", Path.of("ingest-summary.json"));
+    Map<String, Object> summary = new java.util.LinkedHashMap<>();
+    summary.put("benchmark", "ingest");
+    summary.put("cores", Runtime.getRuntime().availableProcessors());
+    summary.put("java", System.getProperty("java.version"));
+    summary.put("durable", durable);
+    summary.put("format", compact ? "compact" : "json");
+    summary.put("prefill", prefill);
+    summary.put("devices", devices);
+    summary.put("rate", rate);
+    summary.put("seconds", seconds);
+    summary.put("partitions", partitions);
+    summary.put("batch_size", batchSize);
+    summary.put("load_average_at_start", Files.readString(Path.of("/proc/loadavg")).trim());
 
     System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.vm.name"), System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
@@ -71,7 +93,7 @@ final class IngestBenchmark {
     System.out.println("load average at start: " + Files.readString(Path.of("/proc/loadavg")).trim());
 
     EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0, 0);
-    EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0, false);
+    EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0, durable);
     Vertx vertx = Vertx.vertx();
     try {
       pg.createDatabase("bench");
@@ -181,6 +203,13 @@ final class IngestBenchmark {
             + " sustained (10%% to 90%% of the backlog) %.0f/s; 5 s samples: %s%n", prefill, drain, prefill / drain, sustained,
             format(samples));
         report(ingester, db, "after full speed");
+        summary.put("full_speed_per_second_from_start", Math.round(prefill / drain));
+        summary.put("full_speed_sustained_per_second", Math.round(sustained));
+        summary.put("full_speed_samples_per_second", samples);
+        summary.put("cpu_us_per_check_in_jvm", (cpu1[0] - cpu0[0]) * 10_000.0 / prefill);
+        summary.put("cpu_us_per_check_in_postgres", (cpu1[1] - cpu0[1]) * 10_000.0 / prefill);
+        summary.put("cpu_us_per_check_in_total", ((cpu1[0] - cpu0[0]) + (cpu1[1] - cpu0[1])) * 10_000.0 / prefill);
+        summary.put("machine_busy_percent", (cpu1[2] - cpu0[2]) / (drain * 2));
 
         // ---- fixed rate ----
         latencies.reset(true);
@@ -204,6 +233,12 @@ final class IngestBenchmark {
             + " %s; largest lag reported %d records%n", sent.get(), produced, sent.get() / produced, latencies.summary(),
             maxLag);
         report(ingester, db, "after fixed rate");
+        summary.put("fixed_rate_sent", sent.get());
+        summary.put("fixed_rate_per_second", sent.get() / produced);
+        summary.put("fixed_rate_lag", latencies.summary());
+        summary.put("fixed_rate_largest_lag_records", maxLag);
+        Files.writeString(summaryFile, json(summary));
+        System.out.println("summary: " + summaryFile.toAbsolutePath());
       } finally {
         for (TelemetryIngester i : all) {
           i.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -345,9 +380,27 @@ final class IngestBenchmark {
     return new KafkaProducer<>(p);
   }
 
+  /** Whether records are written in the compact form ({@code --format}); set once by main. */
+  private static volatile boolean compact = true;
+  private static final ThreadLocal<CheckInBinary> WRITER = ThreadLocal.withInitial(CheckInBinary::new);
+
   private static void send(KafkaProducer<byte[], byte[]> producer, String topic, CheckIn c) {
     byte[] key = c.clientId() == null ? null : c.clientId().getBytes(StandardCharsets.UTF_8);
-    producer.send(new ProducerRecord<>(topic, key, CheckInCodec.encode(c)));
+    producer.send(new ProducerRecord<>(topic, key, compact ? WRITER.get().encode(c) : CheckInCodec.encode(c)));
+  }
+
+  /** A flat JSON object of numbers, booleans, strings and lists of numbers. */
+  private static String json(Map<String, Object> m) {
+    StringBuilder sb = new StringBuilder("{\n");
+    int i = 0;
+    for (Map.Entry<String, Object> e : m.entrySet()) {
+      Object v = e.getValue();
+      String value = v instanceof Number || v instanceof Boolean || v instanceof List
+          ? String.valueOf(v).replace(" ", "")
+          : "\"" + String.valueOf(v).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+      sb.append("  \"").append(e.getKey()).append("\": ").append(value).append(++i < m.size() ? ",\n" : "\n");
+    }
+    return sb.append("}\n").toString();
   }
 
   /** Sends {@code rate} check-ins per second, in 10 ms slices, each stamped with the time it is sent. */

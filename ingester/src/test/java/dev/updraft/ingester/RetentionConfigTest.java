@@ -128,8 +128,13 @@ class RetentionConfigTest {
     assertThat(RetainedTable.RECEIPTS.deleteSql)
         .isEqualTo("WITH v AS (SELECT app_id, update_id, client_id FROM update_receipts WHERE first_served < $1"
             + " ORDER BY first_served LIMIT $2 FOR UPDATE SKIP LOCKED), gone AS (DELETE FROM update_receipts x USING v"
-            + " WHERE x.app_id = v.app_id AND x.update_id = v.update_id AND x.client_id = v.client_id RETURNING 1)"
-            + " SELECT count(*) FROM gone");
+            + " WHERE x.app_id = v.app_id AND x.update_id = v.update_id AND x.client_id = v.client_id RETURNING"
+            + " x.app_id, x.update_id, x.client_id, x.platform, (floor(extract(epoch FROM x.first_served) / 60)::bigint * 60000))"
+            + " SELECT * FROM gone");
+    // the pairs deleted, so that RetentionJob takes them out of the counters (SetCounts) in the same transaction
+    assertThat(RetainedTable.FAILURES.deleteSql).endsWith("RETURNING x.app_id, x.update_id, x.client_id, x.platform)"
+        + " SELECT * FROM gone");
+    assertThat(RetainedTable.HOURLY.deleteSql).endsWith("RETURNING 1) SELECT count(*) FROM gone");
     assertThat(RetainedTable.RECEIPTS.rangeEndSql).isNull();
   }
 }

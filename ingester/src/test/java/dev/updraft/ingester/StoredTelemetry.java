@@ -65,5 +65,6 @@ final class StoredTelemetry {
         .as("failure reports per update").isEqualTo(s.failureReportsByUpdate());
     assertThat(db.counts("SELECT update_id, count(*) FROM update_receipts WHERE app_id = ? GROUP BY update_id", app))
         .as("distinct devices served each update").isEqualTo(s.servedDevicesByUpdate());
+    SetCountsRecount.assertMatches(db, app);
   }
 }

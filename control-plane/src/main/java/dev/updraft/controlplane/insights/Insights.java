@@ -42,13 +42,13 @@ public final class Insights {
       "SELECT update_id, coalesce(sum(launches) FILTER (WHERE hour >= $3), 0), coalesce(sum(launches), 0),"
           + " coalesce(sum(failure_reports) FILTER (WHERE hour >= $3), 0), coalesce(sum(failure_reports), 0)"
           + " FROM update_hourly WHERE app_id = $1 AND update_id = ANY($2::text[]) AND hour >= $4 GROUP BY update_id";
+  /**
+   * Failed, received, and received-or-failed devices per update, from the counters the ingester keeps
+   * (migration V4): one row per platform of each update, never a count over the device rows.
+   */
   static final String DEVICE_SETS_SQL =
-      "SELECT u.id,"
-          + " (SELECT count(*) FROM update_failures f WHERE f.app_id = $1 AND f.update_id = u.id),"
-          + " (SELECT count(*) FROM update_receipts r WHERE r.app_id = $1 AND r.update_id = u.id),"
-          + " (SELECT count(*) FROM (SELECT client_id FROM update_failures WHERE app_id = $1 AND update_id = u.id"
-          + "   UNION SELECT client_id FROM update_receipts WHERE app_id = $1 AND update_id = u.id) x)"
-          + " FROM unnest($2::text[]) AS u(id)";
+      "SELECT update_id, sum(failed), sum(received), sum(received + failed - received_failed)"
+          + " FROM update_device_totals WHERE app_id = $1 AND update_id = ANY($2::text[]) GROUP BY update_id";
   static final String CHANNEL_DEVICES_SQL =
       "SELECT platform, update_id, source, devices FROM device_counts"
           + " WHERE app_id = $1 AND channel = $2 AND devices <> 0";

@@ -23,20 +23,32 @@ import java.util.Objects;
  * <em>exceeds</em> the guard when at least {@code minDevices} devices (and at least one) received the
  * update(s) and the failure rate is strictly above {@code maxFailureRatePercent}. The guard fires when
  * the rollout's updates together exceed it, or any one of them does on its own (a crash on one platform
- * is not hidden by the other platform's healthy devices). Check-ins without a client id never count.
+ * is not hidden by the other platform's healthy devices). Check-ins without a client id never count. The
+ * rollout's numbers are the sums of its updates' (one per platform: a device is served one of them).
+ *
+ * <p>Cost: at most one counter row per minute of the window and platform, plus the receipts of the
+ * window's first partial minute; nothing grows with the devices served.
  *
  * <p>The control plane calls {@link #evaluate} periodically for each rollout with a guard and, when it
  * fires, appends {@code rollout.reverted} with actor {@code guard} and {@link GuardVerdict#reason()}.
  * Thread-safe; reads only.
  */
 public final class RolloutGuardEvaluator {
+  /**
+   * Received and failed devices per update within the window: the whole minutes from the counters the
+   * ingester keeps ({@code receipt_minutes}, one row per minute and platform), the window's first partial
+   * minute ({@code $3} up to {@code $4}, the next whole minute) counted row by row over
+   * {@code update_receipts}' time index. One statement, so one snapshot.
+   */
   static final String SQL =
-      "SELECT r.update_id, GROUPING(r.update_id) AS is_total, count(DISTINCT r.client_id) AS received,"
-          + " count(DISTINCT f.client_id) AS failed"
-          + " FROM update_receipts r LEFT JOIN update_failures f"
-          + "   ON f.app_id = r.app_id AND f.update_id = r.update_id AND f.client_id = r.client_id"
-          + " WHERE r.app_id = $1 AND r.update_id = ANY($2::text[]) AND r.first_served >= $3"
-          + " GROUP BY GROUPING SETS ((r.update_id), ())";
+      "SELECT update_id, sum(received)::bigint AS received, sum(failed)::bigint AS failed FROM ("
+          + " SELECT m.update_id, m.received, m.failed FROM receipt_minutes m"
+          + "   WHERE m.app_id = $1 AND m.update_id = ANY($2::text[]) AND m.minute >= $4"
+          + " UNION ALL SELECT r.update_id, 1, CASE WHEN f.client_id IS NULL THEN 0 ELSE 1 END"
+          + "   FROM update_receipts r LEFT JOIN update_failures f"
+          + "     ON f.app_id = r.app_id AND f.update_id = r.update_id AND f.client_id = r.client_id"
+          + "   WHERE r.app_id = $1 AND r.update_id = ANY($2::text[]) AND r.first_served >= $3 AND r.first_served < $4"
+          + ") x GROUP BY update_id";
 
   private final Pool pool;
 
@@ -68,19 +80,19 @@ public final class RolloutGuardEvaluator {
     }
     List<String> ids = List.copyOf(updateIds);
     Instant windowStart = now.minusSeconds(guard.windowSeconds());
+    Instant firstWholeMinute = windowStart.plusSeconds(59).plusNanos(999_999_999).truncatedTo(ChronoUnit.MINUTES);
     return pool.preparedQuery(SQL)
-        .execute(Tuple.of(appId, ids.toArray(new String[0]), Insights.utc(windowStart)))
+        .execute(Tuple.of(appId, ids.toArray(new String[0]), Insights.utc(windowStart), Insights.utc(firstWholeMinute)))
         .map(
             rows -> {
               Map<String, long[]> per = new HashMap<>();
               long[] total = new long[2];
               for (Row r : rows) {
                 long[] v = {r.getLong("received"), r.getLong("failed")};
-                if (r.getInteger("is_total") == 1) {
-                  total = v;
-                } else {
-                  per.put(r.getString("update_id"), v);
-                }
+                per.put(r.getString("update_id"), v);
+                // a device runs one platform, so it is served at most one of the rollout's updates: they add up
+                total[0] += v[0];
+                total[1] += v[1];
               }
               GuardCheck all = check(null, total, guard);
               List<GuardCheck> checks = new ArrayList<>(ids.size());

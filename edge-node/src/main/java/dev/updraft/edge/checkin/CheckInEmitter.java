@@ -54,10 +54,11 @@ public final class CheckInEmitter {
    *
    * @param capacity check-ins that may wait in the queue
    * @param producerBuffer bytes the Kafka producer may hold (sent or waiting for the broker)
+   * @param compact write the compact form ({@code CheckInBinary}) rather than JSON
    */
-  public static CheckInEmitter kafka(
-      String bootstrap, String topic, String clientId, int capacity, long producerBuffer, MeterRegistry registry) {
-    return new CheckInEmitter(new KafkaSink(bootstrap, topic, clientId, producerBuffer), capacity, registry);
+  public static CheckInEmitter kafka(String bootstrap, String topic, String clientId, int capacity, long producerBuffer,
+      boolean compact, MeterRegistry registry) {
+    return new CheckInEmitter(new KafkaSink(bootstrap, topic, clientId, producerBuffer, compact), capacity, registry);
   }
 
   CheckInEmitter(Sink sink, int capacity, MeterRegistry registry) {

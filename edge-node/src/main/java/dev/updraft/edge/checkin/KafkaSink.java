@@ -1,6 +1,7 @@
 package dev.updraft.edge.checkin;
 
 import dev.updraft.events.CheckIn;
+import dev.updraft.events.CheckInBinary;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -22,11 +23,15 @@ import org.apache.kafka.common.serialization.StringSerializer;
 final class KafkaSink implements Sink {
   private final String topic;
   private final KafkaProducer<String, byte[]> producer;
-  /** Used by the sender thread only. */
-  private final CheckInJson json = new CheckInJson();
+  /** Used by the sender thread only; null when writing the compact form. */
+  private final CheckInJson json;
+  /** Used by the sender thread only; null when writing JSON. */
+  private final CheckInBinary compact;
 
-  KafkaSink(String bootstrap, String topic, String clientId, long bufferBytes) {
+  KafkaSink(String bootstrap, String topic, String clientId, long bufferBytes, boolean compact) {
     this.topic = topic;
+    this.json = compact ? null : new CheckInJson();
+    this.compact = compact ? new CheckInBinary() : null;
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -57,7 +62,7 @@ final class KafkaSink implements Sink {
       callbackFor = done;
       callback = (md, e) -> done.accept(e);
     }
-    producer.send(new ProducerRecord<>(topic, c.clientId(), json.encode(c)), callback);
+    producer.send(new ProducerRecord<>(topic, c.clientId(), compact != null ? compact.encode(c) : json.encode(c)), callback);
   }
 
   @Override

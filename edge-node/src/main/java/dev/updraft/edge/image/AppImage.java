@@ -2,6 +2,7 @@ package dev.updraft.edge.image;
 
 import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.EventPayload.ChannelMapped;
+import java.util.ArrayList;
 import java.util.HashSet;
 import io.netty.util.AsciiString;
 import java.util.List;
@@ -169,6 +170,33 @@ public final class AppImage {
   /** The prepared {@code noUpdateAvailable} directive (signed when the app has a key). */
   public Prepared noUpdate() {
     return noUpdate;
+  }
+
+  /**
+   * The (channel, runtime version) pairs that reach a line of this app: every mapped channel (and every
+   * branch of a line under its own name, unless a mapping of that name goes elsewhere), with each runtime
+   * version its branch (or its rollout's branch) has. What an edge's warm-up asks for.
+   */
+  public List<String[]> warmupLines() {
+    List<String[]> out = new ArrayList<>();
+    Map<String, String> channelToBranch = new java.util.TreeMap<>();
+    for (String branch : table.keySet()) {
+      channelToBranch.put(branch, branch);
+    }
+    for (ChannelMapped m : channels.values()) {
+      channelToBranch.put(m.channel(), m.branch());
+    }
+    for (Map.Entry<String, String> e : channelToBranch.entrySet()) {
+      Set<String> runtimes = new java.util.TreeSet<>(table.getOrDefault(e.getValue(), Map.of()).keySet());
+      ChannelMapped m = channels.get(e.getKey());
+      if (m != null && m.rollout() != null) {
+        runtimes.addAll(table.getOrDefault(m.rollout().branch(), Map.of()).keySet());
+      }
+      for (String rv : runtimes) {
+        out.add(new String[] {e.getKey(), rv});
+      }
+    }
+    return out;
   }
 
   Slot slot(String branch, String runtimeVersion, String platform) {

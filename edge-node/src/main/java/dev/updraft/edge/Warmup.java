@@ -1,0 +1,187 @@
+package dev.updraft.edge;
+
+import dev.updraft.edge.image.AppImage;
+import dev.updraft.edge.image.LiveImage;
+import dev.updraft.edge.image.ResolveImage;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Warm before ready: once the image has caught up with the log, the edge sends itself {@code requests}
+ * device requests over loopback HTTP (its own servers, its own {@link ManifestHandler}), spread over every
+ * app's lines ({@link AppImage#warmupLines}) and varied as devices vary them (platform, protocol 0 and 1,
+ * multipart and JSON, signed with each key of the ring, client ids in every bucket), so that the JIT has
+ * compiled the hot path before {@code /readyz} answers 200 and a load balancer sends traffic. Bounded by
+ * {@code timeout}; {@code requests} 0 turns it off.
+ *
+ * <p>Warm-up requests carry {@link #HEADER} with this process's random {@link #SECRET}: the handler emits
+ * no check-in, counts no metric and records no sample for them (an outside request cannot forge it).
+ * Thread-safe.
+ */
+final class Warmup {
+  private static final Logger LOG = LoggerFactory.getLogger(Warmup.class);
+  static final String HEADER = "x-updraft-warmup";
+  static final String SECRET = UUID.randomUUID().toString();
+  private static final int CONCURRENCY = 16;
+
+  /** Failed requests after which the warm-up gives up (the node is closing, or its servers cannot be reached). */
+  private static final int MAX_FAILURES = 100;
+
+  private volatile boolean done;
+  private volatile boolean stopped;
+  private final AtomicInteger failures = new AtomicInteger();
+  private final AtomicLong answered = new AtomicLong();
+
+  /** Warm-up requests answered so far. */
+  long answered() {
+    return answered.get();
+  }
+
+  /** Ends a running warm-up after its requests in flight (the node is closing). */
+  void stop() {
+    stopped = true;
+  }
+
+  /** Whether the warm-up has finished (or was off): {@code /readyz} may answer 200. */
+  boolean done() {
+    return done;
+  }
+
+  static boolean isWarmup(MultiMap headers) {
+    return SECRET.equals(headers.get(HEADER));
+  }
+
+  /**
+   * Waits for the image, then warms up; completes (never fails) when done, having logged what it took.
+   *
+   * @param host where the servers listen (a wildcard bind is reached on loopback)
+   */
+  Future<Void> run(Vertx vertx, LiveImage live, String host, int port, int requests, Duration timeout) {
+    if (requests <= 0) {
+      done = true;
+      LOG.info("warm-up off (--warmup-requests 0): ready as soon as the image has caught up with the log");
+      return Future.succeededFuture();
+    }
+    Promise<Void> p = Promise.promise();
+    vertx.setPeriodic(0, 20, id -> {
+      if (stopped) {
+        vertx.cancelTimer(id);
+        done = true;
+        p.complete();
+      } else if (live.ready()) {
+        vertx.cancelTimer(id);
+        warm(vertx, live.image(), host, port, requests, timeout).onComplete(ar -> {
+          done = true;
+          p.complete();
+        });
+      }
+    });
+    return p.future();
+  }
+
+  private Future<Void> warm(Vertx vertx, ResolveImage image, String host, int port, int requests, Duration timeout) {
+    List<RequestOptions> variants = variants(image, "0.0.0.0".equals(host) || "::".equals(host) ? "127.0.0.1" : host, port);
+    if (variants.isEmpty()) {
+      LOG.info("warm-up: the image has no line to warm up (apps={}); ready", image.appCount());
+      return Future.succeededFuture();
+    }
+    HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
+        new PoolOptions().setHttp1MaxSize(CONCURRENCY));
+    long t0 = System.nanoTime();
+    long deadline = t0 + timeout.toNanos();
+    AtomicInteger started = new AtomicInteger();
+    Map<Integer, Long> statuses = new TreeMap<>();
+    Promise<Void> all = Promise.promise();
+    AtomicInteger running = new AtomicInteger(CONCURRENCY);
+    for (int w = 0; w < CONCURRENCY; w++) {
+      next(client, variants, requests, deadline, started, answered, statuses, running, all);
+    }
+    return all.future().eventually(client::close).onComplete(ar -> {
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      String cut = answered.get() >= requests ? ""
+          : stopped ? ", stopped: the node is closing"
+          : failures.get() >= MAX_FAILURES ? ", stopped after " + failures.get() + " failed requests"
+          : ", stopped by --warmup-timeout " + timeout.toMillis() + " ms before " + requests;
+      LOG.info("warm-up: {} requests over {} variants of {} apps in {} ms{} (statuses {}, -1: failed); check-ins not"
+          + " emitted; ready", answered.get(), variants.size(), image.appCount(), ms, cut, statuses);
+    });
+  }
+
+  private void next(HttpClient client, List<RequestOptions> variants, int requests, long deadline,
+      AtomicInteger started, AtomicLong answered, Map<Integer, Long> statuses, AtomicInteger running, Promise<Void> all) {
+    int n = started.getAndIncrement();
+    if (n >= requests || System.nanoTime() - deadline > 0 || stopped || failures.get() >= MAX_FAILURES) {
+      if (running.decrementAndGet() == 0) {
+        all.tryComplete();
+      }
+      return;
+    }
+    client.request(variants.get(n % variants.size()))
+        .compose(req -> req.send().compose(res -> res.body().map(b -> res.statusCode())))
+        .onComplete(ar -> {
+          if (ar.failed()) {
+            failures.incrementAndGet();
+          }
+          synchronized (statuses) {
+            statuses.merge(ar.succeeded() ? ar.result() : -1, 1L, Long::sum);
+          }
+          answered.incrementAndGet();
+          next(client, variants, requests, deadline, started, answered, statuses, running, all);
+        });
+  }
+
+  /** Requests over every line of every app, each in the ways devices vary them. */
+  static List<RequestOptions> variants(ResolveImage image, String host, int port) {
+    List<RequestOptions> out = new ArrayList<>();
+    int k = 0;
+    for (String appId : image.appIds()) {
+      AppImage app = image.app(appId);
+      List<String> keyIds = new ArrayList<>();
+      keyIds.add(null);
+      if (app.signs()) {
+        for (String id : app.keyIds().split(", ")) {
+          keyIds.add(id);
+        }
+      }
+      for (String[] line : app.warmupLines()) {
+        for (String platform : List.of("ios", "android")) {
+          for (String keyId : keyIds) {
+            for (int protocol = 0; protocol < 2; protocol++) {
+              for (String accept : List.of("multipart/mixed", "application/expo+json")) {
+                RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(host).setPort(port)
+                    .setURI("/apps/" + java.net.URLEncoder.encode(appId, java.nio.charset.StandardCharsets.UTF_8) + "/manifest");
+                o.putHeader(HEADER, SECRET).putHeader("expo-platform", platform).putHeader("expo-runtime-version", line[1])
+                    .putHeader("expo-channel-name", line[0]).putHeader("expo-protocol-version", Integer.toString(protocol))
+                    .putHeader("accept", accept)
+                    .putHeader("eas-client-id", new UUID(0x5741524dL, k++).toString())
+                    .putHeader("expo-embedded-update-id", "00000000-0000-4000-8000-000000000000");
+                if (keyId != null) {
+                  o.putHeader("expo-expect-signature", "sig, keyid=\"" + keyId + "\"");
+                }
+                out.add(o);
+              }
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,96 @@
+package dev.updraft.edge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import io.vertx.core.Vertx;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Warm before ready: {@code /readyz} answers 200 only after the edge has answered its own warm-up requests
+ * (all of them), and those requests leave no check-in on the telemetry topic and no request metric.
+ */
+@ExtendWith(RealInfrastructure.class)
+class WarmupIT {
+  static final String APP = "warmup-app";
+  static final int WARMUP = 3_000;
+  static Vertx vertx;
+  static String bootstrap;
+  static String prefix;
+
+  @BeforeAll
+  static void start(Infra infra) {
+    vertx = Edges.vertx();
+    bootstrap = infra.kafkaBootstrap();
+    prefix = infra.topicPrefix();
+  }
+
+  @AfterAll
+  static void stop() {
+    Edges.await(vertx.close());
+  }
+
+  /** The manifest requests the edge answered so far, from its metrics. */
+  static long answered(EdgeHttp http) {
+    String text = new String(http.get("/metrics").body(), StandardCharsets.UTF_8);
+    long n = 0;
+    for (String line : text.split("\n")) {
+      if (line.startsWith("updraft_edge_requests_total{")) {
+        n += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void notReadyBeforeTheWarmUpHasRunAndTheWarmUpEmitsNoCheckIn() {
+    String client = "real-" + UUID.randomUUID();
+    try (TestLog log = new TestLog(bootstrap, prefix)) {
+      Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS).minusSeconds(600);
+      log.publish(APP, new EventPayload.AppCreated("Warm-up app"));
+      UpdateGroup g = FixtureManifests.group("production", "1.0.0", Fixtures.update1(), t, null, null);
+      log.publish(APP, new EventPayload.UpdatePublished(g));
+
+      EdgeNode edge = Edges.start(vertx, log, "warmup-edge", "warmup-requests", Integer.toString(WARMUP),
+          "warmup-timeout", "120s");
+      EdgeHttp http = new EdgeHttp(edge.port());
+      int status;
+      boolean sawWarmingUp = false;
+      long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+      do {
+        EdgeHttp.Response r = http.get("/readyz");
+        status = r.status();
+        if (status == 503 && new String(r.body(), StandardCharsets.UTF_8).contains("warming-up")) {
+          sawWarmingUp = true;
+        }
+        assertThat(System.nanoTime() - deadline).as("ready within 120 s").isNegative();
+      } while (status != 200);
+      long warmupAnswers = edge.warmupAnswered();
+
+      assertThat(warmupAnswers).as("answered by the time /readyz says 200: the whole warm-up").isGreaterThanOrEqualTo(WARMUP);
+      assertThat(answered(http)).as("the warm-up's requests are not in the request metrics").isZero();
+      assertThat(edge.ready()).isTrue();
+      assertThat(http.get("/apps/" + APP + "/manifest", Device.ios().client(client).headers()).status()).isEqualTo(200);
+      Edges.await(edge.close()); // delivers what the emitter holds
+      System.out.println("warm-up seen in progress by /readyz: " + sawWarmingUp);
+    }
+
+    List<Telemetry.Received> mine = Telemetry.readAll(bootstrap, prefix).stream()
+        .filter(x -> "warmup-edge".equals(x.checkIn().edgeId())).toList();
+    assertThat(mine).as("check-ins of this edge: the one real request, none of the warm-up's").hasSize(1);
+    assertThat(mine.get(0).checkIn().clientId()).isEqualTo(client);
+  }
+}

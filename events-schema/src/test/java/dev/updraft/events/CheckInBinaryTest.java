@@ -1,0 +1,80 @@
+package dev.updraft.events;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The compact check-in form: the golden records of both forms decode to the same check-in (old JSON
+ * records left in the topic keep decoding), any check-in survives the round trip, and bad bytes are refused
+ * with the reason.
+ */
+class CheckInBinaryTest {
+
+  @Test
+  void theGoldenCompactRecordsDecodeAsTheirJsonTwinsAndAreWhatThisBuildWrites() throws IOException {
+    for (String name : List.of("check-in", "check-in.with-skipped")) {
+      byte[] json = GoldenFilesTest.golden("/golden-checkin/v1/" + name + ".json");
+      byte[] compact = GoldenFilesTest.golden("/golden-checkin/v1/" + name + ".bin");
+      CheckIn fromJson = CheckInCodec.decode(json);
+
+      assertThat(CheckInCodec.decode(compact)).as(name).isEqualTo(fromJson);
+      assertThat(new CheckInBinary().encode(fromJson)).as("%s.bin is what this build writes", name).isEqualTo(compact);
+      assertThat(compact.length).as("%s: compact bytes vs JSON bytes", name).isLessThan(json.length * 2 / 3);
+    }
+  }
+
+  @Test
+  void everyFieldSurvivesTheRoundTrip() throws IOException {
+    Random rnd = new Random(42);
+    CheckInBinary w = new CheckInBinary();
+    for (int i = 0; i < 2_000; i++) {
+      CheckIn c = CheckIn.builder()
+          .v(1 + rnd.nextInt(3))
+          .checkInId("id-" + i)
+          .appId("app")
+          .platform(rnd.nextBoolean() ? "ios" : "android")
+          .runtimeVersion(rnd.nextInt(5) == 0 ? null : "1.0." + rnd.nextInt(9))
+          .channel(rnd.nextInt(5) == 0 ? null : "prodüction-" + rnd.nextInt(3)) // not only ASCII
+          .clientId(rnd.nextInt(7) == 0 ? null : "c" + rnd.nextLong())
+          .currentUpdateId(rnd.nextBoolean() ? null : "u" + rnd.nextInt())
+          .embeddedUpdateId(rnd.nextBoolean() ? null : "e" + rnd.nextInt())
+          .failedUpdateIds(rnd.nextBoolean() ? List.of() : List.of("f1", "f" + rnd.nextInt()))
+          .outcome(CheckIn.OUTCOME_UPDATE)
+          .reason(rnd.nextBoolean() ? null : CheckIn.REASON_NEW_UPDATE)
+          .branch(rnd.nextBoolean() ? null : "main")
+          .inBranchRollout(rnd.nextBoolean())
+          .rolloutBucket(rnd.nextBoolean() ? null : rnd.nextInt(10_000))
+          .servedUpdateId(rnd.nextBoolean() ? null : "s" + rnd.nextInt())
+          .servedGroupId(rnd.nextBoolean() ? null : "g" + rnd.nextInt())
+          .fatalError(rnd.nextInt(10) == 0 ? "boom \"quoted\" \n 🚀 " + "x".repeat(rnd.nextInt(1024)) : null)
+          .atEpochMillis(rnd.nextInt(20) == 0 ? -rnd.nextInt(1000) : 1_796_032_800_000L + rnd.nextInt())
+          .edgeId(rnd.nextBoolean() ? null : "edge-" + rnd.nextInt(4))
+          .skippedUpdateIds(rnd.nextBoolean() ? List.of() : List.of("k" + rnd.nextInt()))
+          .build();
+
+      byte[] b = w.encode(c);
+
+      assertThat(CheckInBinary.isCompact(b)).isTrue();
+      assertThat(CheckInCodec.decode(b)).isEqualTo(c);
+    }
+  }
+
+  @Test
+  void badBytesAreRefusedWithTheReason() throws IOException {
+    byte[] good = GoldenFilesTest.golden("/golden-checkin/v1/check-in.bin");
+    assertThatThrownBy(() -> CheckInCodec.decode(Arrays.copyOf(good, good.length - 3)))
+        .isInstanceOf(IOException.class).hasMessageContaining("cut short");
+    byte[] newer = good.clone();
+    newer[1] = (byte) (CheckInBinary.LAYOUT + 1);
+    assertThatThrownBy(() -> CheckInCodec.decode(newer))
+        .isInstanceOf(IOException.class).hasMessageContaining("layout " + (CheckInBinary.LAYOUT + 1));
+    assertThatThrownBy(() -> CheckInCodec.decode(new byte[] {CheckInBinary.MAGIC}))
+        .isInstanceOf(IOException.class);
+  }
+}
