@@ -105,6 +105,7 @@ final class UpdateRoutes {
                 rc.fail(ar.cause());
               } else {
                 Json.send(rc, ar.result().replayed() ? 200 : 201, Views.published(ar.result()));
+                retain(app, ar.result());
               }
             });
   }
@@ -257,7 +258,16 @@ final class UpdateRoutes {
             rc.fail(ar.cause());
           } else {
             Json.send(rc, ar.result().replayed() ? 200 : 201, Views.published(ar.result()));
+            retain(a.appId(), ar.result());
           }
         });
+  }
+
+  /** After a new group: the app's retention policies are applied (in the background; failures are logged). */
+  private void retain(String app, Published p) {
+    if (!p.replayed() && !ctx.state().retention(app).policies().isEmpty()) {
+      ctx.deps.commands().retention().apply(app)
+          .onFailure(t -> org.slf4j.LoggerFactory.getLogger(UpdateRoutes.class).warn("retention after publish appId={}: {}", app, t.getMessage()));
+    }
   }
 }
