@@ -89,6 +89,7 @@ public final class PublisherApi {
     new ServiceRoutes(ctx).mount(router);
     new AppRoutes(ctx).mount(router, body);
     new KeyRoutes(ctx).mount(router, body);
+    new PruneRoutes(ctx).mount(router, body);
     new AssetRoutes(ctx).mount(router, body);
     new UpdateRoutes(ctx).mount(router, body);
     new RolloutRoutes(ctx).mount(router, body);

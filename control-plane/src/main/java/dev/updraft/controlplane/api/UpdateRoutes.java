@@ -90,6 +90,10 @@ final class UpdateRoutes {
     String message = Json.string(b, "message");
     String commit = Json.string(b, "gitCommitHash");
     String app = a.appId();
+    // held from before the check that they are stored until the group is folded: a prune leaves them alone
+    List<String> held = new ArrayList<>();
+    needed.values().forEach(f -> held.add(f.sha256()));
+    ctx.deps.commands().assets().hold(app, held);
     ctx.vertx
         .executeBlocking(() -> stat(app, needed))
         .compose(
@@ -100,6 +104,7 @@ final class UpdateRoutes {
                         new PublishRequest(branch, runtime, message, commit, prepare(platforms, stored), expoConfig, pct, guard, idem)))
         .onComplete(
             ar -> {
+              ctx.deps.commands().assets().release(app, held);
               sample.stop(publishTimer);
               if (ar.failed()) {
                 rc.fail(ar.cause());

@@ -33,6 +33,7 @@ public final class Commands {
   private final DeliveryCommands deliveries;
   private final DeletionCommands deletions;
   private final RetentionCommands retention;
+  private final AssetPrune assets;
 
   public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics) {
     this.processor = processor;
@@ -47,6 +48,12 @@ public final class Commands {
     this.deliveries = new DeliveryCommands(vertx, processor);
     this.deletions = new DeletionCommands(vertx, processor, keys);
     this.retention = new RetentionCommands(vertx, processor);
+    this.assets = new AssetPrune(storage, processor::state, processor.clock());
+  }
+
+  /** Asset garbage collection (and what publishes in progress hold). */
+  public AssetPrune assets() {
+    return assets;
   }
 
   /** Deleting groups, branches, channels and apps; pinning groups. */
