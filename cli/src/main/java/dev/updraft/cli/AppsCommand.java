@@ -7,8 +7,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code updraft apps create|list|show|update}. */
-@Command(name = "apps", description = "Create, list, show and update apps.", footer = Root.EXIT_STATUS,
-    subcommands = {AppsCommand.Create.class, AppsCommand.List.class, AppsCommand.Show.class, AppsCommand.Update.class})
+@Command(name = "apps", description = "Create, list, show, update and delete apps.", footer = Root.EXIT_STATUS,
+    subcommands = {AppsCommand.Create.class, AppsCommand.List.class, AppsCommand.Show.class, AppsCommand.Update.class,
+        LifecycleCommands.AppsDelete.class})
 final class AppsCommand {
   private AppsCommand() {}
 

@@ -52,11 +52,24 @@ final class ChannelCommands {
 
   @Command(name = "channels", description = "List an app's channels and where they point.", footer = Root.EXIT_STATUS)
   static final class Channels implements Action {
+    @picocli.CommandLine.Parameters(paramLabel = "delete", arity = "0..1", description = "optional: delete --channel C (its mapping)")
+    String word;
+
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
     String app;
 
+    @Option(names = "--channel", paramLabel = "C", description = "with delete: the channel")
+    String channel;
+
     @Override
     public void run(Session s) throws CliException {
+      if ("delete".equals(word)) {
+        LifecycleCommands.deleteChannel(s, app, channel);
+        return;
+      }
+      if (word != null) {
+        throw CliException.usage("unknown channels subcommand '" + word + "' (delete, or none)");
+      }
       s.listing(Session.app(app) + "/channels", ChannelCommands::line);
     }
   }

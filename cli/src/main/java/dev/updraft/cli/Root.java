@@ -27,6 +27,8 @@ import picocli.CommandLine.ScopeType;
       InsightsCommand.class,
       DevicesCommand.class,
       BuildsCommand.class,
+      LifecycleCommands.Retention.class,
+      LifecycleCommands.Assets.class,
       CompletionCommand.class,
       HelpCommand.class
     })
@@ -38,6 +40,7 @@ final class Root {
           "usage: updraft <command> [flags]   (--server URL | UPDRAFT_SERVER, --token T | UPDRAFT_TOKEN, --cacert PEM | UPDRAFT_CACERT, --json)",
           "  apps create APP [--name NAME] [--certificate PEM --private-key PEM [--key-id main]]",
           "  apps list | apps show APP | apps update APP (--default-channel C | --no-default-channel)",
+          "  apps delete APP --confirm APP                        its tokens stop working, its keys are destroyed",
           "  keys generate --out DIR [--common-name CN] [--validity-years N]",
           "  keys register --app APP (--certificate PEM | --certificate-chain PEM) --private-key PEM [--key-id main]",
           "  keys list --app APP | keys retire --app APP --key-id K | keys certificate --app APP [--key-id K]",
@@ -52,6 +55,10 @@ final class Root {
           "  channels --app APP | branches --app APP | audit --app APP [--limit N] [--before SEQ]",
           "  updates [list] --app APP [--branch B] [--runtime-version R] [--limit N] [--cursor C]",
           "  update --app APP --update GROUP (or updates show ...)  a group, its launch assets' encodings and bundle patches",
+          "  updates delete --app APP --update GROUP [--force] | updates pin|unpin --app APP --update GROUP",
+          "  branches delete --app APP --branch B | channels delete --app APP --channel C",
+          "  retention set --app APP [--branch B] --keep N [--max-age 90d] | retention show|remove --app APP [--branch B]",
+          "  assets prune --app APP [--dry-run] [--grace 7d]        delete stored objects no remaining group references",
           "  builds register --app APP --platform P --runtime-version R --embedded-update-id ID --bundle FILE | builds list --app APP",
           "  insights --app APP (--update GROUP [--hourly] | --channel C | --refused)",
           "                                                       devices on it, launches, failures (--hourly: hour by hour",

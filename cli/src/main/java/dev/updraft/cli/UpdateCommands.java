@@ -15,11 +15,24 @@ final class UpdateCommands {
 
   @Command(name = "branches", description = "List an app's branches with their runtime versions, group counts and rollouts.", footer = Root.EXIT_STATUS)
   static final class Branches implements Action {
+    @Parameters(paramLabel = "delete", arity = "0..1", description = "optional: delete --branch B (with every group on it)")
+    String word;
+
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
     String app;
 
+    @Option(names = "--branch", paramLabel = "B", description = "with delete: the branch")
+    String branch;
+
     @Override
     public void run(Session s) throws CliException {
+      if ("delete".equals(word)) {
+        LifecycleCommands.deleteBranch(s, app, branch);
+        return;
+      }
+      if (word != null) {
+        throw CliException.usage("unknown branches subcommand '" + word + "' (delete, or none)");
+      }
       s.listing(Session.app(app) + "/branches", n -> {
         StringBuilder b = new StringBuilder(n.get("branch").asText());
         for (JsonNode rt : n.get("runtimeVersions")) {
@@ -35,7 +48,8 @@ final class UpdateCommands {
   @Command(name = "updates", sortOptions = false, footer = Root.EXIT_STATUS,
       description = "List an app's update groups, newest first, a page at a time (`updates list` is the same).")
   static final class Updates implements Action {
-    @Parameters(paramLabel = "list|show", arity = "0..1", description = "optional: list (the default), or show (one group, as update)")
+    @Parameters(paramLabel = "list|show|delete|pin|unpin", arity = "0..1",
+        description = "optional: list (the default), show (one group, as update), delete, pin or unpin --update GROUP")
     List<String> words;
 
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, order = 1, description = "the app")
@@ -53,8 +67,11 @@ final class UpdateCommands {
     @Option(names = "--cursor", paramLabel = "C", order = 5, description = "the next page (printed as more: --cursor C)")
     String cursor;
 
-    @Option(names = "--update", paramLabel = "GROUP", order = 6, description = "with show: the group to show")
+    @Option(names = "--update", paramLabel = "GROUP", order = 6, description = "with show, delete, pin, unpin: the group")
     String group;
+
+    @Option(names = "--force", order = 7, description = "with delete: also when a channel serves it as its newest update")
+    boolean force;
 
     @Override
     public void run(Session s) throws CliException {
@@ -65,8 +82,17 @@ final class UpdateCommands {
         show(s, app, group);
         return;
       }
+      String w = words == null || words.isEmpty() ? "list" : words.get(0);
+      if (w.equals("delete") || w.equals("pin") || w.equals("unpin")) {
+        if (w.equals("delete")) {
+          LifecycleCommands.deleteGroup(s, app, group, force);
+        } else {
+          LifecycleCommands.pin(s, app, group, w.equals("pin"));
+        }
+        return;
+      }
       if (words != null && !words.isEmpty() && !words.get(0).equals("list")) {
-        throw CliException.usage("unknown updates subcommand '" + words.get(0) + "' (list, show, or none)");
+        throw CliException.usage("unknown updates subcommand '" + words.get(0) + "' (list, show, delete, pin, unpin, or none)");
       }
       StringBuilder q = new StringBuilder("?limit=" + (limit == null ? 50 : limit));
       if (branch != null) {

@@ -55,6 +55,8 @@ public final class ControlPlane {
   private final RolloutControl rollouts;
   private final String publicUrl;
   private final long renewalTimer;
+  /** Retention and asset-prune schedules; set once started. */
+  private Housekeeping housekeeping;
   private final Delivery delivery;
   private Future<Void> closing;
 
@@ -206,7 +208,10 @@ public final class ControlPlane {
               LOG.info(
                   "control plane listening on {}:{} publicUrl={} storage={} keyStore={}",
                   config.bind(), s.actualPort(), url[0], storage.describe(), keys.directory());
-              return new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer, delivery);
+              ControlPlane cp =
+                  new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer, delivery);
+              cp.housekeeping = Housekeeping.start(vertx, config.lifecycle(), commands);
+              return cp;
             });
   }
 
@@ -267,6 +272,9 @@ public final class ControlPlane {
     }
     if (renewalTimer >= 0) {
       vertx.cancelTimer(renewalTimer);
+    }
+    if (housekeeping != null) {
+      housekeeping.stop();
     }
     Future<Void> ext = Future.succeededFuture();
     for (ControlPlaneExtension e : extensions) {

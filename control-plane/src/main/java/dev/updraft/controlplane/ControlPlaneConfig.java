@@ -75,7 +75,7 @@ public final class ControlPlaneConfig {
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
       Settings.union(
-          STORAGE_FLAGS,
+          Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
           "kafka-bootstrap", "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
           "key-store-dir", "master-key", "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
@@ -109,6 +109,7 @@ public final class ControlPlaneConfig {
   private final Duration gcsSignedUrlTtl;
   private final Path gcsCredentials;
   private final S3Flags s3;
+  private final LifecycleFlags lifecycle;
   private final Path keyStoreDir;
   private final byte[] masterKey;
   private final long maxAssetBytes;
@@ -164,6 +165,7 @@ public final class ControlPlaneConfig {
           "--gcs-bucket and --gcs-base-url need --storage gcs (storage is " + storage.name().toLowerCase(Locale.ROOT) + ")");
     }
     s3 = S3Flags.from(s, storage == StorageKind.S3);
+    lifecycle = LifecycleFlags.from(s);
     keyStoreDir = s.path("key-store-dir", dataDir.resolve("keys")).toAbsolutePath().normalize();
     String mk = s.raw("master-key");
     masterKey = mk == null ? null : decodeMasterKey(mk);
@@ -377,6 +379,11 @@ public final class ControlPlaneConfig {
   /** The {@code --s3-*} flags (meaningful with {@code --storage s3}). */
   public S3Flags s3() {
     return s3;
+  }
+
+  /** Retention and asset-prune schedules. */
+  public LifecycleFlags lifecycle() {
+    return lifecycle;
   }
 
   public Path keyStoreDir() {

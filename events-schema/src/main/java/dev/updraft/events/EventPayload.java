@@ -411,6 +411,64 @@ public sealed interface EventPayload {
   record BuildRegistered(String platform, String runtimeVersion, String embeddedUpdateId, String bundleSha256, long size)
       implements EventPayload {}
 
+  /**
+   * Update groups leave the app: they are no longer served or listed, and a device running one is offered
+   * what its line serves without them. Their stored assets become garbage once no other group names them
+   * (an asset prune deletes them). The events that published them stay in the log.
+   *
+   * @param groupIds the groups, each deleted once
+   * @param reason nullable: free text for the audit log (a retention policy names itself; a forced delete
+   *     says so)
+   */
+  record UpdatesDeleted(List<String> groupIds, String reason) implements EventPayload {
+    public UpdatesDeleted {
+      groupIds = groupIds == null ? List.of() : List.copyOf(groupIds);
+    }
+  }
+
+  /** A group is pinned (a retention policy never deletes it) or unpinned. */
+  record UpdatePinned(String groupId, boolean pinned) implements EventPayload {}
+
+  /**
+   * A branch leaves the app with every group on it (every runtime version). No channel maps to it when it
+   * is deleted (the command refuses otherwise); its retention policy goes with it.
+   */
+  record BranchDeleted(String branch) implements EventPayload {}
+
+  /**
+   * A channel's mapping is removed: the channel serves the branch of the same name again, as a channel never
+   * mapped does; when it was the app's default channel, requests without a channel are refused again.
+   */
+  record ChannelDeleted(String channel) implements EventPayload {}
+
+  /**
+   * The app is deleted: its tokens stop working, its signing keys are destroyed, its groups stop being served
+   * (devices get {@code unknown-app}) and its stored assets become garbage. A later {@code app.created} with
+   * the same id starts a new app at sequence 1.
+   *
+   * @param displayName nullable: the name it had, for the audit trail
+   */
+  record AppDeleted(String displayName) implements EventPayload {}
+
+  /**
+   * The retention policy of an app ({@code branch} null) or of one branch is set or removed. The control
+   * plane applies it as {@link UpdatesDeleted} events: per branch and runtime version it keeps the newest
+   * {@code keep} groups and deletes older ones (also those older than {@code maxAgeSeconds}), never the
+   * newest group of a line, a group of an active rollout or its control, or a pinned group. A branch's own
+   * policy replaces the app's for that branch.
+   *
+   * @param branch nullable: the app-wide policy
+   * @param keep nullable with {@code maxAgeSeconds} null: the policy is removed; otherwise at least 1
+   * @param maxAgeSeconds nullable: no age limit; groups older than this are deleted even within
+   *     {@code keep}
+   */
+  record RetentionSet(String branch, Integer keep, Long maxAgeSeconds) implements EventPayload {
+    /** Whether this removes the policy. */
+    public boolean removes() {
+      return keep == null && maxAgeSeconds == null;
+    }
+  }
+
   /** An unmodifiable copy sorted by key (so the encoded bytes do not depend on map order); empty for null. */
   private static Map<String, String> sortedCopy(Map<String, String> m) {
     if (m == null || m.isEmpty()) {

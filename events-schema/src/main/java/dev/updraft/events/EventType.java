@@ -23,7 +23,13 @@ public enum EventType {
   PATCHES_COMPUTED("patches.computed", EventPayload.PatchesComputed.class),
   BUILD_REGISTERED("build.registered", EventPayload.BuildRegistered.class),
   SIGNING_KEY_RETIRED("signing-key.retired", EventPayload.SigningKeyRetired.class),
-  APP_UPDATED("app.updated", EventPayload.AppUpdated.class);
+  APP_UPDATED("app.updated", EventPayload.AppUpdated.class),
+  UPDATES_DELETED("updates.deleted", EventPayload.UpdatesDeleted.class),
+  UPDATE_PINNED("update.pinned", EventPayload.UpdatePinned.class),
+  BRANCH_DELETED("branch.deleted", EventPayload.BranchDeleted.class),
+  CHANNEL_DELETED("channel.deleted", EventPayload.ChannelDeleted.class),
+  APP_DELETED("app.deleted", EventPayload.AppDeleted.class),
+  RETENTION_SET("retention.set", EventPayload.RetentionSet.class);
 
   /** Schema version written by this build for every type. Readers accept 1..CURRENT_SCHEMA_VERSION. */
   public static final int CURRENT_SCHEMA_VERSION = 1;

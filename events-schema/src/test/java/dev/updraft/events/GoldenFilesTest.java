@@ -179,7 +179,17 @@ class GoldenFilesTest {
                   "android", "1.0.0", "1e2d3c4b-0000-4000-8000-0000000000e1",
                   "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6", 1453555)),
           Map.entry(EventType.SIGNING_KEY_RETIRED, new SigningKeyRetired("main")),
-          Map.entry(EventType.APP_UPDATED, new AppUpdated("production")));
+          Map.entry(EventType.APP_UPDATED, new AppUpdated("production")),
+          Map.entry(
+              EventType.UPDATES_DELETED,
+              new EventPayload.UpdatesDeleted(
+                  List.of("5b0e3c0a-1111-4a4a-8b8b-000000000001", "5b0e3c0a-1111-4a4a-8b8b-000000000002"),
+                  "retention: keep 10 on branch production")),
+          Map.entry(EventType.UPDATE_PINNED, new EventPayload.UpdatePinned("5b0e3c0a-1111-4a4a-8b8b-000000000001", true)),
+          Map.entry(EventType.BRANCH_DELETED, new EventPayload.BranchDeleted("staging")),
+          Map.entry(EventType.CHANNEL_DELETED, new EventPayload.ChannelDeleted("beta")),
+          Map.entry(EventType.APP_DELETED, new EventPayload.AppDeleted("Demo")),
+          Map.entry(EventType.RETENTION_SET, new EventPayload.RetentionSet("production", 10, 7776000L)));
 
   static final Map<EventType, Long> SEQUENCE =
       Map.ofEntries(
@@ -198,7 +208,13 @@ class GoldenFilesTest {
           Map.entry(EventType.PATCHES_COMPUTED, 13L),
           Map.entry(EventType.BUILD_REGISTERED, 14L),
           Map.entry(EventType.SIGNING_KEY_RETIRED, 14L),
-          Map.entry(EventType.APP_UPDATED, 15L));
+          Map.entry(EventType.APP_UPDATED, 15L),
+          Map.entry(EventType.UPDATES_DELETED, 16L),
+          Map.entry(EventType.UPDATE_PINNED, 17L),
+          Map.entry(EventType.BRANCH_DELETED, 18L),
+          Map.entry(EventType.CHANNEL_DELETED, 19L),
+          Map.entry(EventType.APP_DELETED, 20L),
+          Map.entry(EventType.RETENTION_SET, 21L));
 
   static byte[] golden(String path) throws IOException {
     try (InputStream in = GoldenFilesTest.class.getResourceAsStream(path)) {

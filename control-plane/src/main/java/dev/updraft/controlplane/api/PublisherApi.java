@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The publisher API (see {@code docs/api/openapi.yaml}): the router that wires one routes class per
  * concept ({@link AppRoutes} apps and tokens, {@link KeyRoutes}, {@link AssetRoutes}, {@link UpdateRoutes}
- * publish and roll backs, {@link RolloutRoutes}, {@link ChannelRoutes} channels and branches,
+ * publish and roll backs, {@link RolloutRoutes}, {@link ChannelRoutes} channels and branches, {@link DeletionRoutes}
+ * deletions and pins, {@link RetentionRoutes},
  * {@link AuditRoutes}, {@link ServiceRoutes} health, metrics and the spec) behind CORS, with one body limit
  * and one failure handler that answers every refusal as a JSON error.
  *
@@ -88,11 +89,14 @@ public final class PublisherApi {
     new ServiceRoutes(ctx).mount(router);
     new AppRoutes(ctx).mount(router, body);
     new KeyRoutes(ctx).mount(router, body);
+    new PruneRoutes(ctx).mount(router, body);
     new AssetRoutes(ctx).mount(router, body);
     new UpdateRoutes(ctx).mount(router, body);
     new RolloutRoutes(ctx).mount(router, body);
     new ChannelRoutes(ctx).mount(router, body);
     new AuditRoutes(ctx).mount(router);
+    new DeletionRoutes(ctx).mount(router);
+    new RetentionRoutes(ctx).mount(router, body);
 
     router.route().failureHandler(this::failure);
     router.errorHandler(404, rc -> Json.error(rc, 404, "not-found", "no route " + rc.request().method() + " " + rc.request().path() + " (see /v1/openapi.yaml)"));

@@ -90,6 +90,10 @@ final class UpdateRoutes {
     String message = Json.string(b, "message");
     String commit = Json.string(b, "gitCommitHash");
     String app = a.appId();
+    // held from before the check that they are stored until the group is folded: a prune leaves them alone
+    List<String> held = new ArrayList<>();
+    needed.values().forEach(f -> held.add(f.sha256()));
+    ctx.deps.commands().assets().hold(app, held);
     ctx.vertx
         .executeBlocking(() -> stat(app, needed))
         .compose(
@@ -100,11 +104,13 @@ final class UpdateRoutes {
                         new PublishRequest(branch, runtime, message, commit, prepare(platforms, stored), expoConfig, pct, guard, idem)))
         .onComplete(
             ar -> {
+              ctx.deps.commands().assets().release(app, held);
               sample.stop(publishTimer);
               if (ar.failed()) {
                 rc.fail(ar.cause());
               } else {
                 Json.send(rc, ar.result().replayed() ? 200 : 201, Views.published(ar.result()));
+                retain(app, ar.result());
               }
             });
   }
@@ -257,7 +263,16 @@ final class UpdateRoutes {
             rc.fail(ar.cause());
           } else {
             Json.send(rc, ar.result().replayed() ? 200 : 201, Views.published(ar.result()));
+            retain(a.appId(), ar.result());
           }
         });
+  }
+
+  /** After a new group: the app's retention policies are applied (in the background; failures are logged). */
+  private void retain(String app, Published p) {
+    if (!p.replayed() && !ctx.state().retention(app).policies().isEmpty()) {
+      ctx.deps.commands().retention().apply(app)
+          .onFailure(t -> org.slf4j.LoggerFactory.getLogger(UpdateRoutes.class).warn("retention after publish appId={}: {}", app, t.getMessage()));
+    }
   }
 }

@@ -15,12 +15,13 @@ import io.vertx.core.Vertx;
  * {@link CommandException}. Thread-safe.
  *
  * <p>Actors: a token id, {@link #ACTOR_ADMIN} for the bootstrap token, {@link #ACTOR_GUARD} for automatic
- * reverts, {@link #ACTOR_SYSTEM} for renewals.
+ * reverts, {@link #ACTOR_SYSTEM} for renewals, {@link #ACTOR_RETENTION} for groups a retention policy deletes.
  */
 public final class Commands {
   public static final String ACTOR_ADMIN = "admin";
   public static final String ACTOR_GUARD = "guard";
   public static final String ACTOR_SYSTEM = "system";
+  public static final String ACTOR_RETENTION = "retention";
 
   private final CommandProcessor processor;
   private final AppCommands apps;
@@ -30,6 +31,9 @@ public final class Commands {
   private final ChannelCommands channels;
   private final Renewals renewals;
   private final DeliveryCommands deliveries;
+  private final DeletionCommands deletions;
+  private final RetentionCommands retention;
+  private final AssetPrune assets;
 
   public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics) {
     this.processor = processor;
@@ -42,6 +46,24 @@ public final class Commands {
     this.channels = new ChannelCommands(vertx, processor);
     this.renewals = new Renewals(vertx, processor, storage, groups, metrics);
     this.deliveries = new DeliveryCommands(vertx, processor);
+    this.deletions = new DeletionCommands(vertx, processor, keys);
+    this.retention = new RetentionCommands(vertx, processor);
+    this.assets = new AssetPrune(storage, processor::state, processor.clock());
+  }
+
+  /** Asset garbage collection (and what publishes in progress hold). */
+  public AssetPrune assets() {
+    return assets;
+  }
+
+  /** Deleting groups, branches, channels and apps; pinning groups. */
+  public DeletionCommands deletions() {
+    return deletions;
+  }
+
+  /** Retention policies and their application. */
+  public RetentionCommands retention() {
+    return retention;
   }
 
   /** The current state (never null). */

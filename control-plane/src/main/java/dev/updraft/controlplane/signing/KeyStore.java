@@ -131,6 +131,31 @@ public final class KeyStore {
     }
   }
 
+  /**
+   * Destroys every key file of {@code appId} (a deleted app) and forgets its cached keys.
+   *
+   * @return how many key files were removed
+   */
+  public int deleteApp(String appId) throws IOException {
+    if (!SAFE.matcher(appId).matches()) {
+      throw new IllegalArgumentException("bad key store address appId=" + appId);
+    }
+    cache.keySet().removeIf(id -> id.startsWith(appId + "/"));
+    Path d = dir.resolve(appId);
+    if (!Files.isDirectory(d)) {
+      return 0;
+    }
+    int n = 0;
+    try (var files = Files.list(d)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Files.deleteIfExists(f);
+        n++;
+      }
+    }
+    Files.deleteIfExists(d);
+    return n;
+  }
+
   private Path file(String appId, String certSha256) {
     if (!SAFE.matcher(appId).matches() || !HEX.matcher(certSha256).matches()) {
       throw new IllegalArgumentException("bad key store address appId=" + appId + " certSha256=" + certSha256);

@@ -3,6 +3,7 @@ package dev.updraft.controlplane.state;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import java.util.AbstractList;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.RandomAccess;
@@ -22,22 +23,31 @@ import org.pcollections.TreePVector;
  * but O(log n) nodes with this one (pcollections' trees), so folding one event costs what it touches and
  * never copies the app's history; readers keep the old one unchanged. The value is {@link #inLogOrder()}:
  * equal lists make equal histories (the indexes follow from it), and {@link #of} rebuilds one from a list.
+ *
+ * <p>A deleted group ({@link #minus}) leaves every index and {@link #inLogOrder()}: only a tombstone
+ * without bodies keeps its place in the vector, so that the positions of the others stay.
  */
 public final class GroupHistory {
-  static final GroupHistory EMPTY = new GroupHistory(TreePVector.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty());
+  static final GroupHistory EMPTY =
+      new GroupHistory(TreePVector.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty(), TreePSet.empty());
 
   private final PVector<GroupState> groups;
   private final PSortedMap<String, Integer> byId;
   private final PSortedMap<String, PVector<Integer>> byUpdateId;
   private final PSortedMap<LineKey, Line> lines;
+  /** Positions of deleted groups (tombstones in {@link #groups}). */
+  private final PSortedSet<Integer> deleted;
+  /** {@link #inLogOrder()} when some groups are deleted, computed once (a benign race). */
+  private List<GroupState> live;
 
   private GroupHistory(
       PVector<GroupState> groups, PSortedMap<String, Integer> byId, PSortedMap<String, PVector<Integer>> byUpdateId,
-      PSortedMap<LineKey, Line> lines) {
+      PSortedMap<LineKey, Line> lines, PSortedSet<Integer> deleted) {
     this.groups = groups;
     this.byId = byId;
     this.byUpdateId = byUpdateId;
     this.lines = lines;
+    this.deleted = deleted;
   }
 
   /** A history of {@code groups} in log order (a snapshot, a test). */
@@ -49,9 +59,28 @@ public final class GroupHistory {
     return h;
   }
 
-  /** Every group in log order (which is {@code createdAt} order per line); unmodifiable. */
+  /** Every group not deleted in log order (which is {@code createdAt} order per line); unmodifiable. */
   public List<GroupState> inLogOrder() {
-    return groups;
+    if (deleted.isEmpty()) {
+      return groups;
+    }
+    List<GroupState> l = live;
+    if (l == null) {
+      List<GroupState> out = new ArrayList<>(groups.size() - deleted.size());
+      for (int i = 0; i < groups.size(); i++) {
+        if (!deleted.contains(i)) {
+          out.add(groups.get(i));
+        }
+      }
+      l = Collections.unmodifiableList(out);
+      live = l;
+    }
+    return l;
+  }
+
+  /** How many groups were deleted from this history. */
+  public int deletedCount() {
+    return deleted.size();
   }
 
   /** A branch and runtime version. */
@@ -95,7 +124,66 @@ public final class GroupHistory {
       platforms = platforms.plus(p.platform(), platforms.getOrDefault(p.platform(), TreePVector.empty()).plus(pos));
     }
     line = new Line(line.groups().plus(pos), platforms, line.activeRollouts()).withActive(pos, g);
-    return new GroupHistory(groups.plus(g), byId.plus(g.groupId(), pos), updates, lines.plus(key, line));
+    return new GroupHistory(groups.plus(g), byId.plus(g.groupId(), pos), updates, lines.plus(key, line), deleted);
+  }
+
+  /**
+   * This history without the group at {@code position}: it leaves every index (its line, its platforms,
+   * its update ids, its id) and {@link #inLogOrder()}; a tombstone without bodies keeps its place. Costs
+   * O(log² n) per index it was in.
+   */
+  GroupHistory minus(int position) {
+    if (deleted.contains(position)) {
+      return this;
+    }
+    GroupState g = groups.get(position);
+    PSortedMap<String, Integer> ids = byId;
+    if (Integer.valueOf(position).equals(ids.get(g.groupId()))) {
+      ids = ids.minus(g.groupId());
+    }
+    PSortedMap<String, PVector<Integer>> updates = byUpdateId;
+    LineKey key = LineKey.of(g);
+    Line line = lines.get(key);
+    PSortedMap<String, PVector<Integer>> platforms = line.byPlatform();
+    for (PlatformUpdate p : g.group().platforms()) {
+      updates = without(updates, p.updateId(), position);
+      platforms = without(platforms, p.platform(), position);
+    }
+    PVector<Integer> lineGroups = without(line.groups(), position);
+    PSortedMap<LineKey, Line> ls =
+        lineGroups.isEmpty()
+            ? lines.minus(key)
+            : lines.plus(key, new Line(lineGroups, platforms, line.activeRollouts().minus(position)));
+    GroupState tombstone =
+        new GroupState(g.group().withPlatforms(List.of()), g.sequence(), g.publishedAt(), g.actor(), Map.of(), null, g.revertedBy());
+    return new GroupHistory(groups.with(position, tombstone), ids, updates, ls, deleted.plus(position));
+  }
+
+  /** {@code positions} (ascending) without {@code position}. */
+  private static PVector<Integer> without(PVector<Integer> positions, int position) {
+    int at = Collections.binarySearch(positions, position);
+    return at < 0 ? positions : positions.minus(at);
+  }
+
+  private static <K> PSortedMap<K, PVector<Integer>> without(PSortedMap<K, PVector<Integer>> index, K key, int position) {
+    PVector<Integer> ps = index.get(key);
+    if (ps == null) {
+      return index;
+    }
+    PVector<Integer> rest = without(ps, position);
+    return rest.isEmpty() ? index.minus(key) : index.plus(key, rest);
+  }
+
+  /** The positions of the groups on {@code branch} (every runtime version), ascending. */
+  List<Integer> positionsOnBranch(String branch) {
+    List<Integer> out = new ArrayList<>();
+    for (Map.Entry<LineKey, Line> e : lines.entrySet()) {
+      if (e.getKey().branch().equals(branch)) {
+        out.addAll(e.getValue().groups());
+      }
+    }
+    Collections.sort(out);
+    return out;
   }
 
   /**
@@ -104,7 +192,8 @@ public final class GroupHistory {
    */
   GroupHistory replace(int position, GroupState g) {
     LineKey key = LineKey.of(g);
-    return new GroupHistory(groups.with(position, g), byId, byUpdateId, lines.plus(key, lines.get(key).withActive(position, g)));
+    return new GroupHistory(
+        groups.with(position, g), byId, byUpdateId, lines.plus(key, lines.get(key).withActive(position, g)), deleted);
   }
 
   /** The position of the newest group with {@code groupId}, or -1. */
@@ -279,16 +368,16 @@ public final class GroupHistory {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof GroupHistory && ((GroupHistory) o).groups.equals(groups);
+    return o instanceof GroupHistory && ((GroupHistory) o).inLogOrder().equals(inLogOrder());
   }
 
   @Override
   public int hashCode() {
-    return groups.hashCode();
+    return inLogOrder().hashCode();
   }
 
   @Override
   public String toString() {
-    return "GroupHistory" + groups;
+    return "GroupHistory" + inLogOrder();
   }
 }

@@ -78,6 +78,12 @@ public final class StateFold {
       case BUILD_REGISTERED -> buildRegistered(s, app, e, (BuildRegistered) p);
       case SIGNING_KEY_RETIRED -> s.with(signingKeyRetired(app, e, (SigningKeyRetired) p));
       case APP_UPDATED -> s.with(appUpdated(app, e, (AppUpdated) p));
+      case UPDATES_DELETED -> DeletionFold.updatesDeleted(s, app, e, (EventPayload.UpdatesDeleted) p);
+      case UPDATE_PINNED -> DeletionFold.updatePinned(s, app, e, (EventPayload.UpdatePinned) p);
+      case BRANCH_DELETED -> DeletionFold.branchDeleted(s, app, e, (EventPayload.BranchDeleted) p);
+      case CHANNEL_DELETED -> s.with(DeletionFold.channelDeleted(app, e, (EventPayload.ChannelDeleted) p));
+      case APP_DELETED -> DeletionFold.appDeleted(s, app, e, (EventPayload.AppDeleted) p);
+      case RETENTION_SET -> DeletionFold.retentionSet(s, app, e, (EventPayload.RetentionSet) p);
     };
   }
 
@@ -116,7 +122,7 @@ public final class StateFold {
   }
 
   /** {@code app} advanced to {@code e}, which the audit log shows as {@code summary}. */
-  private static AppState done(AppState app, EventEnvelope e, String summary) {
+  static AppState done(AppState app, EventEnvelope e, String summary) {
     return app.advanced(e.sequence(), new AuditEntry(e.sequence(), e.eventId().toString(), e.type().wireName(), e.occurredAt(), e.actor(), summary));
   }
 

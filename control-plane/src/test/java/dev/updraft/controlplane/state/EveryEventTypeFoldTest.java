@@ -70,7 +70,8 @@ class EveryEventTypeFoldTest {
             e("demo", 3, new UpdatePublished(group("g1", UpdateGroup.KIND_UPDATE, "main", null))),
             e("demo", 4, new UpdatePublished(group("g2", UpdateGroup.KIND_UPDATE, "main", new Rollout("r2", 10, "g1", null)))),
             e("demo", 5, new SigningKeyRegistered(
-                "old", "-----BEGIN CERTIFICATE-----", "dd".repeat(32), "{}", "sig=\"o\"", List.of(), null, true)))) {
+                "old", "-----BEGIN CERTIFICATE-----", "dd".repeat(32), "{}", "sig=\"o\"", List.of(), null, true)),
+            e("demo", 6, new ChannelMapped("beta", "main", null)))) {
       s = StateFold.apply(s, ev);
     }
     return s;
@@ -99,15 +100,21 @@ class EveryEventTypeFoldTest {
       case BUILD_REGISTERED -> new BuildRegistered("ios", "1", "e1", "bb".repeat(32), 10);
       case SIGNING_KEY_RETIRED -> new SigningKeyRetired("old");
       case APP_UPDATED -> new AppUpdated("production");
+      case UPDATES_DELETED -> new EventPayload.UpdatesDeleted(List.of("g1"), "test");
+      case UPDATE_PINNED -> new EventPayload.UpdatePinned("g1", true);
+      case BRANCH_DELETED -> new EventPayload.BranchDeleted("main");
+      case CHANNEL_DELETED -> new EventPayload.ChannelDeleted("beta");
+      case APP_DELETED -> new EventPayload.AppDeleted("Demo");
+      case RETENTION_SET -> new EventPayload.RetentionSet(null, 10, null);
     };
   }
 
-  /** What an app is besides its audit log and last sequence (its deliveries included). */
+  /** What an app is besides its audit log and last sequence (its deliveries and retention settings included). */
   record Content(Object tokens, Object keys, Object defaultChannel, Object channels, Object groups, Object idempotencyKeys,
-      Object deliveries) {
+      Object deliveries, Object retention) {
     static Content of(AppState a, ControlState s) {
       return a == null ? null : new Content(a.tokens(), a.keys(), a.defaultChannel(), a.channels(), a.groups(), a.idempotencyKeys(),
-          s.deliveries(a.appId()));
+          s.deliveries(a.appId()), s.retention(a.appId()));
     }
   }
 
@@ -120,6 +127,11 @@ class EveryEventTypeFoldTest {
       long seq = old == null ? 1 : old.lastSequence() + 1;
       ControlState after = StateFold.apply(before, e(appId, seq, sample(type)));
       AppState app = after.app(appId);
+      if (type == EventType.APP_DELETED) {
+        assertThat(app).as(type + " removes the app").isNull();
+        assertThat(after.tokensBySha256()).as(type + " ends its tokens").isEmpty();
+        continue;
+      }
 
       assertThat(app).as(type + " folds").isNotNull();
       assertThat(app.lastSequence()).as(type + " advances the sequence").isEqualTo(seq);
@@ -157,6 +169,33 @@ class EveryEventTypeFoldTest {
     assertThat(demo.keys()).extracting(SigningState::keyId).containsExactly("old");
     assertThat(retired.keys()).isEmpty();
     assertThat(StateFold.apply(s, e("demo", next, sample(EventType.APP_UPDATED))).app("demo").defaultChannel()).isEqualTo("production");
+    AppState deleted = StateFold.apply(s, e("demo", next, sample(EventType.UPDATES_DELETED))).app("demo");
+    assertThat(deleted.group("g1")).isNull();
+    assertThat(deleted.groups()).extracting(GroupState::groupId).containsExactly("g2");
+    assertThat(deleted.idempotencyKeys()).doesNotContainKey("idem-g1");
+    assertThat(deleted.groupsNewestFirst("main", "1")).extracting(GroupState::groupId).containsExactly("g2");
+    assertThat(StateFold.apply(s, e("demo", next, sample(EventType.UPDATE_PINNED))).retention("demo").isPinned("g1")).isTrue();
+    AppState noBranch = StateFold.apply(s, e("demo", next, sample(EventType.BRANCH_DELETED))).app("demo");
+    assertThat(noBranch.groups()).isEmpty();
+    assertThat(noBranch.activeRollouts()).isEmpty();
+    assertThat(StateFold.apply(s, e("demo", next, sample(EventType.CHANNEL_DELETED))).app("demo").channels()).isEmpty();
+    ControlState gone = StateFold.apply(s, e("demo", next, sample(EventType.APP_DELETED)));
+    assertThat(gone.app("demo")).isNull();
+    assertThat(StateFold.apply(gone, e("demo", 1, new AppCreated("Again"))).app("demo").groups()).as("created again: empty").isEmpty();
+    assertThat(StateFold.apply(s, e("demo", next, sample(EventType.RETENTION_SET))).retention("demo").policyFor("main").keep())
+        .isEqualTo(10);
+  }
+
+  @Test
+  void aDeletedGroupLeavesEveryIndexAndAHistoryRebuiltFromTheListIsEqual() {
+    ControlState s = base();
+    long next = s.app("demo").lastSequence() + 1;
+    s = StateFold.apply(s, e("demo", next, new UpdatePublished(group("g3", UpdateGroup.KIND_UPDATE, "main", null))));
+    AppState after = StateFold.apply(s, e("demo", next + 1, new EventPayload.UpdatesDeleted(List.of("g3"), null))).app("demo");
+    assertThat(after.latestWith("main", "1", "ios").groupId()).isEqualTo("g2");
+    assertThat(after.servable()).extracting(AppState.Servable::groupId).doesNotContain("g3");
+    assertThat(after.history()).isEqualTo(GroupHistory.of(after.groups()));
+    assertThat(after.history().deletedCount()).isEqualTo(1);
   }
 
   @Test

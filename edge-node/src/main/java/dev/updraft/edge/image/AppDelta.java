@@ -5,6 +5,8 @@ import dev.updraft.events.Bucketing;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventPayload.AppUpdated;
+import dev.updraft.events.EventPayload.BranchDeleted;
+import dev.updraft.events.EventPayload.ChannelDeleted;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
@@ -20,6 +22,7 @@ import dev.updraft.events.EventPayload.SigningKeyRegistered;
 import dev.updraft.events.EventPayload.SigningKeyRetired;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.EventPayload.UpdatesDeleted;
 import dev.updraft.events.EventType;
 import io.netty.util.AsciiString;
 import java.util.ArrayList;
@@ -47,6 +50,7 @@ final class AppDelta {
   private final HashMap<String, String> groupOfEntry;
   private final HashMap<String, HashMap<String, ArrayList<String>>> lines = new HashMap<>();
   private final LaunchAssets.Builder launchAssets;
+  private boolean deleted;
 
   AppDelta(String appId, AppImage base) {
     this.appId = appId;
@@ -107,7 +111,30 @@ final class AppDelta {
       case BUILD_REGISTERED -> buildRegistered();
       case SIGNING_KEY_RETIRED -> signingKeyRetired(e, (SigningKeyRetired) p);
       case APP_UPDATED -> appUpdated((AppUpdated) p);
+      case UPDATES_DELETED -> updatesDeleted(e, (UpdatesDeleted) p);
+      case UPDATE_PINNED -> true; // ignored: pins matter to the control plane's retention only
+      case BRANCH_DELETED -> GroupRemoval.branch(groups, groupOfEntry, lines, ((BranchDeleted) p).branch());
+      case CHANNEL_DELETED -> channels.remove(((ChannelDeleted) p).channel()) != null
+          || inconsistent(e, "channel.deleted for an unmapped channel"); // it serves the branch of its name again
+      case APP_DELETED -> appDeleted();
+      case RETENTION_SET -> true; // ignored: the control plane applies policies as updates.deleted events
     };
+  }
+
+  /** Whether the app was deleted: the image drops it (devices get {@code unknown-app}). */
+  boolean deleted() {
+    return deleted;
+  }
+
+  /** The groups leave the image; a device running one is offered what its line serves without them. */
+  private boolean updatesDeleted(EventEnvelope e, UpdatesDeleted d) {
+    List<String> unknown = GroupRemoval.remove(groups, groupOfEntry, lines, d.groupIds());
+    return unknown.isEmpty() || inconsistent(e, "updates.deleted names unknown groupIds=" + unknown);
+  }
+
+  private boolean appDeleted() {
+    deleted = true;
+    return true;
   }
 
   /** The app exists (this delta does); nothing else to hold. */

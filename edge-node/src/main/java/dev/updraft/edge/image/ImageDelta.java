@@ -31,7 +31,7 @@ public final class ImageDelta {
   public long nextSequence(String appId) {
     AppDelta d = changed.get(appId);
     if (d != null) {
-      return d.lastSequence() + 1;
+      return d.deleted() ? 1 : d.lastSequence() + 1;
     }
     AppImage a = base.app(appId);
     return a == null ? 1 : a.lastSequence() + 1;
@@ -41,6 +41,11 @@ public final class ImageDelta {
   public Replayed replay(EventEnvelope e) {
     if (e.sequence() < nextSequence(e.appId())) {
       return Replayed.DUPLICATE;
+    }
+    AppDelta d = changed.get(e.appId());
+    if (d != null && d.deleted()) {
+      d = new AppDelta(e.appId(), null); // an app created again with the id of a deleted one starts empty
+      changed.put(e.appId(), d);
     }
     return app(e.appId()).replay(e) ? Replayed.APPLIED : Replayed.INCONSISTENT;
   }
@@ -67,7 +72,11 @@ public final class ImageDelta {
     }
     Map<String, AppImage> apps = new HashMap<>(base.apps());
     for (Map.Entry<String, AppDelta> c : changed.entrySet()) {
-      apps.put(c.getKey(), c.getValue().build(base.app(c.getKey())));
+      if (c.getValue().deleted()) {
+        apps.remove(c.getKey());
+      } else {
+        apps.put(c.getKey(), c.getValue().build(base.app(c.getKey())));
+      }
     }
     return new ResolveImage(apps);
   }

@@ -197,6 +197,66 @@ class AppDeltaTest {
           assertThat(after.groups).isEqualTo(before.groups);
           assertThat(after.filtersFor("production").toString()).isEqualTo("branchname=\"production\"");
         }));
+    CASES.put(EventType.UPDATES_DELETED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null)),
+            new EventPayload.UpdatePublished(Scenario.group("g2", "main", null))),
+        new EventPayload.UpdatesDeleted(List.of("g2"), null),
+        (before, after) -> {
+          assertThat(serves(before, "main")).isEqualTo("g2-ios");
+          assertThat(serves(after, "main")).as("the next answer").isEqualTo("g1-ios");
+          assertThat(after.groups).doesNotContainKey("g2");
+          assertThat(after.groupOfEntry).doesNotContainKeys("g2-ios", "g2-android");
+          assertThat(after.lines.get("main").get(Scenario.RTV)).containsExactly("g1");
+          assertThat(after.prepared).doesNotContainKeys("g2-ios", "g2-android");
+        }));
+    CASES.put(EventType.UPDATE_PINNED, new Case(List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.UpdatePinned("g1", true), AppDeltaTest::onlyTheSequenceMoved));
+    CASES.put(EventType.BRANCH_DELETED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("m1", "main", null)),
+            new EventPayload.UpdatePublished(Scenario.group("b1", "beta", null))),
+        new EventPayload.BranchDeleted("beta"),
+        (before, after) -> {
+          assertThat(serves(before, "beta")).isEqualTo("b1-ios");
+          assertThat(serves(after, "beta")).isNull();
+          assertThat(after.groups).containsOnlyKeys("m1");
+          assertThat(after.lines).containsOnlyKeys("main");
+          assertThat(serves(after, "main")).isEqualTo("m1-ios");
+        }));
+    CASES.put(EventType.CHANNEL_DELETED, new Case(
+        List.of(new EventPayload.UpdatePublished(Scenario.group("m1", "main", null)),
+            new EventPayload.ChannelMapped("production", "main", null)),
+        new EventPayload.ChannelDeleted("production"),
+        (before, after) -> {
+          assertThat(serves(before, "production")).isEqualTo("m1-ios");
+          assertThat(after.channels).isEmpty();
+          assertThat(serves(after, "production")).as("serves the branch of its name again: none").isNull();
+        }));
+    CASES.put(EventType.APP_DELETED, new Case(List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.AppDeleted("Demo"), AppDeltaTest::onlyTheSequenceMoved)); // ImageDelta drops the app: see below
+    CASES.put(EventType.RETENTION_SET, new Case(List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
+        new EventPayload.RetentionSet(null, 10, null), AppDeltaTest::onlyTheSequenceMoved));
+  }
+
+  @Test
+  void aDeletedAppLeavesTheImageAndAnAppCreatedAgainStartsEmpty() {
+    ImageDelta d = new ImageDelta(ResolveImage.EMPTY);
+    d.replay(EventEnvelope.of(Scenario.APP, 1, Scenario.T0, "test", new EventPayload.AppCreated("Demo")));
+    d.replay(EventEnvelope.of(Scenario.APP, 2, Scenario.T0, "test", new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))));
+    ResolveImage withApp = d.apply();
+    ImageDelta del = new ImageDelta(withApp);
+    assertThat(del.replay(EventEnvelope.of(Scenario.APP, 3, Scenario.T0, "test", new EventPayload.AppDeleted("Demo"))))
+        .isEqualTo(ImageDelta.Replayed.APPLIED);
+    ResolveImage without = del.apply();
+    assertThat(withApp.app(Scenario.APP)).isNotNull();
+    assertThat(without.app(Scenario.APP)).isNull();
+
+    ImageDelta again = new ImageDelta(withApp);
+    again.replay(EventEnvelope.of(Scenario.APP, 3, Scenario.T0, "test", new EventPayload.AppDeleted("Demo")));
+    assertThat(again.replay(EventEnvelope.of(Scenario.APP, 1, Scenario.T0, "test", new EventPayload.AppCreated("Demo"))))
+        .isEqualTo(ImageDelta.Replayed.APPLIED);
+    AppImage fresh = again.apply().app(Scenario.APP);
+    assertThat(fresh.groupCount()).isZero();
+    assertThat(fresh.lastSequence()).isEqualTo(1);
   }
 
 

@@ -1,0 +1,102 @@
+package dev.updraft.systemtests.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.systemtests.support.CliRunner;
+import dev.updraft.systemtests.support.Http;
+import dev.updraft.systemtests.support.Stack;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A retention policy keeping 10 groups on a branch with 300 leaves those 10 and the protected ones (a pinned
+ * group, the control of a running rollout is covered by the unit test), as ordinary {@code updates.deleted}
+ * events by actor {@code retention}; the edge serves what it served before and its image no longer holds the
+ * deleted groups. Real control plane, edge, Kafka and PostgreSQL.
+ */
+@ExtendWith(RealInfrastructure.class)
+class RetentionIT {
+  static final String APP = "keep10";
+  private static final Pattern ID = Pattern.compile("\"id\":\"([0-9a-f-]{36})\"");
+  private static final Pattern GROUPS = Pattern.compile("^updraft_edge_image_groups\\S*\\s+([0-9.]+)", Pattern.MULTILINE);
+
+  @TempDir Path data;
+
+  @Test
+  void keepTenOnABranchWithThreeHundredGroupsLeavesTenAndThePinnedOne(Infra infra) throws Exception {
+    try (Stack stack = Stack.start(infra, data)) {
+      CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
+      Api api = new Api(stack.controlUrl(), Stack.ADMIN_TOKEN);
+      cli.json("apps", "create", APP);
+      JsonNode first = cli.json("publish", "--app", APP, "--branch", "main", "--runtime-version", "1.0.0", "--dist", Fixtures.update1().toString());
+      List<String> groups = new ArrayList<>();
+      groups.add(first.get("groupId").asText());
+      for (int i = 1; i < 300; i++) {
+        Api.Resp r = api.call("POST", "/v1/apps/" + APP + "/rollbacks",
+            Map.of("branch", "main", "runtimeVersion", "1.0.0", "toGroupId", groups.get(0)));
+        assertThat(r.status()).as(r.toString()).isEqualTo(201);
+        groups.add(r.json().get("groupId").asText());
+      }
+      String pinned = groups.get(5);
+      assertThat(api.call("PUT", "/v1/apps/" + APP + "/updates/" + pinned + "/pin", null).status()).isEqualTo(200);
+      awaitEdgeGroups(stack, 300);
+      String servedBefore = served(stack);
+
+      Api.Resp set = api.call("PUT", "/v1/apps/" + APP + "/retention", Map.of("branch", "main", "keep", 10));
+      assertThat(set.status()).as(set.toString()).isEqualTo(200);
+
+      List<String> listed = new ArrayList<>();
+      for (JsonNode g : api.call("GET", "/v1/apps/" + APP + "/updates?limit=200", null).json().get("items")) {
+        listed.add(g.get("groupId").asText());
+      }
+      List<String> expected = new ArrayList<>(groups.subList(290, 300));
+      java.util.Collections.reverse(expected);
+      expected.add(pinned);
+      assertThat(listed).containsExactlyElementsOf(expected);
+      JsonNode audit = api.call("GET", "/v1/apps/" + APP + "/audit?limit=200", null).json();
+      assertThat(audit.toString()).contains("updates.deleted").contains("\"actor\":\"retention\"");
+      assertThat(api.call("GET", "/v1/apps/" + APP + "/updates/" + groups.get(100), null).status()).isEqualTo(404);
+
+      awaitEdgeGroups(stack, 11);
+      assertThat(served(stack)).as("the edge serves what it served before").isEqualTo(servedBefore);
+    }
+  }
+
+  /** The update id an iOS device on channel main is served. */
+  static String served(Stack stack) throws Exception {
+    HttpResponse<String> r = Http.get(stack.edgeUrl() + "/apps/" + APP + "/manifest", "expo-platform", "ios", "expo-runtime-version", "1.0.0",
+        "expo-channel-name", "main", "expo-protocol-version", "1", "accept", "multipart/mixed");
+    assertThat(r.statusCode()).isEqualTo(200);
+    Matcher m = ID.matcher(r.body());
+    assertThat(m.find()).as(r.body()).isTrue();
+    return m.group(1);
+  }
+
+  /** Waits until the edge's image holds exactly {@code n} groups (its gauge). */
+  static void awaitEdgeGroups(Stack stack, int n) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    String last = null;
+    while (System.nanoTime() < deadline) {
+      Matcher m = GROUPS.matcher(Http.get(stack.edgeUrl() + "/metrics").body());
+      last = m.find() ? m.group(1) : null;
+      if (last != null && (int) Double.parseDouble(last) == n) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("edge image holds " + last + " groups, not " + n);
+  }
+}
