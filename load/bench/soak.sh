@@ -221,6 +221,8 @@ set +e
 LOAD_STATUS=$?
 set -e
 touch "$OUT/stop"
+# the publisher and the rollout loops may sleep minutes before they see the stop file: end them now
+for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 wait "${PIDS[@]}" 2>/dev/null || true
 PIDS=()
 sample "$(( $(tail -n1 "$OUT/soak-samples.csv" | cut -d, -f1) + SAMPLE_S ))" >> "$OUT/soak-samples.csv"
