@@ -196,6 +196,7 @@ class InsightsApiIT {
       sql(pool, receipt, ios, "d-c", utc(hour));
       sql(pool, "INSERT INTO update_failures (app_id, update_id, client_id, platform, first_reported, last_reported, reports)"
           + " VALUES ('ins-hourly', $1, 'd-b', 'ios', $2, $2, 3)", ios, utc(hour.minusSeconds(2 * 3600 - 1800)));
+      seedCounters(pool, "ins-hourly");
     } finally {
       TestSupport.await(pool.close());
     }
@@ -324,5 +325,26 @@ class InsightsApiIT {
       }
     }
     return 0;
+  }
+
+  /**
+   * The counters the ingester keeps beside the rows it writes ({@code update_device_totals},
+   * {@code receipt_minutes}), for rows a test wrote straight into the tables: computed from those rows as
+   * the V4 migration's backfill does.
+   */
+  static void seedCounters(io.vertx.sqlclient.Pool pool, String app) {
+    sql(pool, "DELETE FROM update_device_totals WHERE app_id = $1", app);
+    sql(pool, "DELETE FROM receipt_minutes WHERE app_id = $1", app);
+    sql(pool, "INSERT INTO update_device_totals (app_id, update_id, platform, received, failed, received_failed)"
+        + " SELECT app_id, update_id, platform, sum(received), sum(failed), sum(received_failed) FROM ("
+        + " SELECT r.app_id, r.update_id, r.platform, 1 AS received, 0 AS failed, CASE WHEN f.client_id IS NULL THEN 0 ELSE 1 END AS received_failed"
+        + " FROM update_receipts r LEFT JOIN update_failures f ON f.app_id = r.app_id AND f.update_id = r.update_id AND f.client_id = r.client_id"
+        + " WHERE r.app_id = $1"
+        + " UNION ALL SELECT app_id, update_id, platform, 0, 1, 0 FROM update_failures WHERE app_id = $1"
+        + ") x GROUP BY app_id, update_id, platform", app);
+    sql(pool, "INSERT INTO receipt_minutes (app_id, update_id, minute, platform, received, failed)"
+        + " SELECT r.app_id, r.update_id, to_timestamp(floor(extract(epoch FROM r.first_served) / 60) * 60), r.platform, count(*), count(f.client_id)"
+        + " FROM update_receipts r LEFT JOIN update_failures f ON f.app_id = r.app_id AND f.update_id = r.update_id AND f.client_id = r.client_id"
+        + " WHERE r.app_id = $1 GROUP BY 1, 2, 3, 4", app);
   }
 }
