@@ -129,6 +129,7 @@ class ConsoleBrowserIT {
     ed.put("edge-port", "0");
     ed.put("bind", "127.0.0.1");
     ed.put("edge-id", "console-edge");
+    ed.put("warmup-requests", "0"); // tests measure no speed; WarmupIT covers the warm-up
     edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, Map.of()))));
     edgeUrl = "http://127.0.0.1:" + edge.port();
     Map<String, String> in = new HashMap<>();

@@ -33,6 +33,7 @@ final class Edges {
     f.put("bind", "127.0.0.1");
     f.put("edge-id", edgeId);
     f.put("event-loops", "1");
+    f.put("warmup-requests", "0"); // tests measure no speed; WarmupIT covers the warm-up
     for (int i = 0; i + 1 < flags.length; i += 2) {
       f.put(flags[i], flags[i + 1]);
     }

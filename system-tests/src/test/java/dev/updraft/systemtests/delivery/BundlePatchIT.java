@@ -121,6 +121,7 @@ class BundlePatchIT {
     ed.put("edge-port", Integer.toString(port));
     ed.put("bind", "127.0.0.1");
     ed.put("edge-id", id);
+    ed.put("warmup-requests", "0"); // tests measure no speed; WarmupIT covers the warm-up
     ed.put("checkins", "false");
     EdgeNode e = Stack.await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, Map.of()))));
     Stack.awaitReady(e);

@@ -71,6 +71,7 @@ public final class Services {
     f.put("bind", "127.0.0.1");
     f.put("edge-id", edgeId);
     f.put("event-loops", "1");
+    f.put("warmup-requests", "0"); // tests measure no speed; WarmupIT covers the warm-up
     put(f, extra);
     return await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(f, Map.of()))));
   }

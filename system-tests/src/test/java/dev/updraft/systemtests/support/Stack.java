@@ -92,6 +92,7 @@ public final class Stack implements AutoCloseable {
     ed.put("edge-port", "0");
     ed.put("bind", "127.0.0.1");
     ed.put("edge-id", id);
+    ed.put("warmup-requests", "0"); // tests measure no speed; WarmupIT covers the warm-up
     ed.putAll(extraFlags);
     EdgeNode e = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, Map.of()))));
     awaitReady(e);

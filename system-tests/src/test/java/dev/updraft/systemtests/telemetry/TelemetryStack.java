@@ -112,6 +112,7 @@ final class TelemetryStack implements AutoCloseable {
       ed.put("edge-port", "0");
       ed.put("bind", "127.0.0.1");
       ed.put("edge-id", "edge-e2e");
+      ed.put("warmup-requests", "0"); // tests measure no speed; WarmupIT covers the warm-up
       edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, Map.of()))));
       TelemetryStack stack = new TelemetryStack(kafka, prefix, postgresUrl, jdbcUrl, vertx, cp, edge);
       stack.startIngester();
