@@ -173,12 +173,18 @@ class OpenApiAuthIT {
 
       // and the route is really there for a token with the role it needs (whatever the body makes of it)
       int allowed = 0;
-      for (Op o : protectedOps) {
+      // deletes last (they take away what the others name), the app's own delete very last
+      List<Op> inOrder = new ArrayList<>(protectedOps);
+      inOrder.sort(java.util.Comparator.comparingInt(o -> !o.method().equals("DELETE") ? 0 : o.path().equals("/v1/apps/{app}") ? 2 : 1));
+      for (Op o : inOrder) {
         String url = base + fill(o.path(), groupId, victim.path("tokenId").asText(), sha);
         String token = GLOBAL.contains(o.key()) ? Services.ADMIN : tokenA.get(o.role());
         Api.Resp r = Api.send(o.method(), url, token, o.hasBody() ? body(o, sha) : null, Map.of());
         assertThat(r.status()).as("%s with the role it needs: %s", o.key(), r).isNotIn(401, 403, 405, -1);
-        if (r.status() == 404) {
+        if (r.status() == 404 && o.method().equals("DELETE")) {
+          // a delete may find its thing gone (an earlier delete took it); the route and the app are there
+          assertThat(r.errorCode()).as("%s: the route and the app exist: %s", o.key(), r).isNotIn("not-found", "app-not-found").endsWith("-not-found");
+        } else if (r.status() == 404) {
           assertThat(r.errorCode()).as("%s: only the device is unknown, not the route or the app: %s", o.key(), r).isEqualTo("device-not-found");
         }
         if (r.status() >= 500) {
@@ -237,7 +243,8 @@ class OpenApiAuthIT {
   private static String fill(String path, String groupId, String tokenId, String sha) {
     return path.replace("{app}", A).replace("{groupId}", groupId).replace("{tokenId}", tokenId).replace("{channel}", "main")
         .replace("{sha256}", sha).replace("{file}", path.startsWith("/console/") ? "app.js" : sha + ".js")
-        .replace("{clientId}", "0b5c7a2e-52f4-4e4b-9a57-8d1a4cf5a1b2").replace("{runtimeVersion}", "1.0.0").replace("{keyId}", "main");
+        .replace("{clientId}", "0b5c7a2e-52f4-4e4b-9a57-8d1a4cf5a1b2").replace("{runtimeVersion}", "1.0.0").replace("{keyId}", "main")
+        .replace("{branch}", "main");
   }
 
   /** A body that would change something if the call were let in. */
