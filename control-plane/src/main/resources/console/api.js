@@ -122,6 +122,7 @@ export const get = (path) => request('GET', path);
 export const post = (path, body, headers) => request('POST', path, { body: body || {}, headers });
 export const put = (path, body) => request('PUT', path, { body });
 export const patch = (path, body) => request('PATCH', path, { body });
+export const del = (path) => request('DELETE', path);
 
 /**
  * A fresh idempotency key. Made when a form is drawn, so submitting the same form twice (a double

@@ -4,6 +4,7 @@
 
 import * as api from './api.js';
 import { h, link, time, code, shortId, facts, field, val, intVal, actionForm, disclosure } from './dom.js';
+import { pinControl, deleteGroupControl } from './lifecycle.js';
 
 export function groupTitle(g) {
   if (g.kind === 'rollBackToEmbedded') {
@@ -30,11 +31,12 @@ function platformList(g, full) {
  * @param {object} ctx page context (reload after actions)
  * @param {string} app
  * @param {object} g the group as the API returns it
- * @param {{latest: boolean, heading?: string, full?: boolean, link?: boolean}} opts latest: the newest group
- *     of its branch and runtime version (no "roll back to this update" then)
+ * @param {{latest: boolean, pinned?: boolean, heading?: string, full?: boolean, link?: boolean}} opts latest: the
+ *     newest group of its branch and runtime version (no "roll back to this update" then); pinned: kept
+ *     whatever the retention policy
  */
 export function groupCard(ctx, app, g, opts) {
-  const { latest, heading = 'h3', full = false, titleText } = opts;
+  const { latest, pinned = false, heading = 'h3', full = false, titleText } = opts;
   const titleId = 'group-' + g.groupId + '-title';
   const badges = [];
   if (latest) {
@@ -45,6 +47,9 @@ export function groupCard(ctx, app, g, opts) {
   }
   if (g.status === 'reverted') {
     badges.push(h('span', { class: 'badge reverted' }, 'reverted'));
+  }
+  if (pinned) {
+    badges.push(h('span', { class: 'badge pinned', id: 'pinned-' + g.groupId }, 'pinned'));
   }
   if (g.rollout) {
     badges.push(h('span', { class: 'badge ' + (g.rollout.status === 'active' ? 'rollout' : 'finished') }, `rollout ${g.rollout.status} · ${g.rollout.percentage}%`));
@@ -73,6 +78,7 @@ export function groupCard(ctx, app, g, opts) {
   if (g.kind === 'update' && !latest) {
     card.append(republishControl(ctx, app, g));
   }
+  card.append(h('div', { class: 'actions' }, pinControl(ctx, app, g, pinned, groupTitle(g)), deleteGroupControl(ctx, app, g, groupTitle(g), full ? 'branch' : 'reload')));
   return card;
 }
 

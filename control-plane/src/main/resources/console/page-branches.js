@@ -4,6 +4,7 @@
 import * as api from './api.js';
 import { h, link, code, field, empty, notice } from './dom.js';
 import { groupCard, embeddedRollbackControl, updateHash } from './groups.js';
+import { retentionOf, retentionSection, deleteBranchControl, pinnedList } from './lifecycle.js';
 
 const PAGE_SIZE = 20;
 
@@ -13,11 +14,12 @@ function branchHash(app, branch, params = {}) {
 
 export async function branchesPage(ctx) {
   const app = ctx.app;
-  const res = await api.get(api.p`/v1/apps/${app}/branches`);
+  const [res, retention] = await Promise.all([api.get(api.p`/v1/apps/${app}/branches`), retentionOf(app)]);
   const items = res.items || [];
   const body = [h('h1', {}, 'Branches of ', app)];
+  const keeping = [retentionSection(ctx, app, retention, null), h('h3', { id: 'pinned-heading' }, 'Pinned update groups'), pinnedList(app, retention, updateHash)];
   if (!items.length) {
-    body.push(empty('Nothing published yet.'), h('p', {}, 'Publish an update with ', code(`./updraft publish --app ${app} --branch production --runtime-version 1.0.0 --dist dist`), '.'));
+    body.push(empty('Nothing published yet.'), h('p', {}, 'Publish an update with ', code(`./updraft publish --app ${app} --branch production --runtime-version 1.0.0 --dist dist`), '.'), keeping);
     return { title: 'Branches · ' + app, body };
   }
   const rows = [];
@@ -44,6 +46,7 @@ export async function branchesPage(ctx) {
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Branch'), h('th', { scope: 'col' }, 'Runtime version'), h('th', { scope: 'col', class: 'num' }, 'Update groups'), h('th', { scope: 'col' }, 'Newest group'), h('th', { scope: 'col' }, 'Rollout'))),
       h('tbody', {}, rows),
     ),
+    keeping,
   );
   return { title: 'Branches · ' + app, body };
 }
@@ -53,9 +56,10 @@ export async function branchPage(ctx) {
   const branch = ctx.params[1];
   const runtimeVersion = ctx.query.get('runtimeVersion') || '';
   const cursor = ctx.query.get('cursor') || '';
-  const [branches, updates] = await Promise.all([
+  const [branches, updates, retention] = await Promise.all([
     api.get(api.p`/v1/apps/${app}/branches`),
     api.get(api.p`/v1/apps/${app}/updates` + api.query({ branch, runtimeVersion, limit: PAGE_SIZE, cursor })),
+    retentionOf(app),
   ]);
   const b = (branches.items || []).find((x) => x.branch === branch);
   const runtimes = b ? b.runtimeVersions || [] : [];
@@ -91,7 +95,7 @@ export async function branchPage(ctx) {
   if (!groups.length) {
     body.push(empty('No update group here.'));
   } else {
-    body.push(h('ol', { class: 'cards', id: 'groups', 'aria-labelledby': 'groups-heading' }, groups.map((g) => h('li', {}, groupCard(ctx, app, g, { latest: latest.has(g.groupId) })))));
+    body.push(h('ol', { class: 'cards', id: 'groups', 'aria-labelledby': 'groups-heading' }, groups.map((g) => h('li', {}, groupCard(ctx, app, g, { latest: latest.has(g.groupId), pinned: retention.pinned.has(g.groupId) })))));
   }
   const pager = h('nav', { class: 'pager', 'aria-label': 'Pages of update groups' });
   if (cursor) {
@@ -103,5 +107,6 @@ export async function branchPage(ctx) {
   if (pager.childNodes.length) {
     body.push(pager);
   }
+  body.push(retentionSection(ctx, app, retention, branch), h('h2', { id: 'delete-branch-heading' }, 'Delete'), deleteBranchControl(ctx, app, branch));
   return { title: 'Branch ' + branch + ' · ' + app, body };
 }

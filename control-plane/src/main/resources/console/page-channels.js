@@ -4,6 +4,7 @@
 import * as api from './api.js';
 import { h, link, code, num, percent, field, val, intVal, actionForm, facts, empty, notice, errorBox, shortId } from './dom.js';
 import { barChart } from './charts.js';
+import { deleteChannelControl, deleteAppControl } from './lifecycle.js';
 
 function branchNames(branches) {
   return (branches.items || []).map((b) => b.branch);
@@ -56,6 +57,7 @@ export async function channelsPage(ctx) {
   body.push(h('h2', {}, 'Map a channel'), channelForm(ctx, app, null, branchNames(branches)));
   body.push(h('h2', { id: 'default-channel-heading' }, 'Default channel'), defaultChannel(ctx, app, appInfo.defaultChannel));
   body.push(h('h2', { id: 'refusals-heading' }, 'Refused requests'), await refusals(app));
+  body.push(h('h2', { id: 'delete-app-heading' }, 'Delete the app'), deleteAppControl(ctx, app));
   return { title: 'Channels · ' + app, body };
 }
 
@@ -150,6 +152,9 @@ export async function channelPage(ctx) {
     body.push(h('p', { id: 'channel-mapping' }, 'Channel ', h('strong', {}, channel), ' is not mapped: it serves the branch of the same name.'));
   }
   body.push(h('h2', {}, c ? 'Change the mapping' : 'Map this channel'), channelForm(ctx, app, c || { channel }, branchNames(branches)));
+  if (c) {
+    body.push(deleteChannelControl(ctx, app, channel));
+  }
   body.push(h('h2', { id: 'adoption-heading' }, 'Adoption'), await channelAdoption(app, channel));
   return { title: 'Channel ' + channel + ' · ' + app, body };
 }

@@ -6,17 +6,22 @@ import * as api from './api.js';
 import { h, num, percent, time, empty, notice, errorBox, disclosure, shortId } from './dom.js';
 import { barChart, lineChart } from './charts.js';
 import { groupCard, groupTitle } from './groups.js';
+import { retentionOf } from './lifecycle.js';
 
 export async function updatePage(ctx) {
   const app = ctx.app;
   const groupId = ctx.params[1];
-  const [g, branches] = await Promise.all([api.get(api.p`/v1/apps/${app}/updates/${groupId}`), api.get(api.p`/v1/apps/${app}/branches`)]);
+  const [g, branches, retention] = await Promise.all([
+    api.get(api.p`/v1/apps/${app}/updates/${groupId}`),
+    api.get(api.p`/v1/apps/${app}/branches`),
+    retentionOf(app),
+  ]);
   const b = (branches.items || []).find((x) => x.branch === g.branch);
   const rt = b && (b.runtimeVersions || []).find((r) => r.runtimeVersion === g.runtimeVersion);
   const latest = !!rt && rt.latestGroupId === g.groupId;
   const body = [
     h('h1', {}, groupTitle(g)),
-    groupCard(ctx, app, g, { latest, heading: 'h2', full: true, link: false, titleText: 'Details' }),
+    groupCard(ctx, app, g, { latest, pinned: retention.pinned.has(g.groupId), heading: 'h2', full: true, link: false, titleText: 'Details' }),
     h('h2', { id: 'insights-heading' }, 'Adoption and failures'),
     g.kind === 'update' ? await insights(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no adoption numbers of its own: see the channel adoption for embedded devices.'),
     g.kind === 'update' ? [h('h2', { id: 'over-time-heading' }, 'Over the last 7 days'), await overTime(app, g)] : null,

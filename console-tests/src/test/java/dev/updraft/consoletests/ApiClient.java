@@ -55,6 +55,14 @@ final class ApiClient {
     return send("POST", path, bytes(body), "application/json", headers);
   }
 
+  Resp put(String path, Object body) {
+    return send("PUT", path, bytes(body), "application/json", Map.of());
+  }
+
+  Resp delete(String path) {
+    return send("DELETE", path, null, null, Map.of());
+  }
+
   /** The JSON of a 2xx answer; fails the test with the answer otherwise. */
   JsonNode ok(Resp r, String what) {
     if (r.status() / 100 != 2) {

@@ -513,6 +513,130 @@ class ConsoleBrowserIT {
 
   @Test
   @Order(3)
+  void pinKeepAndDeleteInThePage() throws Exception {
+    List<JsonNode> groups = new ArrayList<>();
+    api.ok(api.get("/v1/apps/" + APP + "/updates?branch=production&runtimeVersion=1.0.0&limit=50"), "updates").get("items").forEach(groups::add);
+    String newestId = groups.get(0).path("groupId").asText();
+    String g1 = groups.get(groups.size() - 1).path("groupId").asText();
+    assertThat(groups.get(groups.size() - 1).path("message").asText()).isEqualTo("First release");
+
+    // pin the first release on the branch page: marked, and in the app's retention view
+    driver.get(base + "/console/#/apps/" + APP + "/branches/production");
+    waitForHeading("Branch production");
+    assertThat(driver.findElements(By.id("pinned-" + g1))).isEmpty();
+    driver.findElement(By.id("pin-" + g1 + "-submit")).click();
+    waitForText(By.id("status"), "is pinned");
+    waitForText(By.id("pinned-" + g1), "pinned");
+    assertThat(api.ok(api.get("/v1/apps/" + APP + "/retention"), "retention").get("pinned")).extracting(JsonNode::asText).containsExactly(g1);
+    assertThat(driver.findElement(By.id("pin-" + g1 + "-submit")).getText()).isEqualTo("Unpin");
+
+    // the branch's retention policy: keep 50, at most 90 days old (nothing to delete here)
+    fill(By.id("retention-branch-keep"), "50");
+    fill(By.id("retention-branch-max-age"), "90d");
+    driver.findElement(By.id("retention-branch-form-submit")).click();
+    waitForText(By.id("retention-branch-text"), "Branch production keeps the newest 50 update groups per runtime version, and none older than 90 days");
+    JsonNode policy = policy("production");
+    assertThat(policy.path("keep").asInt()).isEqualTo(50);
+    assertThat(policy.path("maxAgeSeconds").asLong()).isEqualTo(Duration.ofDays(90).toSeconds());
+    assertThat(policy.path("setBy").asText()).isEqualTo("admin");
+    assertThat(api.ok(api.get("/v1/apps/" + APP + "/updates?branch=production&runtimeVersion=1.0.0&limit=50"), "updates").get("items"))
+        .as("keep 50 deletes none of the branch's groups").hasSize(groups.size());
+    page("10-branch-retention");
+
+    // the app's policy on the branches page: set, seen through the API, removed
+    driver.findElement(By.linkText("Branches and updates")).click();
+    waitForHeading("Branches of " + APP);
+    assertThat(driver.findElement(By.id("pinned-groups")).getText()).contains(g1);
+    fill(By.id("retention-app-keep"), "100");
+    driver.findElement(By.id("retention-app-form-submit")).click();
+    waitForText(By.id("retention-app-text"), "The app keeps the newest 100 update groups");
+    assertThat(policy(null).path("keep").asInt()).isEqualTo(100);
+    assertThat(policy(null).path("maxAgeSeconds").isNull()).isTrue();
+    driver.findElement(By.id("retention-app-remove-submit")).click();
+    waitForText(By.id("retention-app-text"), "The app has no retention policy of its own");
+    assertThat(policy(null)).isNull();
+    assertThat(policy("production")).as("the branch's own policy stays").isNotNull();
+
+    // deleting the newest group a channel serves: the server's 409 in the page, then with force
+    ApiClient.Resp refused = api.delete("/v1/apps/" + APP + "/updates/" + newestId);
+    assertThat(refused.status()).isEqualTo(409);
+    assertThat(refused.errorMessage()).contains("production");
+    driver.findElement(By.linkText("production")).click();
+    waitForHeading("Branch production");
+    driver.findElement(By.xpath("//article[@data-group-id='" + newestId + "']//summary[contains(., 'Delete this update')]")).click();
+    driver.findElement(By.id("delete-" + newestId + "-submit")).click();
+    waitForText(By.id("delete-" + newestId + "-error"), refused.errorMessage());
+    assertThat(driver.findElement(By.id("delete-" + newestId + "-error")).getText()).contains("served-by-channel");
+    page("11-delete-refused");
+    driver.findElement(By.id("delete-force-" + newestId)).click();
+    driver.findElement(By.id("delete-" + newestId + "-submit")).click();
+    waitForText(By.id("status"), "Deleted");
+    assertThat(api.get("/v1/apps/" + APP + "/updates/" + newestId).status()).isEqualTo(404);
+    assertThat(driver.findElements(By.cssSelector("#groups article.card"))).hasSize(groups.size() - 1);
+    assertThat(newest("production").path("groupId").asText()).isEqualTo(groups.get(1).path("groupId").asText());
+
+    // deleting an older group from its own page: no channel serves it, no force needed; back on its branch
+    String older = groups.get(2).path("groupId").asText();
+    driver.get(base + "/console/#/apps/" + APP + "/updates/" + older);
+    waitForHeading(groups.get(2).path("message").asText());
+    driver.findElement(By.xpath("//summary[contains(., 'Delete this update')]")).click();
+    driver.findElement(By.id("delete-" + older + "-submit")).click();
+    waitForHeading("Branch production");
+    waitForText(By.id("status"), "Deleted");
+    assertThat(api.get("/v1/apps/" + APP + "/updates/" + older).status()).isEqualTo(404);
+    assertThat(driver.findElements(By.cssSelector("#groups article.card"))).hasSize(groups.size() - 2);
+
+    // a channel: the default channel is refused with the server's message, another one is deleted
+    api.ok(api.put("/v1/apps/" + APP + "/channels/staging", Map.of("branch", "production")), "map staging");
+    driver.get(base + "/console/#/apps/" + APP + "/channels/production");
+    waitForHeading("Channel production");
+    String notDefault = api.delete("/v1/apps/" + APP + "/channels/production").errorMessage();
+    driver.findElement(By.xpath("//summary[contains(., 'Delete this channel')]")).click();
+    driver.findElement(By.id("delete-channel-submit")).click();
+    waitForText(By.id("delete-channel-error"), notDefault);
+    assertThat(driver.findElement(By.id("delete-channel-error")).getText()).contains("default-channel");
+    driver.get(base + "/console/#/apps/" + APP + "/channels/staging");
+    waitForHeading("Channel staging");
+    driver.findElement(By.xpath("//summary[contains(., 'Delete this channel')]")).click();
+    driver.findElement(By.id("delete-channel-submit")).click();
+    waitForHeading("Channels of " + APP);
+    waitForText(By.id("status"), "Deleted channel staging");
+    assertThat(api.ok(api.get("/v1/apps/" + APP + "/channels"), "channels").get("items")).extracting(c -> c.path("channel").asText()).containsExactly("production");
+
+    // an app: the wrong id typed is refused by the server, the right one deletes it
+    String doomed = "doomed-app";
+    api.ok(api.post("/v1/apps", Map.of("appId", doomed)), "create " + doomed);
+    driver.get(base + "/console/#/apps/" + doomed + "/channels");
+    waitForHeading("Channels of " + doomed);
+    driver.findElement(By.xpath("//summary[contains(., 'Delete this app')]")).click();
+    fill(By.id("delete-app-confirm"), APP);
+    driver.findElement(By.id("delete-app-submit")).click();
+    waitForText(By.id("delete-app-error"), "confirmation-mismatch");
+    assertThat(api.get("/v1/apps/" + doomed).status()).isEqualTo(200);
+    fill(By.id("delete-app-confirm"), doomed);
+    driver.findElement(By.id("delete-app-submit")).click();
+    waitForHeading("Apps");
+    waitForText(By.id("status"), "Deleted app " + doomed);
+    assertThat(api.get("/v1/apps/" + doomed).status()).isEqualTo(404);
+    assertThat(api.get("/v1/apps/" + APP).status()).isEqualTo(200);
+
+    // each of them in the audit log, by the admin
+    assertThat(auditTypesNow()).startsWith(
+        "channel.deleted", "channel.mapped", "updates.deleted", "updates.deleted", "retention.set", "retention.set", "retention.set", "update.pinned");
+  }
+
+  /** The app's retention policy of {@code branch} (null: the app-wide one) from the API; null when none. */
+  private static JsonNode policy(String branch) {
+    for (JsonNode p : api.ok(api.get("/v1/apps/" + APP + "/retention"), "retention").get("policies")) {
+      if (branch == null ? p.path("branch").isNull() || p.path("branch").isMissingNode() : branch.equals(p.path("branch").asText())) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  @Test
+  @Order(4)
   void insightsPagesSayWhenTheRoutesAreMissing() throws Exception {
     // a control plane without the insights extension: the router answers its own 404
     driver.get(bareBase + "/console/");
@@ -527,7 +651,7 @@ class ConsoleBrowserIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void signOutForgetsTheToken() {
     driver.get(base + "/console/#/apps");
     waitForHeading("Apps");

@@ -135,6 +135,7 @@ public final class ControlPlane {
                       },
                       Duration.ofMinutes(10));
               return started
+                  .compose(v -> vertx.executeBlocking(() -> keys.sweep(processor.state().apps().keySet())))
                   .compose(v -> listen(vertx, config, extensions, keys, storage, console, metrics, processor, tmp, url, tls))
                   .recover(
                       t -> vertx

@@ -127,6 +127,24 @@ class DeletionIT {
   }
 
   @Test
+  void aBranchWithASlashIsDeletedByItsEncodedName() {
+    String app = "del-slash";
+    assertThat(admin.post("/v1/apps", Map.of("appId", app)).status()).isEqualTo(201);
+    ExportFixture.upload(admin, app, Fixtures.update1());
+    String kept = publish(app, "main");
+    String release = publish(app, "release/1.2");
+    assertThat(admin.get("/v1/apps/" + app + "/branches").json().toString()).contains("\"release/1.2\"");
+
+    assertThat(admin.delete("/v1/apps/" + app + "/branches/release/1.2").status()).as("an unencoded slash is another route").isEqualTo(404);
+    Http.Resp deleted = admin.delete("/v1/apps/" + app + "/branches/release%2F1.2");
+    assertThat(deleted.status()).as(deleted.toString()).isEqualTo(200);
+    assertThat(deleted.json().get("deleted").asText()).isEqualTo("branch release/1.2");
+    assertThat(deleted.json().get("groupIds")).extracting(JsonNode::asText).containsExactly(release);
+    assertThat(listed(app)).containsExactly(kept);
+    assertThat(admin.delete("/v1/apps/" + app + "/branches/release%2F1.2").errorCode()).isEqualTo("branch-not-found");
+  }
+
+  @Test
   void aBranchAChannelMapsCannotBeDeletedAndAnUnmappedOneGoesWithItsGroups() {
     String app = "del-branch";
     assertThat(admin.post("/v1/apps", Map.of("appId", app)).status()).isEqualTo(201);

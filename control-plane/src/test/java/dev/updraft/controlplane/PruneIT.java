@@ -10,6 +10,7 @@ import dev.updraft.controlplane.storage.GcsSigning;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
+import dev.updraft.testing.S3Bucket;
 import io.vertx.core.Vertx;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,13 +23,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Asset prune on local storage and on the GCS fake, over the API on real Kafka: it deletes exactly the
+ * Asset prune on local storage, on the GCS fake and on a real S3 API server, over the API on real Kafka: it deletes exactly the
  * objects no remaining group references that are older than the grace period (a dry run lists the same ones
  * first), and a publish racing prunes never loses an asset: it either finds every object it names stored
  * afterwards, or is refused to upload again.
@@ -49,6 +51,25 @@ class PruneIT {
       gcs = LocalStorageHelper.getOptions().toBuilder().setClock(clock).build().getService();
       flags = new String[] {"storage", "gcs", "gcs-bucket", "updates", "gcs-credentials", credentials.toString()};
     }
+    pruneAndRace(kind, infra, dir, clock, flags, gcs);
+  }
+
+  /**
+   * The same on S3 storage against a real S3 API server (S3Proxy): the objects' ages are the server's
+   * {@code LastModified}, the control plane's clock is moved past the grace instead.
+   */
+  @Test
+  void onS3DeletesExactlyTheUnreferencedObjectsPastTheGraceAndLosesNothingToARacingPublish(Infra infra, S3Bucket s3, @TempDir Path dir)
+      throws Exception {
+    S3Bucket.Exported credentials = s3.exportCredentials();
+    try {
+      pruneAndRace("s3", infra, dir, new MutableClock(Instant.now()), s3.controlPlaneFlags().toArray(new String[0]), null);
+    } finally {
+      credentials.close();
+    }
+  }
+
+  private static void pruneAndRace(String kind, Infra infra, Path dir, MutableClock clock, String[] flags, Storage gcs) throws Exception {
     Vertx vertx = Vertx.vertx();
     ControlPlane cp = TestSupport.start(vertx, TestSupport.config(infra, dir, flags), new Hooks(clock, null, gcs));
     try {

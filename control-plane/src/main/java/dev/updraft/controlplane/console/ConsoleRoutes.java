@@ -44,6 +44,7 @@ public final class ConsoleRoutes {
           "dom.js",
           "charts.js",
           "groups.js",
+          "lifecycle.js",
           "page-signin.js",
           "page-apps.js",
           "page-channels.js",

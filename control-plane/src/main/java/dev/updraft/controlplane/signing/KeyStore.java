@@ -13,7 +13,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -154,6 +157,32 @@ public final class KeyStore {
     }
     Files.deleteIfExists(d);
     return n;
+  }
+
+  /**
+   * Destroys the key files of every app not in {@code live}: those of an app whose {@code app.deleted}
+   * committed before its files were removed (a crash between the two), or whose key was stored before an
+   * {@code app.created} that never committed. Run at start-up, after the log's replay and before any command.
+   *
+   * @return the app ids whose files were destroyed, sorted
+   */
+  public List<String> sweep(Set<String> live) throws IOException {
+    List<String> swept = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return swept;
+    }
+    try (var dirs = Files.list(dir)) {
+      for (Path d : (Iterable<Path>) dirs::iterator) {
+        String appId = d.getFileName().toString();
+        if (Files.isDirectory(d) && SAFE.matcher(appId).matches() && !live.contains(appId)) {
+          int n = deleteApp(appId);
+          LOG.warn("destroyed {} signing key files of appId={}, which the event log does not hold (deleted before a crash)", n, appId);
+          swept.add(appId);
+        }
+      }
+    }
+    Collections.sort(swept);
+    return swept;
   }
 
   private Path file(String appId, String certSha256) {

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.PrivateKey;
 import java.util.Arrays;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,25 @@ class KeyStoreTest {
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
     assertThat(new KeyStore(store, null).load("demo", CERT).getEncoded()).isEqualTo(key().getEncoded());
     assertThat(new KeyStore(store, null).load("demo", "d0".repeat(32))).isNull();
+  }
+
+  @Test
+  void aSweepDestroysTheKeysOfAppsTheLogDoesNotHoldAndKeepsTheOthers(@TempDir Path dir) throws Exception {
+    Path store = dir.resolve("keys");
+    KeyStore ks = new KeyStore(store, null);
+    ks.save("live", CERT, key());
+    ks.save("deleted", CERT, key());
+    ks.save("deleted", "d0".repeat(32), key());
+    Files.writeString(store.resolve("README"), "not an app"); // a stray file is left alone
+    assertThat(ks.load("deleted", CERT)).isNotNull();
+
+    assertThat(ks.sweep(Set.of("live", "never-stored"))).containsExactly("deleted");
+    assertThat(store.resolve("deleted")).doesNotExist();
+    assertThat(ks.load("deleted", CERT)).as("not from the cache either").isNull();
+    assertThat(new KeyStore(store, null).load("live", CERT).getEncoded()).isEqualTo(key().getEncoded());
+    assertThat(store.resolve("README")).exists();
+    assertThat(ks.sweep(Set.of("live"))).isEmpty();
+    assertThat(new KeyStore(dir.resolve("empty"), null).sweep(Set.of())).isEmpty();
   }
 
   @Test

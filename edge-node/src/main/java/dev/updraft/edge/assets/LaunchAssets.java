@@ -1,11 +1,20 @@
 package dev.updraft.edge.assets;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.updraft.events.EventPayload.BundlePatch;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.UpdateGroup;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -13,10 +22,13 @@ import java.util.Map;
 /**
  * One app's launch assets as an edge's asset route needs them, folded from {@code launch-asset.stored}
  * and {@code patches.computed}: where each launch asset's bytes live in each encoding, and the bundle
- * patches to it by the update id a device runs. Immutable and thread-safe; {@link Builder} folds events
- * on the log reader's thread.
+ * patches to it by the update id a device runs. Deleted groups take their patches with them, and the launch
+ * assets no remaining group launches. Immutable and thread-safe; {@link Builder} folds events on the log
+ * reader's thread.
  */
 public final class LaunchAssets {
+  private static final JsonFactory JSON = new JsonFactory();
+
   /** No launch assets. */
   public static final LaunchAssets EMPTY = new LaunchAssets(Map.of(), Map.of(), Map.of());
 
@@ -76,6 +88,11 @@ public final class LaunchAssets {
       this.base = base == null ? EMPTY : base;
     }
 
+    /** Ids of the groups deleted in this delta; null when none. */
+    private HashSet<String> removedGroups;
+    /** Launch assets of deleted groups, kept only while a remaining group launches them; null when none. */
+    private HashSet<String> orphanCandidates;
+
     /** A launch asset's encodings (replacing an earlier announcement of the same bytes). */
     public boolean stored(LaunchAssetStored l) {
       if (l.sha256() == null || l.variants().isEmpty()) {
@@ -111,8 +128,39 @@ public final class LaunchAssets {
       return true;
     }
 
-    /** The app's launch assets now. */
+    /**
+     * A group left the app (deleted, or with its branch): its patches go, and so does each of its launch
+     * assets that no remaining group launches ({@link #build(Iterable)} decides, once per delta).
+     */
+    public void groupRemoved(UpdateGroup g) {
+      if (removedGroups == null) {
+        removedGroups = new HashSet<>();
+        orphanCandidates = new HashSet<>();
+      }
+      removedGroups.add(g.groupId());
+      for (PlatformUpdate u : g.platforms()) {
+        String sha = launchSha(u.body());
+        if (sha != null) {
+          orphanCandidates.add(sha);
+        }
+      }
+    }
+
+    /** The app's launch assets now, after no group was removed. */
     public LaunchAssets build() {
+      return build(List.of());
+    }
+
+    /**
+     * The app's launch assets now.
+     *
+     * @param remaining the app's groups after this delta: read only when a group was removed, to keep the
+     *     launch assets they still launch
+     */
+    public LaunchAssets build(Iterable<UpdateGroup> remaining) {
+      if (removedGroups != null) {
+        dropRemoved(remaining);
+      }
       if (bySha == null && byGroup == null) {
         return base;
       }
@@ -128,6 +176,76 @@ public final class LaunchAssets {
       }
       return new LaunchAssets(
           bySha == null ? base.bySha : Collections.unmodifiableMap(new HashMap<>(bySha)), Collections.unmodifiableMap(index), groups);
+    }
+
+    private void dropRemoved(Iterable<UpdateGroup> remaining) {
+      Map<String, LaunchAssetStored> shas = bySha == null ? base.bySha : bySha;
+      Map<String, List<BundlePatch>> patchesNow = byGroup == null ? base.byGroup : byGroup;
+      orphanCandidates.removeIf(sha -> !shas.containsKey(sha));
+      if (!orphanCandidates.isEmpty()) {
+        for (UpdateGroup g : remaining) {
+          for (PlatformUpdate u : g.platforms()) {
+            String sha = launchSha(u.body());
+            if (sha != null) {
+              orphanCandidates.remove(sha);
+            }
+          }
+          if (orphanCandidates.isEmpty()) {
+            break;
+          }
+        }
+      }
+      if (!orphanCandidates.isEmpty()) {
+        if (bySha == null) {
+          bySha = new HashMap<>(base.bySha);
+        }
+        bySha.keySet().removeAll(orphanCandidates);
+      }
+      boolean patched = false;
+      for (String id : removedGroups) {
+        patched |= patchesNow.containsKey(id);
+      }
+      if (patched) {
+        if (byGroup == null) {
+          byGroup = new HashMap<>(base.byGroup);
+        }
+        byGroup.keySet().removeAll(removedGroups);
+      }
+      removedGroups = null;
+      orphanCandidates = null;
+    }
+  }
+
+  /**
+   * The hex SHA-256 of the launch asset a manifest body names ({@code launchAsset.hash}, base64url), or
+   * null for a directive or a body that names none.
+   */
+  static String launchSha(String body) {
+    if (body == null || !body.contains("\"launchAsset\"")) {
+      return null;
+    }
+    try (JsonParser p = JSON.createParser(body)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken v = p.nextToken();
+        if (name.equals("launchAsset") && v == JsonToken.START_OBJECT) {
+          while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            if (p.nextToken() == JsonToken.VALUE_STRING && field.equals("hash")) {
+              return HexFormat.of().formatHex(Base64.getUrlDecoder().decode(p.getText()));
+            }
+            p.skipChildren();
+          }
+          return null;
+        }
+        p.skipChildren();
+      }
+      return null;
+    } catch (IOException | IllegalArgumentException e) {
+      return null;
     }
   }
 }

@@ -113,7 +113,7 @@ final class AppDelta {
       case APP_UPDATED -> appUpdated((AppUpdated) p);
       case UPDATES_DELETED -> updatesDeleted(e, (UpdatesDeleted) p);
       case UPDATE_PINNED -> true; // ignored: pins matter to the control plane's retention only
-      case BRANCH_DELETED -> GroupRemoval.branch(groups, groupOfEntry, lines, ((BranchDeleted) p).branch());
+      case BRANCH_DELETED -> GroupRemoval.branch(groups, groupOfEntry, lines, launchAssets, ((BranchDeleted) p).branch());
       case CHANNEL_DELETED -> channels.remove(((ChannelDeleted) p).channel()) != null
           || inconsistent(e, "channel.deleted for an unmapped channel"); // it serves the branch of its name again
       case APP_DELETED -> appDeleted();
@@ -128,7 +128,7 @@ final class AppDelta {
 
   /** The groups leave the image; a device running one is offered what its line serves without them. */
   private boolean updatesDeleted(EventEnvelope e, UpdatesDeleted d) {
-    List<String> unknown = GroupRemoval.remove(groups, groupOfEntry, lines, d.groupIds());
+    List<String> unknown = GroupRemoval.remove(groups, groupOfEntry, lines, launchAssets, d.groupIds());
     return unknown.isEmpty() || inconsistent(e, "updates.deleted names unknown groupIds=" + unknown);
   }
 
@@ -393,7 +393,7 @@ final class AppDelta {
         noUpdate,
         filters(previous),
         bytes,
-        launchAssets.build());
+        launchAssets.build(GroupRemoval.published(groups)));
   }
 
   private Prepared noUpdate(AppImage previous) {

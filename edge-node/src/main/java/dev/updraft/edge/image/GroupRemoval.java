@@ -1,22 +1,27 @@
 package dev.updraft.edge.image;
 
+import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.UpdateGroup;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Takes deleted groups out of an {@link AppDelta}'s maps: the groups, their entries and their lines. */
+/**
+ * Takes deleted groups out of an {@link AppDelta}'s maps: the groups, their entries, their lines, and their
+ * launch assets and patches ({@link LaunchAssets.Builder#groupRemoved}).
+ */
 final class GroupRemoval {
   private GroupRemoval() {}
 
   /** Removes each group; returns the ids the app did not have. */
   static List<String> remove(
       Map<String, GroupState> groups, Map<String, String> groupOfEntry, Map<String, HashMap<String, ArrayList<String>>> lines,
-      List<String> groupIds) {
+      LaunchAssets.Builder assets, List<String> groupIds) {
     List<String> unknown = new ArrayList<>();
     for (String id : groupIds) {
-      if (!removeOne(groups, groupOfEntry, lines, id)) {
+      if (!removeOne(groups, groupOfEntry, lines, assets, id)) {
         unknown.add(id);
       }
     }
@@ -26,25 +31,26 @@ final class GroupRemoval {
   /** Removes every group of {@code branch} (reverted ones too) and its lines. */
   static boolean branch(
       Map<String, GroupState> groups, Map<String, String> groupOfEntry, Map<String, HashMap<String, ArrayList<String>>> lines,
-      String branch) {
+      LaunchAssets.Builder assets, String branch) {
     List<String> ids = new ArrayList<>();
     for (GroupState g : groups.values()) {
       if (branch.equals(g.group().branch())) {
         ids.add(g.group().groupId());
       }
     }
-    remove(groups, groupOfEntry, lines, ids);
+    remove(groups, groupOfEntry, lines, assets, ids);
     lines.remove(branch);
     return true;
   }
 
   private static boolean removeOne(
       Map<String, GroupState> groups, Map<String, String> groupOfEntry, Map<String, HashMap<String, ArrayList<String>>> lines,
-      String groupId) {
+      LaunchAssets.Builder assets, String groupId) {
     GroupState g = groups.remove(groupId);
     if (g == null) {
       return false;
     }
+    assets.groupRemoved(g.group());
     for (PlatformUpdate u : g.group().platforms()) {
       if (u.updateId() != null && groupId.equals(groupOfEntry.get(u.updateId()))) {
         groupOfEntry.remove(u.updateId());
@@ -62,5 +68,10 @@ final class GroupRemoval {
       }
     }
     return true;
+  }
+
+  /** The groups' published forms, for {@link LaunchAssets.Builder#build(Iterable)}. */
+  static Iterable<UpdateGroup> published(Map<String, GroupState> groups) {
+    return () -> groups.values().stream().map(GroupState::group).iterator();
   }
 }
