@@ -272,7 +272,7 @@ final class IngestBenchmark {
   }
 
   /** INFO for ours, WARN for Kafka and the embedded servers, whatever logback configuration is on the path. */
-  private static void quietLogging() {
+  static void quietLogging() {
     var context = (ch.qos.logback.classic.LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
     context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.INFO);
     for (String noisy : new String[] {"org.apache.kafka", "kafka", "state.change.logger", "io.zonky", "io.netty"}) {
@@ -311,7 +311,7 @@ final class IngestBenchmark {
    * CPU clock ticks (1/100 s) of this JVM, of every PostgreSQL process of the server in {@code pgData}, and
    * of the whole machine (busy, all processes).
    */
-  private static long[] cpuTicks(Path pgData) throws IOException {
+  static long[] cpuTicks(Path pgData) throws IOException {
     long self = ticks(Files.readString(Path.of("/proc/self/stat")));
     long postmaster = Long.parseLong(Files.readAllLines(pgData.resolve("postmaster.pid")).get(0).trim());
     long pg = 0;
@@ -390,7 +390,7 @@ final class IngestBenchmark {
   }
 
   /** A flat JSON object of numbers, booleans, strings and lists of numbers. */
-  private static String json(Map<String, Object> m) {
+  static String json(Map<String, Object> m) {
     StringBuilder sb = new StringBuilder("{\n");
     int i = 0;
     for (Map.Entry<String, Object> e : m.entrySet()) {
@@ -515,7 +515,7 @@ final class IngestBenchmark {
     }
   }
 
-  private static void deleteTree(Path dir) throws IOException {
+  static void deleteTree(Path dir) throws IOException {
     try (Stream<Path> s = Files.walk(dir)) {
       s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
