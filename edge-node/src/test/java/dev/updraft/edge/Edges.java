@@ -43,6 +43,9 @@ final class Edges {
   static EdgeNode startReady(Vertx vertx, TestLog log, String edgeId, String... flags) {
     EdgeNode n = start(vertx, log, edgeId, flags);
     until("edge " + edgeId + " ready", n::ready, Duration.ofSeconds(60));
+    // and warmed up (--warmup-requests): /readyz says 503 "warming-up" until then, longer on a busy machine
+    EdgeHttp http = new EdgeHttp(n.port());
+    until("edge " + edgeId + " /readyz 200 (warm-up done)", () -> http.get("/readyz").status() == 200, Duration.ofSeconds(60));
     return n;
   }
 

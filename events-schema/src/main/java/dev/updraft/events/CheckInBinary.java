@@ -104,24 +104,30 @@ public final class CheckInBinary {
     }
     int n = s.length();
     ensure(5 + 3 * n);
-    boolean ascii = true;
-    for (int i = 0; i < n; i++) {
-      if (s.charAt(i) >= 0x80) {
-        ascii = false;
-        break;
+    // ids and names are ASCII and short: one pass writes the chars behind a one-byte length (n < 127) and
+    // stops at the first char that is not ASCII; only then is the string encoded as UTF-8 instead
+    if (n < 127) {
+      byte[] b = buf;
+      int at = len + 1;
+      int i = 0;
+      while (i < n) {
+        char ch = s.charAt(i);
+        if (ch >= 0x80) {
+          break;
+        }
+        b[at + i] = (byte) ch;
+        i++;
+      }
+      if (i == n) {
+        b[len] = (byte) (n + 1);
+        len = at + n;
+        return;
       }
     }
-    if (ascii) {
-      varint(n + 1L);
-      for (int i = 0; i < n; i++) {
-        buf[len++] = (byte) s.charAt(i);
-      }
-    } else {
-      byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-      varint(utf8.length + 1L);
-      System.arraycopy(utf8, 0, buf, len, utf8.length);
-      len += utf8.length;
-    }
+    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+    varint(utf8.length + 1L);
+    System.arraycopy(utf8, 0, buf, len, utf8.length);
+    len += utf8.length;
   }
 
   private void list(List<String> ids) {

@@ -66,6 +66,18 @@ class CheckInBinaryTest {
   }
 
   @Test
+  void stringsAroundTheOneByteLengthAndBeyondLatin1SurviveTheRoundTrip() throws IOException {
+    CheckInBinary w = new CheckInBinary();
+    for (String s : List.of("", "a", "x".repeat(125), "x".repeat(126), "x".repeat(127), "x".repeat(300),
+        "\u0141\u00f3d\u017a", "A\u0141", "caf\u00e9", "x".repeat(126) + "\u00e9", "\ud83d\ude80")) {
+      CheckIn c = CheckIn.builder().checkInId("id").appId("app").platform("ios").channel(s).clientId(s).fatalError(s)
+          .atEpochMillis(1).build();
+
+      assertThat(CheckInCodec.decode(w.encode(c))).as("length %d: %s", s.length(), s).isEqualTo(c);
+    }
+  }
+
+  @Test
   void badBytesAreRefusedWithTheReason() throws IOException {
     byte[] good = GoldenFilesTest.golden("/golden-checkin/v1/check-in.bin");
     assertThatThrownBy(() -> CheckInCodec.decode(Arrays.copyOf(good, good.length - 3)))

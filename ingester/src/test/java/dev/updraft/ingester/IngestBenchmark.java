@@ -41,7 +41,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li><b>Fixed rate</b>: a producer sends {@code --rate} check-ins per second for {@code --seconds}
  *       seconds, each stamped with its send time; end-to-end lag is the commit time of the batch that
  *       holds a check-in minus that stamp, for every check-in (p50, p99, max), plus the largest lag in
- *       records the ingester reported.
+ *       records the ingester reported, and the CPU per check-in of this JVM (the benchmark's producer
+ *       threads taken out) and of PostgreSQL's processes. {@code --rate 2000,5000} runs one phase per rate,
+ *       in that order (summary keys {@code fixed_rate_2000_...}, {@code fixed_rate_5000_...}).
  * </ol>
  *
  * <p>Flags: {@code --prefill 2000000 --devices 500000 --rate 10000 --seconds 60 --partitions 4
@@ -49,7 +51,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code --durable true} (PostgreSQL with fsync on, the default; {@code false}: the earlier runs' fsync off),
  * {@code --format compact|json} (how the records are written, as an edge's {@code --checkin-format}),
  * {@code --summary FILE} (the run's numbers as JSON; default {@code ingest-summary.json} in the working
- * directory). A smoke run: {@code --prefill 20000 --rate 500 --seconds 10}. Results are printed too; see
+ * directory). A smoke run: {@code --prefill 20000 --devices 5000 --rate 500,1000 --seconds 10}. Results are printed too; see
  * {@code docs/benchmarks/ingest.md}.
  */
 final class IngestBenchmark {
@@ -60,7 +62,7 @@ final class IngestBenchmark {
     Settings s = Settings.parse(args, Map.of());
     int prefill = s.integer("prefill", 2_000_000, 0, 100_000_000);
     int devices = s.integer("devices", 500_000, 1, 100_000_000);
-    int rate = s.integer("rate", 10_000, 1, 1_000_000);
+    List<Integer> rates = rates(s.string("rate", "10000"));
     int seconds = s.integer("seconds", 60, 1, 3_600);
     int partitions = s.integer("partitions", 4, 1, 64);
     int batchSize = s.integer("ingest-batch-size", IngesterConfig.DEFAULT_BATCH_SIZE, 1, 100_000);
@@ -79,7 +81,7 @@ final class IngestBenchmark {
     summary.put("format", compact ? "compact" : "json");
     summary.put("prefill", prefill);
     summary.put("devices", devices);
-    summary.put("rate", rate);
+    summary.put("rate", rates.size() == 1 ? rates.get(0) : rates);
     summary.put("seconds", seconds);
     summary.put("partitions", partitions);
     summary.put("batch_size", batchSize);
@@ -87,8 +89,8 @@ final class IngestBenchmark {
 
     System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.vm.name"), System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
-    System.out.printf(Locale.ROOT, "settings: prefill=%d devices=%d rate=%d/s seconds=%d partitions=%d batch=%d instances=%d"
-        + " consumers per instance=%d shared_buffers=%s dir=%s%n", prefill, devices, rate, seconds, partitions, batchSize,
+    System.out.printf(Locale.ROOT, "settings: prefill=%d devices=%d rate=%s/s seconds=%d partitions=%d batch=%d instances=%d"
+        + " consumers per instance=%d shared_buffers=%s dir=%s%n", prefill, devices, rates, seconds, partitions, batchSize,
         instances, consumers, sharedBuffers, dir);
     System.out.println("load average at start: " + Files.readString(Path.of("/proc/loadavg")).trim());
 
@@ -211,32 +213,11 @@ final class IngestBenchmark {
         summary.put("cpu_us_per_check_in_total", ((cpu1[0] - cpu0[0]) + (cpu1[1] - cpu0[1])) * 10_000.0 / prefill);
         summary.put("machine_busy_percent", (cpu1[2] - cpu0[2]) / (drain * 2));
 
-        // ---- fixed rate ----
-        latencies.reset(true);
-        long before = counter(ingester);
-        long maxLag = 0;
-        AtomicLong sent = new AtomicLong();
-        Thread producerThread = new Thread(() -> paced(kafka.bootstrapServers(), topic, fleet, rate, seconds, sent), "bench-producer");
-        long f0 = System.nanoTime();
-        producerThread.start();
-        while (producerThread.isAlive()) {
-          Thread.sleep(250);
-          maxLag = Math.max(maxLag, (long) ingester.lag());
+        // ---- fixed rate, one phase per rate ----
+        for (int rate : rates) {
+          fixedRate(kafka.bootstrapServers(), topic, fleet, rate, seconds, ingester, latencies, db, dir.resolve("pg"),
+              summary, rates.size() == 1 ? "fixed_rate_" : "fixed_rate_" + rate + "_");
         }
-        double produced = (System.nanoTime() - f0) / 1e9;
-        long target = before + sent.get();
-        while (counter(ingester) < target) {
-          Thread.sleep(100);
-        }
-        latencies.reset(false);
-        System.out.printf(Locale.ROOT, "fixed rate: %d check-ins sent in %.1f s (%.0f/s); end-to-end lag (edge stamp -> commit):"
-            + " %s; largest lag reported %d records%n", sent.get(), produced, sent.get() / produced, latencies.summary(),
-            maxLag);
-        report(ingester, db, "after fixed rate");
-        summary.put("fixed_rate_sent", sent.get());
-        summary.put("fixed_rate_per_second", sent.get() / produced);
-        summary.put("fixed_rate_lag", latencies.summary());
-        summary.put("fixed_rate_largest_lag_records", maxLag);
         Files.writeString(summaryFile, json(summary));
         System.out.println("summary: " + summaryFile.toAbsolutePath());
       } finally {
@@ -250,6 +231,82 @@ final class IngestBenchmark {
       pg.close();
       deleteTree(dir);
     }
+  }
+
+  /** {@code --rate}: one rate or several, comma-separated (one fixed-rate phase each, in that order). */
+  private static List<Integer> rates(String flag) {
+    List<Integer> out = new ArrayList<>();
+    for (String r : flag.split(",")) {
+      int v = Integer.parseInt(r.trim());
+      if (v < 1 || v > 1_000_000) {
+        throw new IllegalArgumentException("--rate must be 1..1000000 (or a comma-separated list): rate=" + flag);
+      }
+      out.add(v);
+    }
+    return out;
+  }
+
+  /**
+   * One fixed-rate phase: {@code rate} check-ins per second for {@code seconds}, then until the ingester
+   * committed them all. Its numbers go to {@code summary} under {@code prefix}: the rate reached, the
+   * end-to-end lag, and the CPU per check-in of this JVM (Kafka broker and ingester: the benchmark's own
+   * producer threads are taken out) and of PostgreSQL's processes, as the full-speed phase reports them.
+   */
+  private static void fixedRate(String bootstrap, String topic, Fleet fleet, int rate, int seconds, Instances ingester,
+      LatencyRecorder latencies, TestDb db, Path pgData, Map<String, Object> summary, String prefix) throws Exception {
+    latencies.reset(true);
+    long before = counter(ingester);
+    long maxLag = 0;
+    AtomicLong sent = new AtomicLong();
+    long[] cpu0 = cpuTicks(pgData);
+    Map<String, Long> threads0 = threadCpu();
+    Thread producerThread = new Thread(() -> paced(bootstrap, topic, fleet, rate, seconds, sent), "bench-producer");
+    long f0 = System.nanoTime();
+    producerThread.start();
+    long producerNanos = 0;
+    while (producerThread.isAlive()) {
+      Thread.sleep(250);
+      maxLag = Math.max(maxLag, (long) ingester.lag());
+      // the producer's threads end with the phase: read them while they run
+      producerNanos = Math.max(producerNanos, producerCpu(threadCpu(), threads0));
+    }
+    double produced = (System.nanoTime() - f0) / 1e9;
+    long target = before + sent.get();
+    while (counter(ingester) < target) {
+      Thread.sleep(100);
+    }
+    long[] cpu1 = cpuTicks(pgData);
+    double wall = (System.nanoTime() - f0) / 1e9;
+    latencies.reset(false);
+    long n = Math.max(1, sent.get());
+    double jvmUs = ((cpu1[0] - cpu0[0]) * 10_000_000.0 - producerNanos) / 1_000.0 / n;
+    double pgUs = (cpu1[1] - cpu0[1]) * 10_000.0 / n;
+    System.out.printf(Locale.ROOT, "fixed rate %d/s: %d check-ins sent in %.1f s (%.0f/s); end-to-end lag (edge stamp -> commit):"
+        + " %s; largest lag reported %d records%n", rate, sent.get(), produced, sent.get() / produced, latencies.summary(),
+        maxLag);
+    System.out.printf(Locale.ROOT, "  CPU per check-in at %d/s: this JVM (Kafka broker, ingester; the benchmark's producer,"
+        + " %.1f s, taken out) %.1f us; PostgreSQL processes %.1f us; total %.1f us over %.1f s; machine busy %.0f %% of 2 cores%n",
+        rate, producerNanos / 1e9, jvmUs, pgUs, jvmUs + pgUs, wall, (cpu1[2] - cpu0[2]) / (wall * 2));
+    report(ingester, db, "after fixed rate " + rate + "/s");
+    summary.put(prefix + "sent", sent.get());
+    summary.put(prefix + "per_second", sent.get() / produced);
+    summary.put(prefix + "lag", latencies.summary());
+    summary.put(prefix + "largest_lag_records", maxLag);
+    summary.put(prefix + "cpu_us_per_check_in_jvm", jvmUs);
+    summary.put(prefix + "cpu_us_per_check_in_postgres", pgUs);
+    summary.put(prefix + "cpu_us_per_check_in_total", jvmUs + pgUs);
+    summary.put(prefix + "machine_busy_percent", (cpu1[2] - cpu0[2]) / (wall * 2));
+  }
+
+  /** CPU nanoseconds the benchmark's producer threads used since {@code before}. */
+  private static long producerCpu(Map<String, Long> now, Map<String, Long> before) {
+    long sum = 0;
+    for (Map.Entry<String, Long> e : now.entrySet()) {
+      if (e.getKey().startsWith("bench-producer") || e.getKey().startsWith("kafka-producer-network-thread")) {
+        sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+      }
+    }
+    return sum;
   }
 
   /** Several ingesters of one group, read as one. */
@@ -272,7 +329,7 @@ final class IngestBenchmark {
   }
 
   /** INFO for ours, WARN for Kafka and the embedded servers, whatever logback configuration is on the path. */
-  private static void quietLogging() {
+  static void quietLogging() {
     var context = (ch.qos.logback.classic.LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
     context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(ch.qos.logback.classic.Level.INFO);
     for (String noisy : new String[] {"org.apache.kafka", "kafka", "state.change.logger", "io.zonky", "io.netty"}) {
@@ -311,7 +368,7 @@ final class IngestBenchmark {
    * CPU clock ticks (1/100 s) of this JVM, of every PostgreSQL process of the server in {@code pgData}, and
    * of the whole machine (busy, all processes).
    */
-  private static long[] cpuTicks(Path pgData) throws IOException {
+  static long[] cpuTicks(Path pgData) throws IOException {
     long self = ticks(Files.readString(Path.of("/proc/self/stat")));
     long postmaster = Long.parseLong(Files.readAllLines(pgData.resolve("postmaster.pid")).get(0).trim());
     long pg = 0;
@@ -390,7 +447,7 @@ final class IngestBenchmark {
   }
 
   /** A flat JSON object of numbers, booleans, strings and lists of numbers. */
-  private static String json(Map<String, Object> m) {
+  static String json(Map<String, Object> m) {
     StringBuilder sb = new StringBuilder("{\n");
     int i = 0;
     for (Map.Entry<String, Object> e : m.entrySet()) {
@@ -515,7 +572,7 @@ final class IngestBenchmark {
     }
   }
 
-  private static void deleteTree(Path dir) throws IOException {
+  static void deleteTree(Path dir) throws IOException {
     try (Stream<Path> s = Files.walk(dir)) {
       s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }

@@ -1,0 +1,119 @@
+package dev.updraft.ingester;
+
+import dev.updraft.common.Settings;
+import dev.updraft.dbschema.SchemaMigrations;
+import dev.updraft.embedded.EmbeddedPostgresServer;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What one batch costs PostgreSQL (a main, not a test): a real PostgreSQL 17 ({@code --durable true}:
+ * fsync on) and {@link BatchWriter} alone, no Kafka. Batches of {@code --batch-size} check-ins from the
+ * benchmark's fleet ({@link IngestBenchmark.Fleet}, {@code --devices}) are written one after another:
+ * {@code --warmup} batches first (the registry fills, so that later check-ins mostly update devices it
+ * holds), then {@code --batches} measured ones. Printed and written to {@code --summary} (JSON): the wall
+ * time per batch (the writer's future), the CPU of PostgreSQL's processes per batch and per check-in, and
+ * per statement the mean execution time PostgreSQL's {@code pg_stat_statements} recorded.
+ *
+ * <p>Flags: {@code --batch-size 10000 --devices 100000 --warmup 10 --batches 10 --durable true --summary
+ * batch-cost-summary.json --dir <temp>}. On a shared machine the wall times mean little; the CPU and the
+ * split between statements say more.
+ */
+final class BatchCostBench {
+  private BatchCostBench() {}
+
+  public static void main(String[] args) throws Exception {
+    IngestBenchmark.quietLogging();
+    Settings s = Settings.parse(args, Map.of());
+    int batchSize = s.integer("batch-size", 10_000, 1, 100_000);
+    int devices = s.integer("devices", 100_000, 1, 10_000_000);
+    int warmup = s.integer("warmup", 10, 0, 1_000);
+    int batches = s.integer("batches", 10, 1, 1_000);
+    boolean durable = s.bool("durable", true);
+    Path dir = s.path("dir", Files.createTempDirectory("updraft-batch-cost"));
+    Path summaryFile = s.path("summary", Path.of("batch-cost-summary.json"));
+    EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0, durable);
+    Vertx vertx = Vertx.vertx();
+    try {
+      pg.createDatabase("bench");
+      TestDb admin = new TestDb("127.0.0.1", pg.port(), "postgres", EmbeddedPostgresServer.USER);
+      admin.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
+      admin.execute("ALTER SYSTEM SET max_wal_size = '8GB'");
+      pg.stop();
+      pg.restart();
+      TestDb db = new TestDb("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER);
+      db.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      Pool pool = TelemetryIngester.pool(vertx,
+          IngesterConfig.pgOptions(TestDb.postgresUrl("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER)), 1,
+          "batch-cost");
+      await(SchemaMigrations.apply(pool));
+      BatchWriter writer = new BatchWriter(pool, "bench");
+      IngestBenchmark.Fleet fleet = new IngestBenchmark.Fleet(devices, 1);
+      TopicPartition tp = new TopicPartition("bench", 0);
+      long offset = 0;
+      long at = System.currentTimeMillis();
+      long wallNanos = 0;
+      long[] cpu0 = null;
+      for (int b = 0; b < warmup + batches; b++) {
+        if (b == warmup) {
+          db.execute("SELECT pg_stat_statements_reset()");
+          cpu0 = IngestBenchmark.cpuTicks(dir.resolve("pg"));
+        }
+        Batch batch = new Batch(false);
+        for (int i = 0; i < batchSize; i++) {
+          batch.cover(tp, offset, offset > 0, offset + i);
+          batch.add(CheckIns.clean(fleet.next(at + (offset + i) / 50), 0));
+        }
+        long t0 = System.nanoTime();
+        await(writer.write(batch));
+        if (b >= warmup) {
+          wallNanos += System.nanoTime() - t0;
+        }
+        offset += batchSize;
+      }
+      long[] cpu1 = IngestBenchmark.cpuTicks(dir.resolve("pg"));
+      double pgCpuMs = (cpu1[1] - cpu0[1]) * 10.0 / batches;
+      Map<String, Object> summary = new LinkedHashMap<>();
+      summary.put("benchmark", "batch-cost");
+      summary.put("durable", durable);
+      summary.put("batch_size", batchSize);
+      summary.put("devices", devices);
+      summary.put("batches", batches);
+      summary.put("load_average_at_end", Files.readString(Path.of("/proc/loadavg")).trim());
+      summary.put("wall_ms_per_batch", wallNanos / 1e6 / batches);
+      summary.put("postgres_cpu_ms_per_batch", pgCpuMs);
+      summary.put("postgres_cpu_us_per_check_in", pgCpuMs * 1000 / batchSize);
+      System.out.printf(Locale.ROOT, "%d batches of %d check-ins (%d devices, durable=%s): wall %.1f ms per batch;"
+          + " PostgreSQL CPU %.1f ms per batch = %.1f us per check-in; load average %s%n", batches, batchSize, devices,
+          durable, wallNanos / 1e6 / batches, pgCpuMs, pgCpuMs * 1000 / batchSize, summary.get("load_average_at_end"));
+      List<List<Object>> rows = db.rows("SELECT calls, total_exec_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90)"
+          + " FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 12");
+      int k = 0;
+      for (List<Object> r : rows) {
+        double perBatch = ((Number) r.get(1)).doubleValue() / batches;
+        System.out.printf(Locale.ROOT, "  %7.1f ms per batch  calls=%-4s rows=%-8s %s%n", perBatch, r.get(0), r.get(2), r.get(3));
+        summary.put("statement_" + (++k) + "_ms_per_batch", perBatch);
+        summary.put("statement_" + k, r.get(3));
+      }
+      Files.writeString(summaryFile, IngestBenchmark.json(summary));
+      System.out.println("summary: " + summaryFile.toAbsolutePath());
+      await(pool.close());
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      pg.close();
+      IngestBenchmark.deleteTree(dir);
+    }
+  }
+
+  private static <T> T await(io.vertx.core.Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+  }
+}
