@@ -23,15 +23,18 @@ import java.util.function.Predicate;
  * with W' to W gives the state kept with W all along. That is why an edge may load a control-plane
  * snapshot ({@link #CONTROL_PLANE_WINDOW}) and prune it to {@link #EDGE_WINDOW}.
  *
- * <p>The edge's window is {@link FailedUpdates#DEPTH}: a device reports at most five failed ids, so the
- * answer to any request is among the newest six entries of its line. Corner case: reverted groups count
- * toward the window, so when some of the newest six are reverted, a device that reported every other
- * entry failed gets fewer fall-back entries than six (it is then told there is no update, as when the
- * line has no older entry).
+ * <p>The edge's window is {@link FailedUpdates#DEPTH} plus one: a device reports at most five failed ids,
+ * so the answer to any request is among the six entries from where its walk starts, the head or, outside a
+ * running per-update rollout, its control group, which is the group published before the rollout's (the
+ * second newest of the line): seven groups cover both walks. Corner case: reverted groups count toward the
+ * window, so when some of the newest seven are reverted, a device that reported every other entry failed
+ * gets fewer fall-back entries (it is then told there is no update, as when the line has no older entry);
+ * the same holds for the rare control group that was not the second newest (an older entry of one
+ * platform when the newest groups lack that platform).
  */
 public final class Retention {
-  /** Groups per line an edge holds: every entry the failed-update fallback can answer with. */
-  public static final int EDGE_WINDOW = FailedUpdates.DEPTH;
+  /** Groups per line an edge holds: every entry the failed-update fallback can answer with, from the head or a control. */
+  public static final int EDGE_WINDOW = FailedUpdates.DEPTH + 1;
   /** Groups per line the control plane holds: the edge's and what its commands need (rollbacks, renewals). */
   public static final int CONTROL_PLANE_WINDOW = 10;
 

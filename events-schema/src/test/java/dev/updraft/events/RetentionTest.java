@@ -24,7 +24,7 @@ class RetentionTest {
   void holdsTheNewestWindowOfALine() {
     assertThat(Retention.held(line(10), 6)).containsExactlyInAnyOrder("g10", "g9", "g8", "g7", "g6", "g5");
     assertThat(Retention.held(line(3), 6)).containsExactlyInAnyOrder("g3", "g2", "g1");
-    assertThat(Retention.EDGE_WINDOW).isEqualTo(FailedUpdates.DEPTH);
+    assertThat(Retention.EDGE_WINDOW).isEqualTo(FailedUpdates.DEPTH + 1);
     assertThat(Retention.CONTROL_PLANE_WINDOW).isGreaterThanOrEqualTo(Retention.EDGE_WINDOW);
   }
 

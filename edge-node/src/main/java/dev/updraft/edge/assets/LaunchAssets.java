@@ -111,6 +111,17 @@ public final class LaunchAssets {
       return true;
     }
 
+    /** Forgets a group's patches (the image no longer holds the group). */
+    public void dropGroup(String groupId) {
+      if (byGroup == null) {
+        if (!base.byGroup.containsKey(groupId)) {
+          return;
+        }
+        byGroup = new HashMap<>(base.byGroup);
+      }
+      byGroup.remove(groupId);
+    }
+
     /** The app's launch assets now. */
     public LaunchAssets build() {
       if (bySha == null && byGroup == null) {
