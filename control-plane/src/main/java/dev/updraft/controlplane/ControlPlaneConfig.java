@@ -2,6 +2,7 @@ package dev.updraft.controlplane;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.snapshots.SnapshotPolicy;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -49,6 +50,7 @@ import java.util.Set;
  *   <li>{@code --edge-public-url} [none]: the edges' public base URL; launch assets then point at the edges'
  *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
  *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
+ *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
  * </ul>
  *
  * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
@@ -64,15 +66,8 @@ public final class ControlPlaneConfig {
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
       Set.of(
-          "kafka-bootstrap",
-          "topic-prefix",
-          "control-port",
-          "bind",
-          "public-url",
-          "admin-token",
-          "data-dir",
-          "storage",
-          "storage-dir",
+          "kafka-bootstrap", "topic-prefix", "control-port", "bind", "public-url",
+          "admin-token", "data-dir", "storage", "storage-dir",
           "gcs-bucket",
           "gcs-base-url",
           "gcs-signed-url-ttl",
@@ -94,9 +89,8 @@ public final class ControlPlaneConfig {
           "tls-key",
           "cors-origin",
           "edge-public-url",
-          "patch-bases",
-          "patch-fleet-bases",
-          "patch-max-bundle-bytes");
+          "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes",
+          "snapshot-interval-events", "snapshot-interval");
 
   /** The largest request head (request line and headers) the control port reads: 431 beyond. */
   public static final int MAX_HEADER_BYTES = 8 * 1024;
@@ -131,6 +125,7 @@ public final class ControlPlaneConfig {
   private final int eventsPartitions;
   private final int telemetryPartitions;
   private final Duration telemetryRetention;
+  private final SnapshotPolicy snapshots;
   private final int replicationFactor;
   private final int minInsyncReplicas;
   private final String postgresUrl;
@@ -184,6 +179,7 @@ public final class ControlPlaneConfig {
     transactionalId = s.string("transactional-id", topicPrefix + "updraft-control-plane");
     eventsPartitions = s.integer("events-partitions", 3, 1, 1000);
     telemetryPartitions = s.integer("telemetry-partitions", 4, 1, 1000);
+    snapshots = SnapshotPolicy.from(s);
     telemetryRetention = s.duration("telemetry-retention", Duration.ofDays(3));
     if (telemetryRetention.compareTo(Duration.ofMinutes(1)) < 0) {
       throw new ConfigException("--telemetry-retention (UPDRAFT_TELEMETRY_RETENTION) must be at least 1m");
@@ -413,6 +409,10 @@ public final class ControlPlaneConfig {
 
   public int telemetryPartitions() {
     return telemetryPartitions;
+  }
+
+  public SnapshotPolicy snapshots() {
+    return snapshots;
   }
 
   public Duration telemetryRetention() {

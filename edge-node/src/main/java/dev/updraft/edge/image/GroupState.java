@@ -29,12 +29,12 @@ record GroupState(UpdateGroup group, int rolloutPercentage, boolean rolloutActiv
     return new GroupState(group, 100, false, reverted);
   }
 
-  /** The group reverted: never served again, so its bodies are not held any more. */
+  /** The group reverted: never served again, so its bodies are not held any more (nor its share: 0). */
   GroupState revertedState() {
     java.util.List<dev.updraft.events.EventPayload.PlatformUpdate> bare = new java.util.ArrayList<>();
     for (dev.updraft.events.EventPayload.PlatformUpdate u : group.platforms()) {
       bare.add(u.body() == null ? u : u.withBody(null, u.signature(), u.signatures()));
     }
-    return new GroupState(group.withPlatforms(bare), rolloutPercentage, false, true);
+    return new GroupState(group.withPlatforms(bare), 0, false, true);
   }
 }
