@@ -14,6 +14,8 @@ import java.util.Set;
  * @param guardInterval null: the control plane's default (how often the automatic-revert guard checks)
  * @param edgePublicUrl where devices reach the edge (launch assets, bundle patches): by default the public
  *     URL's scheme and host with the edge port
+ * @param snapshotIntervalEvents null: the control plane's default ({@code --snapshot-interval-events})
+ * @param snapshotInterval null: the control plane's default ({@code --snapshot-interval})
  */
 record DevConfig(
     Path dataDir,
@@ -25,11 +27,13 @@ record DevConfig(
     int postgresPort,
     String bind,
     String guardInterval,
-    String edgePublicUrl) {
+    String edgePublicUrl,
+    String snapshotIntervalEvents,
+    String snapshotInterval) {
 
   static final Set<String> FLAGS =
       Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
-          "edge-public-url");
+          "edge-public-url", "snapshot-interval-events", "snapshot-interval");
 
   static DevConfig from(Settings s) {
     s.rejectUnknown(FLAGS);
@@ -65,6 +69,8 @@ record DevConfig(
         s.port("postgres-port", 0, true),
         s.string("bind", "127.0.0.1"),
         s.has("guard-interval") ? s.duration("guard-interval", null).toMillis() + "ms" : null,
-        edgeUrl);
+        edgeUrl,
+        s.raw("snapshot-interval-events"),
+        s.raw("snapshot-interval"));
   }
 }
