@@ -66,8 +66,15 @@ public final class SnapshotSet {
         }
       }
     }
-    return new Result(snapshots, manifests, fallbacks, markers);
+    Map<String, Position> covered = new TreeMap<>();
+    for (AppSnapshot snap : snapshots.values()) {
+      covered.put(snap.appId(), new Position(snap.partition(), snap.offset()));
+    }
+    return new Result(snapshots, manifests, fallbacks, markers, covered);
   }
+
+  /** Where an app's snapshot stands in the events topic. */
+  public record Position(int partition, long offset) {}
 
   /**
    * @param snapshots by app id: the snapshots that can be used
@@ -75,10 +82,16 @@ public final class SnapshotSet {
    *     the next snapshot)
    * @param fallbacks apps whose snapshot cannot be used, with the reason (those apps are replayed)
    * @param markers by events partition: from which offset its events are needed
+   * @param covered by app id: the position each usable snapshot covers the app's events to
    */
   public record Result(
       Map<String, AppSnapshot> snapshots, Map<String, SnapshotManifest> manifests, List<Read.Fallback> fallbacks,
-      Map<Integer, Long> markers) {
+      Map<Integer, Long> markers, Map<String, Position> covered) {
+
+    /** This result without the snapshots themselves (once applied: a reader keeps only where they stand). */
+    public Result withoutSnapshots() {
+      return new Result(Map.of(), manifests, fallbacks, markers, covered);
+    }
 
     /**
      * Where to start reading each of {@code partitions}: the marker, or 0 without one, for a partition one
@@ -106,8 +119,8 @@ public final class SnapshotSet {
 
     /** Whether the event at {@code offset} of {@code partition} for {@code appId} is already in its snapshot. */
     public boolean covers(String appId, int partition, long offset) {
-      AppSnapshot s = snapshots.get(appId);
-      return s != null && s.partition() == partition && offset <= s.offset();
+      Position p = covered.get(appId);
+      return p != null && p.partition() == partition && offset <= p.offset();
     }
   }
 }

@@ -84,6 +84,7 @@ public final class Snapshotter {
       }
     }
     snapshotApps = loaded.snapshots().size();
+    loaded = loaded.withoutSnapshots(); // the state holds them now; keep only where they stand
     return s;
   }
 

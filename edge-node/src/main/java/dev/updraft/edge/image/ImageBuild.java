@@ -108,8 +108,7 @@ final class ImageBuild {
         if (body == null) {
           continue; // an entry without a body: nothing to serve
         }
-        // the signatures stay for a re-preparation under another ring; the primary one only when it is the only one
-        PlatformUpdate bare = u.body() == null ? u : u.withBody(null, u.signatures().isEmpty() ? u.signature() : null, u.signatures());
+        PlatformUpdate bare = u.body() == null ? u : GroupState.bare(u);
         prepared.put(u.updateId(), Prepared.entry(group.rollsBackToEmbedded(), group.groupId(), bare, body, d.keys));
         if (bare != u) {
           held = held == null ? new ArrayList<>(group.platforms()) : held;

@@ -196,7 +196,7 @@ public final class EventLogReader implements AutoCloseable {
       }
       Map<TopicPartition, Long> target = new HashMap<>(c.endOffsets(partitions));
       LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots; ready after end offsets {}", topic, from,
-          partitions.size(), snapshots.snapshots().size(), target);
+          partitions.size(), live.snapshotApps(), target);
       long nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
       while (!closed) {
         try {
@@ -255,6 +255,7 @@ public final class EventLogReader implements AutoCloseable {
       LOG.warn("snapshot of appId={} not used ({}: {}); replaying the app from the log", f.appId(), f.reason(), f.detail());
     }
     live.loadedSnapshots(snapshots.snapshots().size());
+    snapshots = snapshots.withoutSnapshots(); // the image holds them now; keep only where they stand
     return snapshots.startOffsets(ids);
   }
 
