@@ -26,7 +26,8 @@ import org.pcollections.TreePSet;
  * equal lists make equal histories (the indexes follow from it), and {@link #of} rebuilds one from a list.
  */
 public final class GroupHistory {
-  static final GroupHistory EMPTY = new GroupHistory(0, TreePMap.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty());
+  static final GroupHistory EMPTY =
+      new GroupHistory(0, TreePMap.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty());
 
   /** The position the next group gets: positions only grow, so their order is log order. */
   private final long next;
@@ -35,15 +36,32 @@ public final class GroupHistory {
   private final PSortedMap<String, Long> byId;
   private final PSortedMap<String, PSortedSet<Long>> byUpdateId;
   private final PSortedMap<LineKey, Line> lines;
+  /** Group id → how many held groups republish it. */
+  private final PSortedMap<String, Integer> republished;
 
   private GroupHistory(
       long next, PSortedMap<Long, GroupState> groups, PSortedMap<String, Long> byId, PSortedMap<String, PSortedSet<Long>> byUpdateId,
-      PSortedMap<LineKey, Line> lines) {
+      PSortedMap<LineKey, Line> lines, PSortedMap<String, Integer> republished) {
     this.next = next;
     this.groups = groups;
     this.byId = byId;
     this.byUpdateId = byUpdateId;
     this.lines = lines;
+    this.republished = republished;
+  }
+
+  /** Whether a held group republishes {@code groupId} (the control plane then holds it: it can be republished again). */
+  boolean republishedByAHeldGroup(String groupId) {
+    return republished.containsKey(groupId);
+  }
+
+  private PSortedMap<String, Integer> countRepublish(GroupState g, int delta) {
+    String from = g.group().republishedFrom();
+    if (from == null) {
+      return republished;
+    }
+    int n = republished.getOrDefault(from, 0) + delta;
+    return n <= 0 ? republished.minus(from) : republished.plus(from, n);
   }
 
   /** A history of {@code groups} in log order (a snapshot, a test). */
@@ -106,7 +124,7 @@ public final class GroupHistory {
       platforms = platforms.plus(p.platform(), platforms.getOrDefault(p.platform(), TreePSet.empty()).plus(pos));
     }
     line = new Line(line.groups().plus(pos), platforms, line.activeRollouts()).withActive(pos, g);
-    return new GroupHistory(next + 1, groups.plus(pos, g), byId.plus(g.groupId(), pos), updates, lines.plus(key, line));
+    return new GroupHistory(next + 1, groups.plus(pos, g), byId.plus(g.groupId(), pos), updates, lines.plus(key, line), countRepublish(g, 1));
   }
 
   /** This history without the group at {@code position} (dropped by the retention rule). */
@@ -128,7 +146,7 @@ public final class GroupHistory {
         lineGroups.isEmpty() ? lines.minus(key) : lines.plus(key, new Line(lineGroups, platforms, line.activeRollouts().minus(position)));
     Long named = byId.get(g.groupId());
     PSortedMap<String, Long> ids = named != null && named == position ? byId.minus(g.groupId()) : byId;
-    return new GroupHistory(next, groups.minus(position), ids, updates, nextLines);
+    return new GroupHistory(next, groups.minus(position), ids, updates, nextLines, countRepublish(g, -1));
   }
 
   private static PSortedMap<String, PSortedSet<Long>> without(PSortedMap<String, PSortedSet<Long>> m, String key, long position) {
@@ -146,7 +164,8 @@ public final class GroupHistory {
    */
   GroupHistory replace(long position, GroupState g) {
     LineKey key = LineKey.of(g);
-    return new GroupHistory(next, groups.plus(position, g), byId, byUpdateId, lines.plus(key, lines.get(key).withActive(position, g)));
+    return new GroupHistory(
+        next, groups.plus(position, g), byId, byUpdateId, lines.plus(key, lines.get(key).withActive(position, g)), republished);
   }
 
   /** The position of the newest group with {@code groupId}, or -1. */

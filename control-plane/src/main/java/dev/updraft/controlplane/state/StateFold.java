@@ -336,7 +336,7 @@ public final class StateFold {
     if (g.idempotencyKey() != null) {
       keys = keys.plus(new IdempotencyWindow.Entry(g.idempotencyKey(), g.groupId(), e.sequence(), e.occurredAt()));
     }
-    return app.withHistory(history.retain(g.branch(), g.runtimeVersion(), WINDOW, StateFold::pinned), keys);
+    return app.withHistory(history.retain(g.branch(), g.runtimeVersion(), WINDOW, pins(history)), keys);
   }
 
   /**
@@ -359,16 +359,19 @@ public final class StateFold {
         new GroupState(
             g.group(), g.sequence(), g.publishedAt(), g.actor(), g.renderedAt(), change.apply(g.rollout()),
             revertedBy == null ? g.revertedBy() : revertedBy);
-    GroupHistory history = app.history().replace(pos, changed).retain(g.group().branch(), g.group().runtimeVersion(), WINDOW, StateFold::pinned);
+    GroupHistory replaced = app.history().replace(pos, changed);
+    GroupHistory history = replaced.retain(g.group().branch(), g.group().runtimeVersion(), WINDOW, pins(replaced));
     return app.withHistory(history, app.idempotencyKeys());
   }
 
   /**
-   * Whether a group is pinned (held whatever its age). Nothing pins groups yet; pins must come from the
-   * folded state (an event), never from outside, so that the state stays a function of the log.
+   * Which groups are pinned (held whatever their age) in {@code h}: the control plane holds the source of
+   * every republish it holds, so that a group republished again and again stays republishable. Pins come
+   * from the folded state only (later also explicit pins), never from outside, so that the state stays a
+   * function of the log. Edges need no such pin (they never republish).
    */
-  private static boolean pinned(String groupId) {
-    return false;
+  private static java.util.function.Predicate<String> pins(GroupHistory h) {
+    return h::republishedByAHeldGroup;
   }
 
   /** The app with new bodies and signatures for the entries {@code renewals} name (found by update id). */
