@@ -39,11 +39,14 @@ heap_after_gc() { # pid -> used heap bytes after a full GC
 }
 metric() { curl -fs "$1/metrics" | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d", s }'; }
 
-echo "dev stack (Kafka on $KAFKA) in $WORK"
-./updraft dev --data-dir "$WORK/dev" --kafka-port $KAFKA --control-port $CONTROL --edge-port $EDGE --admin-token $TOKEN \
-  --snapshot-interval 5s > "$WORK/dev.log" 2>&1 &
-PIDS+=($!)
-wait_for http://127.0.0.1:$EDGE/readyz "$(date +%s%N)" >/dev/null
+start_dev() { # the dev stack on $WORK/dev (its Kafka keeps its data there)
+  ./updraft dev --data-dir "$WORK/dev" --kafka-port $KAFKA --control-port $CONTROL --edge-port $EDGE --admin-token $TOKEN \
+    --snapshot-interval 5s >> "$WORK/dev.log" 2>&1 &
+  DEV=$!; PIDS+=($DEV)
+  wait_for http://127.0.0.1:$EDGE/readyz "$(date +%s%N)" >/dev/null
+}
+echo "dev stack (Kafka on $KAFKA) in $WORK: creates the topics"
+start_dev
 
 echo "generating $PUBLISHES publishes over $APPS apps"
 t0=$(date +%s%N)
@@ -51,9 +54,12 @@ t0=$(date +%s%N)
   --signing-key true | tee "$WORK/generate.log"
 generate_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 
-echo "waiting for the control plane to fold and snapshot every app"
+# the writer only reads the log at start: restart it so that it folds the history, then snapshots every app
+echo "restarting the dev stack: its control plane folds the history and snapshots every app"
+kill $DEV; wait $DEV 2>/dev/null || true
+start_dev
 until [ "$(metric http://127.0.0.1:$CONTROL updraft_control_snapshots_written_total)" -ge "$APPS" ]; do sleep 1; done
-sleep 12 # one more --snapshot-interval: the apps' last events are covered too
+sleep 2
 
 echo "edge: start to ready"
 t0=$(date +%s%N)
