@@ -6,6 +6,7 @@ import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.log.TopicSetup;
+import dev.updraft.controlplane.snapshots.Snapshotter;
 import dev.updraft.controlplane.patches.Delivery;
 import dev.updraft.controlplane.signing.KeyStore;
 import dev.updraft.controlplane.state.AppState;
@@ -123,6 +124,11 @@ public final class ControlPlane {
               PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
               EventLog log = new EventLog(config.kafkaBootstrap(), Topics.events(config.topicPrefix()), config.transactionalId());
               CommandProcessor processor = new CommandProcessor(log, hooks.clock(), metrics, hooks.afterCommit());
+              if (config.snapshots().on()) {
+                processor.snapshots(
+                    new Snapshotter(config.kafkaBootstrap(), Topics.snapshots(config.topicPrefix()), config.snapshots(), metrics),
+                    hooks.beforeSnapshotCommit());
+              }
               Future<Void> started =
                   processor.start(
                       vertx,
@@ -229,12 +235,29 @@ public final class ControlPlane {
     Map<String, String> telemetry = new LinkedHashMap<>();
     telemetry.put("retention.ms", Long.toString(config.telemetryRetention().toMillis()));
     telemetry.put("cleanup.policy", "delete");
+    // one partition: a reader reads it whole; compacted: one manifest per app and marker per partition stay
+    Map<String, String> snapshots = new LinkedHashMap<>();
+    snapshots.put("cleanup.policy", "compact");
+    snapshots.put("segment.ms", "3600000");
+    snapshots.put("max.message.bytes", "1048576");
     return List.of(
         new TopicSetup.Spec(Topics.events(config.topicPrefix()), config.eventsPartitions(), events),
-        new TopicSetup.Spec(Topics.telemetry(config.topicPrefix()), config.telemetryPartitions(), telemetry));
+        new TopicSetup.Spec(Topics.telemetry(config.topicPrefix()), config.telemetryPartitions(), telemetry),
+        new TopicSetup.Spec(Topics.snapshots(config.topicPrefix()), 1, snapshots));
   }
 
   /** The port the HTTP server listens on. */
+  /** Writes the snapshot of every app with events since its last one now (tests, operations); how many. */
+  Future<Integer> snapshotNow() {
+    return processor.snapshotDue(vertx, true);
+  }
+
+  /** How this instance started: apps from snapshots and events replayed after them ({0, records} without snapshots). */
+  long[] startedFrom() {
+    var s = processor.snapshots();
+    return s == null ? new long[] {0, -1} : new long[] {s.snapshotApps(), s.eventsReplayed()};
+  }
+
   public int port() {
     return server.actualPort();
   }

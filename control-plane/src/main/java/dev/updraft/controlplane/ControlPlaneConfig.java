@@ -2,6 +2,7 @@ package dev.updraft.controlplane;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.snapshots.SnapshotPolicy;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -36,24 +37,20 @@ import java.util.Set;
  *       provider chain (never a flag)
  *   <li>{@code --max-asset-bytes} [104857600], {@code --max-request-bytes} [8388608]
  *   <li>{@code --transactional-id} [&lt;topic-prefix&gt;updraft-control-plane]
- *   <li>{@code --events-partitions} [3], {@code --telemetry-partitions} [4],
- *       {@code --telemetry-retention} [3d]
+ *   <li>{@code --events-partitions} [3], {@code --telemetry-partitions} [4], {@code --telemetry-retention} [3d]
  *   <li>{@code --replication-factor} [3 on a cluster of three or more brokers, else the broker count] and
  *       {@code --min-insync-replicas} [min(2, replication factor)]: of the topics the control plane creates
  *   <li>{@code --postgres-url}: read by the insights routes mounted in the same process
  *   <li>{@code --auth-failure-limit} [20; 0 = off] invalid tokens one address may present per
  *       {@code --auth-failure-window} [1m] before its requests are refused with 429 until the window ends
- *   <li>{@code --tls-cert} and {@code --tls-key} [none: plain HTTP]: PEM files (the certificate, optionally
- *       followed by its chain, and its unencrypted PKCS#1, SEC1 or PKCS#8 private key); give both or neither.
- *       With them the control port speaks HTTPS only. Checked at start: each file exists and is readable, the
- *       certificate parses, and the key belongs to it
- *   <li>{@code --cors-origin} [none: no CORS headers at all]: comma-separated exact origins
- *       ({@code https://console.example.com}) that browsers may call the API from; only a listed
- *       {@code Origin} is echoed, with {@code Authorization}, {@code Content-Type} and
- *       {@code Idempotency-Key} allowed
+ *   <li>{@code --tls-cert} and {@code --tls-key} [none: plain HTTP]: PEM certificate (and chain) and its
+ *       unencrypted key, both or neither; then HTTPS only; checked at start (readable, parses, key matches)
+ *   <li>{@code --cors-origin} [none: no CORS headers]: comma-separated exact origins browsers may call the
+ *       API from; only a listed {@code Origin} is echoed
  *   <li>{@code --edge-public-url} [none]: the edges' public base URL; launch assets then point at the edges'
  *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
  *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
+ *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
  * </ul>
  *
  * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
@@ -80,7 +77,7 @@ public final class ControlPlaneConfig {
           "key-store-dir", "master-key", "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
           "postgres-url", "auth-failure-limit", "auth-failure-window", "tls-cert", "tls-key", "cors-origin",
-          "edge-public-url", "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes");
+          "edge-public-url", "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes", "snapshot-interval-events", "snapshot-interval");
 
   /** The largest request head (request line and headers) the control port reads: 431 beyond. */
   public static final int MAX_HEADER_BYTES = 8 * 1024;
@@ -118,6 +115,7 @@ public final class ControlPlaneConfig {
   private final int eventsPartitions;
   private final int telemetryPartitions;
   private final Duration telemetryRetention;
+  private final SnapshotPolicy snapshots;
   private final int replicationFactor;
   private final int minInsyncReplicas;
   private final String postgresUrl;
@@ -174,6 +172,7 @@ public final class ControlPlaneConfig {
     transactionalId = s.string("transactional-id", topicPrefix + "updraft-control-plane");
     eventsPartitions = s.integer("events-partitions", 3, 1, 1000);
     telemetryPartitions = s.integer("telemetry-partitions", 4, 1, 1000);
+    snapshots = SnapshotPolicy.from(s);
     telemetryRetention = s.duration("telemetry-retention", Duration.ofDays(3));
     if (telemetryRetention.compareTo(Duration.ofMinutes(1)) < 0) {
       throw new ConfigException("--telemetry-retention (UPDRAFT_TELEMETRY_RETENTION) must be at least 1m");
@@ -413,6 +412,10 @@ public final class ControlPlaneConfig {
 
   public int telemetryPartitions() {
     return telemetryPartitions;
+  }
+
+  public SnapshotPolicy snapshots() {
+    return snapshots;
   }
 
   public Duration telemetryRetention() {

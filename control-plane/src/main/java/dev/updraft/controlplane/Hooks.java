@@ -9,7 +9,13 @@ import java.time.Clock;
  *
  * @param afterCommit nullable
  * @param gcs nullable: build the client from configuration
+ * @param beforeSnapshotCommit nullable: runs after a snapshot's records are sent, before their commit (a
+ *     crash in the middle of writing one)
  */
-record Hooks(Clock clock, Runnable afterCommit, Storage gcs) {
+record Hooks(Clock clock, Runnable afterCommit, Storage gcs, Runnable beforeSnapshotCommit) {
   static final Hooks NONE = new Hooks(Clock.systemUTC(), null, null);
+
+  Hooks(Clock clock, Runnable afterCommit, Storage gcs) {
+    this(clock, afterCommit, gcs, null);
+  }
 }

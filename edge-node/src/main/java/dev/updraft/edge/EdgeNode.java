@@ -131,7 +131,7 @@ public final class EdgeNode {
     // Kafka clients and the file are opened off the caller's thread (it may be an event loop)
     Future<Parts> opened = vertx.executeBlocking(() -> {
       parts.reader = new EventLogReader(config.kafkaBootstrap(), Topics.events(config.topicPrefix()),
-          "updraft-edge-" + config.edgeId(), live, registry);
+          Topics.snapshots(config.topicPrefix()), "updraft-edge-" + config.edgeId(), live, registry);
       if (config.checkins()) {
         parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
             "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(),

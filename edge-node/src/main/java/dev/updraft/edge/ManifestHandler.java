@@ -411,7 +411,8 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
                   + " (--warmup-requests): apps=" + image.appCount() + " groups=" + image.groupCount()));
         } else if (live.ready()) {
           req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"ready\":true,\"apps\":"
-              + image.appCount() + ",\"groups\":" + image.groupCount() + ",\"logStalenessSeconds\":" + staleness() + "}");
+              + image.appCount() + ",\"groups\":" + image.groupCount() + ",\"logStalenessSeconds\":" + staleness()
+              + ",\"snapshotApps\":" + live.snapshotApps() + ",\"eventsReplayed\":" + live.eventsReplayed() + "}");
         } else {
           req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
               .end(ErrorBody.of("not-ready", "still reading the event log: apps=" + image.appCount() + " groups="

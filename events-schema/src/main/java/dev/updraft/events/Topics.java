@@ -6,11 +6,17 @@ public final class Topics {
   public static final String EVENTS = "updraft.events";
   /** Device check-ins: key = EAS client id, kept for days. */
   public static final String TELEMETRY = "updraft.telemetry";
+  /** Per-app snapshots of the folded state and per-partition markers: compacted (SnapshotCodec). */
+  public static final String SNAPSHOTS = "updraft.snapshots";
 
   private Topics() {}
 
   public static String events(String prefix) {
     return prefix + EVENTS;
+  }
+
+  public static String snapshots(String prefix) {
+    return prefix + SNAPSHOTS;
   }
 
   public static String telemetry(String prefix) {

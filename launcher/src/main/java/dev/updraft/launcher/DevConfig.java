@@ -20,6 +20,8 @@ import java.util.Set;
  *     URL's scheme and host with the edge port
  * @param storage the control plane's storage flags given to {@code dev} ({@code --storage s3 --s3-bucket B ...}),
  *     passed on as they are and checked by the control plane's own configuration
+ * @param snapshotIntervalEvents null: the control plane's default ({@code --snapshot-interval-events})
+ * @param snapshotInterval null: the control plane's default ({@code --snapshot-interval})
  */
 record DevConfig(
     Path dataDir,
@@ -32,7 +34,9 @@ record DevConfig(
     String bind,
     String guardInterval,
     String edgePublicUrl,
-    Map<String, String> storage) {
+    Map<String, String> storage,
+    String snapshotIntervalEvents,
+    String snapshotInterval) {
 
   static final Set<String> FLAGS = flags();
 
@@ -40,7 +44,7 @@ record DevConfig(
     Set<String> f =
         new HashSet<>(
             Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
-                "edge-public-url"));
+                "edge-public-url", "snapshot-interval-events", "snapshot-interval"));
     f.addAll(ControlPlaneConfig.STORAGE_FLAGS);
     return Set.copyOf(f);
   }
@@ -80,7 +84,9 @@ record DevConfig(
         s.string("bind", "127.0.0.1"),
         s.has("guard-interval") ? s.duration("guard-interval", null).toMillis() + "ms" : null,
         edgeUrl,
-        storage(s));
+        storage(s),
+        s.raw("snapshot-interval-events"),
+        s.raw("snapshot-interval"));
   }
 
   private static Map<String, String> storage(Settings s) {

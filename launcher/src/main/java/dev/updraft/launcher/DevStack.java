@@ -125,6 +125,12 @@ final class DevStack implements AutoCloseable {
     if (config.guardInterval() != null) {
       cp.put("guard-interval", config.guardInterval());
     }
+    if (config.snapshotIntervalEvents() != null) {
+      cp.put("snapshot-interval-events", config.snapshotIntervalEvents());
+    }
+    if (config.snapshotInterval() != null) {
+      cp.put("snapshot-interval", config.snapshotInterval());
+    }
     // insights routes and the automatic-revert guard (--guard-interval, default 30s) over the same PostgreSQL
     Settings cpSettings = Settings.of(cp, env);
     controlPlane =

@@ -63,6 +63,42 @@ class EventLogGeneratorTest {
   }
 
   @Test
+  void spreadsHistoricalPublishesOverEveryLineWithRolloutsAndAKey() throws Exception {
+    Path file = dir.resolve("history.jsonl");
+    int exit = LoadCommand.run(new String[] {"events", "--apps", "4", "--channels", "2", "--runtime-versions", "2", "--publishes", "100",
+        "--rollout-every", "5", "--signing-key", "true", "--assets-per-update", "2", "--out", file.toString()}, Map.of(), System.out, System.err);
+    assertThat(exit).isZero();
+    int published = 0;
+    int rollouts = 0;
+    int finished = 0;
+    int keys = 0;
+    Map<String, String> activeRollout = new HashMap<>();
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      var e = ((Decoded.Known) EventCodec.decode(line.getBytes(StandardCharsets.UTF_8))).envelope();
+      String lineKey;
+      if (e.payload() instanceof EventPayload.UpdatePublished u) {
+        published++;
+        lineKey = e.appId() + "/" + u.group().branch() + "/" + u.group().runtimeVersion();
+        assertThat(activeRollout).as("no publish on a line while its rollout runs").doesNotContainKey(lineKey);
+        if (u.group().rollout() != null) {
+          rollouts++;
+          assertThat(u.group().rollout().controlGroupId()).isNotNull();
+          activeRollout.put(lineKey, u.group().groupId());
+        }
+      } else if (e.payload() instanceof EventPayload.RolloutFinished f) {
+        finished++;
+        activeRollout.values().remove(f.groupId());
+      } else if (e.payload() instanceof EventPayload.SigningKeyRegistered) {
+        keys++;
+      }
+    }
+    assertThat(published).isEqualTo(100); // 16 lines: 6 or 7 publishes each
+    assertThat(rollouts).isEqualTo(16);
+    assertThat(finished).isEqualTo(rollouts - activeRollout.size());
+    assertThat(keys).isEqualTo(4);
+  }
+
+  @Test
   void kafkaNeedsAnExplicitFlag() {
     int exit = LoadCommand.run(new String[] {"events", "--apps", "1"}, Map.of("UPDRAFT_KAFKA_BOOTSTRAP", "127.0.0.1:1"), System.out, System.err);
     assertThat(exit).isEqualTo(LoadCommand.EXIT_USAGE);

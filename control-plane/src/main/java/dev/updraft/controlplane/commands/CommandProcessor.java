@@ -3,6 +3,7 @@ package dev.updraft.controlplane.commands;
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.log.LogWriteException;
 import dev.updraft.controlplane.log.Settlement;
+import dev.updraft.controlplane.snapshots.Snapshotter;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.StateFold;
@@ -71,6 +72,12 @@ public final class CommandProcessor implements AutoCloseable {
   private final Counter malformed;
   private final Counter appended;
   private volatile Follow follow;
+  /** Nullable: snapshots off. Command thread only after start. */
+  private Snapshotter snapshots;
+  private Runnable beforeSnapshotCommit;
+  private boolean replaying;
+  private volatile long snapshotTimer = -1;
+  private volatile Vertx timerVertx;
   private volatile ControlState state = ControlState.EMPTY;
   private volatile Health health = Health.STARTING;
   private volatile String healthReason = "starting: replaying the event log";
@@ -118,6 +125,21 @@ public final class CommandProcessor implements AutoCloseable {
     this.follow = f;
   }
 
+  /**
+   * Starts from snapshots and writes them ({@link Snapshotter}); before {@link #start}.
+   *
+   * @param beforeSnapshotCommit nullable test seam: runs after a snapshot's records are sent, before their commit
+   */
+  public void snapshots(Snapshotter s, Runnable beforeSnapshotCommit) {
+    this.snapshots = s;
+    this.beforeSnapshotCommit = beforeSnapshotCommit;
+  }
+
+  /** The snapshots, or null when off. */
+  public Snapshotter snapshots() {
+    return snapshots;
+  }
+
   /** The current state (never null). */
   public ControlState state() {
     return state;
@@ -142,16 +164,50 @@ public final class CommandProcessor implements AutoCloseable {
    * @return completes once the state has caught up with the log
    */
   public Future<Void> start(Vertx vertx, Callable<Void> prepare, Duration replayTimeout) {
+    timerVertx = vertx;
     return onThread(
         vertx,
         () -> {
           prepare.call();
-          long n = log.replay(this::fold, replayTimeout);
+          Snapshotter snaps = snapshots;
+          if (snaps != null) {
+            state = snaps.load(state, clock.instant(), replayTimeout);
+          }
+          replaying = true;
+          long n = log.replay(ps -> snaps == null ? Map.of() : snaps.startOffsets(ps), this::fold, replayTimeout);
+          replaying = false;
           health = Health.OK;
           healthReason = "ok";
-          LOG.info("control plane caught up: records={} apps={}", n, state.apps().size());
+          if (snaps != null) {
+            snapshotTimer = vertx.setPeriodic(1000, 1000, id -> snapshotDue(vertx, false).onFailure(t -> LOG.warn("snapshot: {}", t.getMessage())));
+          }
+          LOG.info("control plane caught up: records={} apps={} snapshotApps={} eventsReplayed={}", n, state.apps().size(),
+              snaps == null ? 0 : snaps.snapshotApps(), snaps == null ? n : snaps.eventsReplayed());
           return null;
         });
+  }
+
+  /**
+   * Writes the snapshots of the apps due (with {@code all}: of every app with events since its last one),
+   * on the command thread between commands.
+   *
+   * @return how many apps were written (0 when none was due, snapshots are off or this instance cannot write)
+   */
+  public Future<Integer> snapshotDue(Vertx vertx, boolean all) {
+    return onThread(vertx, () -> {
+      if (snapshots == null || health != Health.OK) {
+        return 0;
+      }
+      try {
+        return snapshots.writeDue(state, clock.instant(), all, records -> log.writeOther(records, beforeSnapshotCommit));
+      } catch (LogWriteException e) {
+        if (e.kind() == LogWriteException.Kind.FENCED) {
+          throw refuse(e);
+        }
+        LOG.warn("snapshot not written ({}); the previous ones stay: {}", e.kind(), e.getMessage());
+        return 0;
+      }
+    });
   }
 
   /** Submits a command; the future fails with {@link CommandException} when it is refused. */
@@ -332,20 +388,38 @@ public final class CommandProcessor implements AutoCloseable {
   private void fold(ConsumerRecord<String, byte[]> r) {
     Decoded d = EventCodec.decode(r.value());
     if (d instanceof Decoded.Known) {
+      String appId = ((Decoded.Known) d).envelope().appId();
+      if (snapshots != null && snapshots.covers(appId, r.partition(), r.offset())) {
+        return; // in the app's snapshot already
+      }
       state = StateFold.apply(state, ((Decoded.Known) d).envelope());
+      folded(appId, r);
     } else if (d instanceof Decoded.Unknown) {
       Decoded.Unknown u = (Decoded.Unknown) d;
+      if (snapshots != null && snapshots.covers(u.appId(), r.partition(), r.offset())) {
+        return;
+      }
       LOG.warn("event of unknown type={} schemaVersion={} appId={} sequence={} at partition={} offset={}", u.type(), u.schemaVersion(), u.appId(), u.sequence(), r.partition(), r.offset());
       state = StateFold.applyUnknown(state, u);
+      folded(u.appId(), r);
     } else {
       malformed.increment();
       LOG.error("skipping malformed record partition={} offset={}: {}", r.partition(), r.offset(), ((Decoded.Malformed) d).reason());
     }
   }
 
+  private void folded(String appId, ConsumerRecord<String, byte[]> r) {
+    if (snapshots != null && state.app(appId) != null) {
+      snapshots.folded(appId, r.partition(), r.offset(), clock.instant(), replaying);
+    }
+  }
+
   /** Stops taking commands, lets the running one finish, closes the log. Blocking. */
   @Override
   public void close() {
+    if (snapshotTimer >= 0) {
+      timerVertx.cancelTimer(snapshotTimer);
+    }
     if (health != Health.FENCED && health != Health.BROKEN) {
       health = Health.CLOSED;
       healthReason = "closed";

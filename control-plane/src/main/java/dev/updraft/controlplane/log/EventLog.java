@@ -135,6 +135,17 @@ public final class EventLog implements AutoCloseable {
    * @return the number of records read
    */
   public long replay(Consumer<ConsumerRecord<String, byte[]>> sink, Duration timeout) {
+    return replay(ps -> Map.of(), sink, timeout);
+  }
+
+  /**
+   * Reads the log from where {@code start} says (given the partition ids, the offset to start each at; 0
+   * for a partition it does not name) to its end as of now, handing every record to {@code sink}.
+   *
+   * @return the number of records read
+   */
+  public long replay(
+      java.util.function.Function<List<Integer>, Map<Integer, Long>> start, Consumer<ConsumerRecord<String, byte[]>> sink, Duration timeout) {
     consumer = new KafkaConsumer<>(readerProperties("reader"), new StringDeserializer(), new ByteArrayDeserializer());
     long deadline = System.nanoTime() + timeout.toNanos();
     List<PartitionInfo> infos = List.of();
@@ -154,6 +165,17 @@ public final class EventLog implements AutoCloseable {
     partitions = List.copyOf(tps);
     consumer.assign(partitions);
     consumer.seekToBeginning(partitions);
+    List<Integer> ids = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      ids.add(tp.partition());
+    }
+    Map<Integer, Long> from = start.apply(ids);
+    for (TopicPartition tp : partitions) {
+      long at = from.getOrDefault(tp.partition(), 0L);
+      if (at > 0) {
+        consumer.seek(tp, at);
+      }
+    }
     Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
     long n = 0;
     while (!reached(end)) {
@@ -167,7 +189,7 @@ public final class EventLog implements AutoCloseable {
         n++;
       }
     }
-    LOG.info("replayed topic={} records={} endOffsets={}", topic, n, end);
+    LOG.info("replayed topic={} records={} from={} endOffsets={}", topic, n, from, end);
     return n;
   }
 
@@ -238,6 +260,52 @@ public final class EventLog implements AutoCloseable {
             attempt(out, open, committing));
       }
       throw new LogWriteException(LogWriteException.Kind.ABORTED, "append failed, nothing written: " + cause.getMessage(), cause);
+    }
+  }
+
+  /**
+   * Writes {@code records} (to another topic: the snapshots) in one transaction of this writer's
+   * producer, so that readers ({@code read_committed}) see all of them or none; {@code beforeCommit}
+   * (nullable, a test seam) runs after they are sent. A failure aborts the transaction.
+   *
+   * @throws LogWriteException {@link LogWriteException.Kind#FENCED} when another writer took over, otherwise
+   *     {@link LogWriteException.Kind#ABORTED} (nothing written) or {@link LogWriteException.Kind#UNCERTAIN}
+   */
+  public void writeOther(List<ProducerRecord<String, byte[]>> records, Runnable beforeCommit) throws LogWriteException {
+    if (producer == null) {
+      throw new LogWriteException(LogWriteException.Kind.FENCED, "the event writer is closed", null);
+    }
+    try {
+      producer.beginTransaction();
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
+      for (ProducerRecord<String, byte[]> r : records) {
+        sent.add(producer.send(r));
+      }
+      for (Future<RecordMetadata> f : sent) {
+        f.get();
+      }
+      if (beforeCommit != null) {
+        beforeCommit.run();
+      }
+      commitWithRetries();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "interrupted while writing", e);
+    } catch (ExecutionException | RuntimeException e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      if (fenced(cause)) {
+        closeProducerQuietly();
+        throw new LogWriteException(LogWriteException.Kind.FENCED,
+            "another control plane with transactionalId=" + transactionalId + " has taken over the event log", cause);
+      }
+      try {
+        producer.abortTransaction();
+      } catch (KafkaException abortFailure) {
+        closeProducerQuietly();
+        throw new LogWriteException(fenced(abortFailure) ? LogWriteException.Kind.FENCED : LogWriteException.Kind.UNCERTAIN,
+            "write to another topic failed and could not be aborted: " + cause.getMessage(), abortFailure);
+      }
+      throw new LogWriteException(LogWriteException.Kind.ABORTED, "write aborted, nothing written: " + cause.getMessage(), cause);
     }
   }
 

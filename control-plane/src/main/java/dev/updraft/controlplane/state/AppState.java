@@ -25,8 +25,9 @@ import org.pcollections.TreePVector;
  * @param keys the key ring in ring order (its first key is the primary one); empty: the app serves unsigned
  *     answers
  * @param defaultChannel nullable: none; the channel requests without {@code expo-channel-name} are answered for
- * @param history every update group in log order, indexed
- * @param idempotencyKeys idempotency key to group id
+ * @param history the update groups the retention rule holds ({@link dev.updraft.events.Retention#CONTROL_PLANE_WINDOW}
+ *     per line), in log order, indexed
+ * @param idempotencyKeys the bounded window of idempotency keys ({@link IdempotencyWindow})
  * @param audit one entry per event, in sequence order
  */
 public record AppState(
@@ -40,7 +41,7 @@ public record AppState(
     String defaultChannel,
     PSortedMap<String, ChannelMapped> channels,
     GroupHistory history,
-    PSortedMap<String, String> idempotencyKeys,
+    IdempotencyWindow idempotencyKeys,
     PVector<AuditEntry> audit) {
 
   public AppState {
@@ -64,18 +65,18 @@ public record AppState(
       SigningState signing,
       Map<String, ChannelMapped> channels,
       List<GroupState> groups,
-      Map<String, String> idempotencyKeys,
+      List<IdempotencyWindow.Entry> idempotencyKeys,
       List<AuditEntry> audit) {
     this(
         appId, displayName, createdAt, createdBy, lastSequence, TreePMap.from(tokens), signing == null ? List.of() : List.of(signing),
-        null, TreePMap.from(channels), GroupHistory.of(groups), TreePMap.from(idempotencyKeys), TreePVector.from(audit));
+        null, TreePMap.from(channels), GroupHistory.of(groups), IdempotencyWindow.of(idempotencyKeys), TreePVector.from(audit));
   }
 
   /** A new app: nothing but its creation. */
   static AppState created(String appId, String displayName, Instant createdAt, String createdBy) {
     return new AppState(
         appId, displayName, createdAt, createdBy, 0, TreePMap.empty(), List.of(), null, TreePMap.empty(), GroupHistory.EMPTY,
-        TreePMap.empty(), TreePVector.empty());
+        IdempotencyWindow.EMPTY, TreePVector.empty());
   }
 
   AppState withTokens(PSortedMap<String, TokenState> t) {
@@ -99,16 +100,19 @@ public record AppState(
         appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, defaultChannel, c, history, idempotencyKeys, audit);
   }
 
-  AppState withHistory(GroupHistory h, PSortedMap<String, String> idempotency) {
+  AppState withHistory(GroupHistory h, IdempotencyWindow idempotency) {
     return new AppState(
         appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, defaultChannel, channels, h, idempotency, audit);
   }
 
-  /** This app after the event at {@code sequence}, which the audit log shows as {@code entry}. */
+  /**
+   * This app after the event at {@code sequence}, which the audit log shows as {@code entry}; the
+   * idempotency window moves to the event's time (none for an event this build cannot read).
+   */
   AppState advanced(long sequence, AuditEntry entry) {
+    IdempotencyWindow idem = entry.occurredAt() == null ? idempotencyKeys : idempotencyKeys.trimmed(entry.occurredAt());
     return new AppState(
-        appId, displayName, createdAt, createdBy, sequence, tokens, keys, defaultChannel, channels, history, idempotencyKeys,
-        audit.plus(entry));
+        appId, displayName, createdAt, createdBy, sequence, tokens, keys, defaultChannel, channels, history, idem, audit.plus(entry));
   }
 
   /** Whether the app signs its answers (its key ring is not empty). */

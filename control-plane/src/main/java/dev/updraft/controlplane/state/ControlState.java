@@ -68,9 +68,9 @@ public record ControlState(
     return d == null ? Deliveries.EMPTY : d;
   }
 
-  /** This state with the app's deliveries replaced. */
+  /** This state with the app's deliveries replaced (none kept for {@link Deliveries#EMPTY}). */
   ControlState withDeliveries(String appId, Deliveries d) {
-    return new ControlState(apps, tokensBySha256, deliveries.plus(appId, d), retention);
+    return new ControlState(apps, tokensBySha256, d.equals(Deliveries.EMPTY) ? deliveries.minus(appId) : deliveries.plus(appId, d), retention);
   }
 
   /** The app with {@code appId}, or null. */

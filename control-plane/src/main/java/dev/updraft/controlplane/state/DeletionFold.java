@@ -9,7 +9,6 @@ import dev.updraft.events.EventPayload.UpdatePinned;
 import dev.updraft.events.EventPayload.UpdatesDeleted;
 import java.time.Duration;
 import java.util.List;
-import org.pcollections.PSortedMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +27,7 @@ final class DeletionFold {
     AppState next = app;
     int n = 0;
     for (String groupId : d.groupIds()) {
-      int pos = next.history().position(groupId);
+      long pos = next.history().position(groupId);
       if (pos < 0) {
         LOG.warn("updates.deleted names an unknown group appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
         continue;
@@ -51,8 +50,8 @@ final class DeletionFold {
   static ControlState branchDeleted(ControlState s, AppState app, EventEnvelope e, BranchDeleted b) {
     RetentionState retention = s.retention(app.appId()).withPolicy(b.branch(), null);
     AppState next = app;
-    List<Integer> positions = app.history().positionsOnBranch(b.branch());
-    for (int pos : positions) {
+    List<Long> positions = app.history().positionsOnBranch(b.branch());
+    for (long pos : positions) {
       retention = retention.withPin(app.history().at(pos).groupId(), false);
       next = deleteAt(next, pos);
     }
@@ -90,9 +89,9 @@ final class DeletionFold {
   }
 
   /** The app without the group at {@code pos}; its idempotency key goes with it (a retry then publishes again). */
-  private static AppState deleteAt(AppState app, int pos) {
+  private static AppState deleteAt(AppState app, long pos) {
     GroupState g = app.history().at(pos);
-    PSortedMap<String, String> keys = app.idempotencyKeys();
+    IdempotencyWindow keys = app.idempotencyKeys();
     String key = g.group().idempotencyKey();
     if (key != null && g.groupId().equals(keys.get(key))) {
       keys = keys.minus(key);

@@ -64,6 +64,19 @@ public record Deliveries(
     return new Deliveries(launchAssets, launchAt, patches, patchesAt, builds.plus(b.embeddedUpdateId(), b));
   }
 
+  /** These deliveries without the patches of groups {@code held} does not accept; {@code this} when none goes. */
+  Deliveries retainingPatchesOf(java.util.function.Predicate<String> held) {
+    PSortedMap<String, PatchesComputed> p = patches;
+    PSortedMap<String, Instant> at = patchesAt;
+    for (String groupId : patches.keySet()) {
+      if (!held.test(groupId)) {
+        p = p.minus(groupId);
+        at = at.minus(groupId);
+      }
+    }
+    return p == patches ? this : new Deliveries(launchAssets, launchAt, p, at, builds);
+  }
+
   private static boolean replaced(BundlePatch old, List<BundlePatch> fresh) {
     for (BundlePatch n : fresh) {
       if (n.platform().equals(old.platform()) && n.targetSha256().equals(old.targetSha256()) && n.baseSha256().equals(old.baseSha256())) {

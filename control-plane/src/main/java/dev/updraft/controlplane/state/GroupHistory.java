@@ -1,18 +1,19 @@
 package dev.updraft.controlplane.state;
 
 import dev.updraft.events.EventPayload.PlatformUpdate;
-import java.util.AbstractList;
+import dev.updraft.events.Retention;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.RandomAccess;
+import java.util.Set;
+import java.util.function.Predicate;
 import org.pcollections.PSortedMap;
 import org.pcollections.PSortedSet;
-import org.pcollections.PVector;
 import org.pcollections.TreePMap;
 import org.pcollections.TreePSet;
-import org.pcollections.TreePVector;
 
 /**
  * An app's update groups in log order, with the indexes the queries need: each group's position by id,
@@ -23,31 +24,44 @@ import org.pcollections.TreePVector;
  * but O(log n) nodes with this one (pcollections' trees), so folding one event costs what it touches and
  * never copies the app's history; readers keep the old one unchanged. The value is {@link #inLogOrder()}:
  * equal lists make equal histories (the indexes follow from it), and {@link #of} rebuilds one from a list.
- *
- * <p>A deleted group ({@link #minus}) leaves every index and {@link #inLogOrder()}: only a tombstone
- * without bodies keeps its place in the vector, so that the positions of the others stay.
  */
 public final class GroupHistory {
   static final GroupHistory EMPTY =
-      new GroupHistory(TreePVector.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty(), TreePSet.empty());
+      new GroupHistory(0, TreePMap.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty());
 
-  private final PVector<GroupState> groups;
-  private final PSortedMap<String, Integer> byId;
-  private final PSortedMap<String, PVector<Integer>> byUpdateId;
+  /** The position the next group gets: positions only grow, so their order is log order. */
+  private final long next;
+  /** By position (internal: equal histories may number their groups differently). */
+  private final PSortedMap<Long, GroupState> groups;
+  private final PSortedMap<String, Long> byId;
+  private final PSortedMap<String, PSortedSet<Long>> byUpdateId;
   private final PSortedMap<LineKey, Line> lines;
-  /** Positions of deleted groups (tombstones in {@link #groups}). */
-  private final PSortedSet<Integer> deleted;
-  /** {@link #inLogOrder()} when some groups are deleted, computed once (a benign race). */
-  private List<GroupState> live;
+  /** Group id → how many held groups republish it. */
+  private final PSortedMap<String, Integer> republished;
 
   private GroupHistory(
-      PVector<GroupState> groups, PSortedMap<String, Integer> byId, PSortedMap<String, PVector<Integer>> byUpdateId,
-      PSortedMap<LineKey, Line> lines, PSortedSet<Integer> deleted) {
+      long next, PSortedMap<Long, GroupState> groups, PSortedMap<String, Long> byId, PSortedMap<String, PSortedSet<Long>> byUpdateId,
+      PSortedMap<LineKey, Line> lines, PSortedMap<String, Integer> republished) {
+    this.next = next;
     this.groups = groups;
     this.byId = byId;
     this.byUpdateId = byUpdateId;
     this.lines = lines;
-    this.deleted = deleted;
+    this.republished = republished;
+  }
+
+  /** Whether a held group republishes {@code groupId} (the control plane then holds it: it can be republished again). */
+  boolean republishedByAHeldGroup(String groupId) {
+    return republished.containsKey(groupId);
+  }
+
+  private PSortedMap<String, Integer> countRepublish(GroupState g, int delta) {
+    String from = g.group().republishedFrom();
+    if (from == null) {
+      return republished;
+    }
+    int n = republished.getOrDefault(from, 0) + delta;
+    return n <= 0 ? republished.minus(from) : republished.plus(from, n);
   }
 
   /** A history of {@code groups} in log order (a snapshot, a test). */
@@ -59,28 +73,14 @@ public final class GroupHistory {
     return h;
   }
 
-  /** Every group not deleted in log order (which is {@code createdAt} order per line); unmodifiable. */
+  /** Every group held, in log order (which is {@code createdAt} order per line); unmodifiable. */
   public List<GroupState> inLogOrder() {
-    if (deleted.isEmpty()) {
-      return groups;
-    }
-    List<GroupState> l = live;
-    if (l == null) {
-      List<GroupState> out = new ArrayList<>(groups.size() - deleted.size());
-      for (int i = 0; i < groups.size(); i++) {
-        if (!deleted.contains(i)) {
-          out.add(groups.get(i));
-        }
-      }
-      l = Collections.unmodifiableList(out);
-      live = l;
-    }
-    return l;
+    return List.copyOf(groups.values());
   }
 
-  /** How many groups were deleted from this history. */
-  public int deletedCount() {
-    return deleted.size();
+  /** Number of groups held. */
+  public int size() {
+    return groups.size();
   }
 
   /** A branch and runtime version. */
@@ -103,10 +103,10 @@ public final class GroupHistory {
    * @param byPlatform per platform, the groups with an entry for it in log order
    * @param activeRollouts groups under an active per-update rollout
    */
-  record Line(PVector<Integer> groups, PSortedMap<String, PVector<Integer>> byPlatform, PSortedSet<Integer> activeRollouts) {
-    static final Line EMPTY = new Line(TreePVector.empty(), TreePMap.empty(), TreePSet.empty());
+  record Line(PSortedSet<Long> groups, PSortedMap<String, PSortedSet<Long>> byPlatform, PSortedSet<Long> activeRollouts) {
+    static final Line EMPTY = new Line(TreePSet.empty(), TreePMap.empty(), TreePSet.empty());
 
-    Line withActive(int position, GroupState g) {
+    Line withActive(long position, GroupState g) {
       boolean active = g.rollout() != null && g.rollout().active();
       return new Line(groups, byPlatform, active ? activeRollouts.plus(position) : activeRollouts.minus(position));
     }
@@ -114,69 +114,53 @@ public final class GroupHistory {
 
   /** This history with {@code g} appended; a group id already used now names {@code g}. */
   GroupHistory plus(GroupState g) {
-    int pos = groups.size();
-    PSortedMap<String, PVector<Integer>> updates = byUpdateId;
+    long pos = next;
+    PSortedMap<String, PSortedSet<Long>> updates = byUpdateId;
     LineKey key = LineKey.of(g);
     Line line = lines.getOrDefault(key, Line.EMPTY);
-    PSortedMap<String, PVector<Integer>> platforms = line.byPlatform();
+    PSortedMap<String, PSortedSet<Long>> platforms = line.byPlatform();
     for (PlatformUpdate p : g.group().platforms()) {
-      updates = updates.plus(p.updateId(), updates.getOrDefault(p.updateId(), TreePVector.empty()).plus(pos));
-      platforms = platforms.plus(p.platform(), platforms.getOrDefault(p.platform(), TreePVector.empty()).plus(pos));
+      updates = updates.plus(p.updateId(), updates.getOrDefault(p.updateId(), TreePSet.empty()).plus(pos));
+      platforms = platforms.plus(p.platform(), platforms.getOrDefault(p.platform(), TreePSet.empty()).plus(pos));
     }
     line = new Line(line.groups().plus(pos), platforms, line.activeRollouts()).withActive(pos, g);
-    return new GroupHistory(groups.plus(g), byId.plus(g.groupId(), pos), updates, lines.plus(key, line), deleted);
+    return new GroupHistory(next + 1, groups.plus(pos, g), byId.plus(g.groupId(), pos), updates, lines.plus(key, line), countRepublish(g, 1));
   }
 
-  /**
-   * This history without the group at {@code position}: it leaves every index (its line, its platforms,
-   * its update ids, its id) and {@link #inLogOrder()}; a tombstone without bodies keeps its place. Costs
-   * O(log² n) per index it was in.
-   */
-  GroupHistory minus(int position) {
-    if (deleted.contains(position)) {
+  /** This history without the group at {@code position} (dropped by the retention rule). */
+  GroupHistory minus(long position) {
+    GroupState g = groups.get(position);
+    if (g == null) {
       return this;
     }
-    GroupState g = groups.get(position);
-    PSortedMap<String, Integer> ids = byId;
-    if (Integer.valueOf(position).equals(ids.get(g.groupId()))) {
-      ids = ids.minus(g.groupId());
-    }
-    PSortedMap<String, PVector<Integer>> updates = byUpdateId;
+    PSortedMap<String, PSortedSet<Long>> updates = byUpdateId;
     LineKey key = LineKey.of(g);
     Line line = lines.get(key);
-    PSortedMap<String, PVector<Integer>> platforms = line.byPlatform();
+    PSortedMap<String, PSortedSet<Long>> platforms = line.byPlatform();
     for (PlatformUpdate p : g.group().platforms()) {
       updates = without(updates, p.updateId(), position);
       platforms = without(platforms, p.platform(), position);
     }
-    PVector<Integer> lineGroups = without(line.groups(), position);
-    PSortedMap<LineKey, Line> ls =
-        lineGroups.isEmpty()
-            ? lines.minus(key)
-            : lines.plus(key, new Line(lineGroups, platforms, line.activeRollouts().minus(position)));
-    GroupState tombstone =
-        new GroupState(g.group().withPlatforms(List.of()), g.sequence(), g.publishedAt(), g.actor(), Map.of(), null, g.revertedBy());
-    return new GroupHistory(groups.with(position, tombstone), ids, updates, ls, deleted.plus(position));
+    PSortedSet<Long> lineGroups = line.groups().minus(position);
+    PSortedMap<LineKey, Line> nextLines =
+        lineGroups.isEmpty() ? lines.minus(key) : lines.plus(key, new Line(lineGroups, platforms, line.activeRollouts().minus(position)));
+    Long named = byId.get(g.groupId());
+    PSortedMap<String, Long> ids = named != null && named == position ? byId.minus(g.groupId()) : byId;
+    return new GroupHistory(next, groups.minus(position), ids, updates, nextLines, countRepublish(g, -1));
   }
 
-  /** {@code positions} (ascending) without {@code position}. */
-  private static PVector<Integer> without(PVector<Integer> positions, int position) {
-    int at = Collections.binarySearch(positions, position);
-    return at < 0 ? positions : positions.minus(at);
-  }
-
-  private static <K> PSortedMap<K, PVector<Integer>> without(PSortedMap<K, PVector<Integer>> index, K key, int position) {
-    PVector<Integer> ps = index.get(key);
-    if (ps == null) {
-      return index;
+  private static PSortedMap<String, PSortedSet<Long>> without(PSortedMap<String, PSortedSet<Long>> m, String key, long position) {
+    PSortedSet<Long> s = m.get(key);
+    if (s == null) {
+      return m;
     }
-    PVector<Integer> rest = without(ps, position);
-    return rest.isEmpty() ? index.minus(key) : index.plus(key, rest);
+    PSortedSet<Long> rest = s.minus(position);
+    return rest.isEmpty() ? m.minus(key) : m.plus(key, rest);
   }
 
   /** The positions of the groups on {@code branch} (every runtime version), ascending. */
-  List<Integer> positionsOnBranch(String branch) {
-    List<Integer> out = new ArrayList<>();
+  List<Long> positionsOnBranch(String branch) {
+    List<Long> out = new ArrayList<>();
     for (Map.Entry<LineKey, Line> e : lines.entrySet()) {
       if (e.getKey().branch().equals(branch)) {
         out.addAll(e.getValue().groups());
@@ -190,37 +174,75 @@ public final class GroupHistory {
    * This history with the group at {@code position} replaced by {@code g}, the same group in a new state
    * (its id, line and entries' update ids unchanged).
    */
-  GroupHistory replace(int position, GroupState g) {
+  GroupHistory replace(long position, GroupState g) {
     LineKey key = LineKey.of(g);
     return new GroupHistory(
-        groups.with(position, g), byId, byUpdateId, lines.plus(key, lines.get(key).withActive(position, g)), deleted);
+        next, groups.plus(position, g), byId, byUpdateId, lines.plus(key, lines.get(key).withActive(position, g)), republished);
   }
 
   /** The position of the newest group with {@code groupId}, or -1. */
-  int position(String groupId) {
-    Integer pos = byId.get(groupId);
+  long position(String groupId) {
+    Long pos = byId.get(groupId);
     return pos == null ? -1 : pos;
   }
 
   /** The positions of the groups with an entry of {@code updateId}, in log order (usually one). */
-  List<Integer> positionsOf(String updateId) {
-    return byUpdateId.getOrDefault(updateId, TreePVector.empty());
+  Collection<Long> positionsOf(String updateId) {
+    return byUpdateId.getOrDefault(updateId, TreePSet.empty());
   }
 
-  GroupState at(int position) {
+  GroupState at(long position) {
     return groups.get(position);
   }
 
   /** The group with {@code groupId}, or null. */
   GroupState group(String groupId) {
-    int pos = position(groupId);
+    long pos = position(groupId);
     return pos < 0 ? null : groups.get(pos);
   }
 
+  /**
+   * This history with only the groups of one line that the retention rule holds ({@link Retention#held}):
+   * called after every event that adds a group to the line or changes a rollout on it.
+   */
+  GroupHistory retain(String branch, String runtimeVersion, int window, Predicate<String> pinned) {
+    Line line = lines.get(new LineKey(branch, runtimeVersion));
+    if (line == null || line.groups().size() <= window) {
+      return this;
+    }
+    List<Retention.Entry> entries = new ArrayList<>(line.groups().size());
+    for (Iterator<Long> it = line.groups().descendingIterator(); it.hasNext(); ) {
+      GroupState g = groups.get(it.next());
+      RolloutState r = g.rollout();
+      entries.add(new Retention.Entry(g.groupId(), r != null && r.active(), r == null ? null : r.controlGroupId()));
+    }
+    Set<String> held = Retention.held(entries, window, pinned);
+    GroupHistory out = this;
+    for (long pos : line.groups()) {
+      if (!held.contains(groups.get(pos).groupId())) {
+        out = out.minus(pos);
+      }
+    }
+    return out;
+  }
+
+  /** The groups of one line, newest first. */
+  List<GroupState> lineOf(String branch, String runtimeVersion) {
+    Line line = lines.get(new LineKey(branch, runtimeVersion));
+    if (line == null) {
+      return List.of();
+    }
+    List<GroupState> out = new ArrayList<>(line.groups().size());
+    for (Iterator<Long> it = line.groups().descendingIterator(); it.hasNext(); ) {
+      out.add(groups.get(it.next()));
+    }
+    return out;
+  }
+
   /** The newest group that is not reverted among {@code positions}, or null. */
-  private GroupState newestNotReverted(List<Integer> positions) {
-    for (int i = positions.size() - 1; i >= 0; i--) {
-      GroupState g = groups.get(positions.get(i));
+  private GroupState newestNotReverted(PSortedSet<Long> positions) {
+    for (Iterator<Long> it = positions.descendingIterator(); it.hasNext(); ) {
+      GroupState g = groups.get(it.next());
       if (!g.reverted()) {
         return g;
       }
@@ -230,7 +252,7 @@ public final class GroupHistory {
 
   GroupState latestWith(String branch, String runtimeVersion, String platform) {
     Line line = lines.get(new LineKey(branch, runtimeVersion));
-    return line == null ? null : newestNotReverted(line.byPlatform().getOrDefault(platform, TreePVector.empty()));
+    return line == null ? null : newestNotReverted(line.byPlatform().getOrDefault(platform, TreePSet.empty()));
   }
 
   String latestCreatedAt(String branch, String runtimeVersion) {
@@ -238,8 +260,8 @@ public final class GroupHistory {
     if (line == null) {
       return null;
     }
-    for (int i = line.groups().size() - 1; i >= 0; i--) {
-      String created = groups.get(line.groups().get(i)).createdAt();
+    for (Iterator<Long> it = line.groups().descendingIterator(); it.hasNext(); ) {
+      String created = groups.get(it.next()).createdAt();
       if (created != null) {
         return created;
       }
@@ -254,12 +276,12 @@ public final class GroupHistory {
 
   /** Every group under an active per-update rollout, in log order. */
   List<GroupState> activeRollouts() {
-    PSortedSet<Integer> all = TreePSet.empty();
+    PSortedSet<Long> all = TreePSet.empty();
     for (Line line : lines.values()) {
       all = all.plusAll(line.activeRollouts());
     }
     List<GroupState> out = new ArrayList<>(all.size());
-    for (int pos : all) {
+    for (long pos : all) {
       out.add(groups.get(pos));
     }
     return List.copyOf(out);
@@ -279,10 +301,10 @@ public final class GroupHistory {
   List<PlatformHead> heads() {
     List<PlatformHead> out = new ArrayList<>();
     for (Line line : lines.values()) {
-      for (Map.Entry<String, PVector<Integer>> e : line.byPlatform().entrySet()) {
-        PVector<Integer> positions = e.getValue();
-        int first = -1;
-        for (int pos : positions) {
+      for (Map.Entry<String, PSortedSet<Long>> e : line.byPlatform().entrySet()) {
+        PSortedSet<Long> positions = e.getValue();
+        long first = -1;
+        for (long pos : positions) {
           if (!groups.get(pos).reverted()) {
             first = pos;
             break;
@@ -301,10 +323,10 @@ public final class GroupHistory {
    * The newest group not reverted of one line and platform, and where that line and platform started (a
    * position in the history, then the platform's place in that group's entries).
    */
-  record PlatformHead(int firstPosition, int platformIndex, String platform, GroupState newest) implements Comparable<PlatformHead> {
+  record PlatformHead(long firstPosition, int platformIndex, String platform, GroupState newest) implements Comparable<PlatformHead> {
     @Override
     public int compareTo(PlatformHead o) {
-      int c = Integer.compare(firstPosition, o.firstPosition);
+      int c = Long.compare(firstPosition, o.firstPosition);
       return c != 0 ? c : Integer.compare(platformIndex, o.platformIndex);
     }
   }
@@ -328,11 +350,11 @@ public final class GroupHistory {
     if (line == null) {
       return List.of();
     }
-    PVector<Integer> positions = line.byPlatform().getOrDefault(platform, TreePVector.empty());
+    PSortedSet<Long> positions = line.byPlatform().getOrDefault(platform, TreePSet.empty());
     List<GroupState> out = new ArrayList<>(n);
     boolean started = fromGroupId == null;
-    for (int i = positions.size() - 1; i >= 0 && out.size() < n; i--) {
-      GroupState g = groups.get(positions.get(i));
+    for (Iterator<Long> it = positions.descendingIterator(); it.hasNext() && out.size() < n; ) {
+      GroupState g = groups.get(it.next());
       started = started || g.groupId().equals(fromGroupId);
       if (started && !g.reverted()) {
         out.add(g);
@@ -341,29 +363,9 @@ public final class GroupHistory {
     return out;
   }
 
-  /** Groups of one line, newest first: a view, no copy. */
+  /** Groups of one line, newest first (a copy: a line holds a bounded number of groups). */
   List<GroupState> newestFirst(String branch, String runtimeVersion) {
-    Line line = lines.get(new LineKey(branch, runtimeVersion));
-    return line == null ? List.of() : new NewestFirst(line.groups());
-  }
-
-  /** The groups at some positions, newest first. */
-  private final class NewestFirst extends AbstractList<GroupState> implements RandomAccess {
-    private final PVector<Integer> positions;
-
-    NewestFirst(PVector<Integer> positions) {
-      this.positions = positions;
-    }
-
-    @Override
-    public GroupState get(int index) {
-      return groups.get(positions.get(positions.size() - 1 - index));
-    }
-
-    @Override
-    public int size() {
-      return positions.size();
-    }
+    return Collections.unmodifiableList(lineOf(branch, runtimeVersion));
   }
 
   @Override
@@ -378,6 +380,6 @@ public final class GroupHistory {
 
   @Override
   public String toString() {
-    return "GroupHistory" + inLogOrder();
+    return "GroupHistory" + groups.values();
   }
 }

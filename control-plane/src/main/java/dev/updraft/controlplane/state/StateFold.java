@@ -23,6 +23,7 @@ import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
 import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventType;
+import dev.updraft.events.Retention;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,6 +52,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class StateFold {
   private static final Logger LOG = LoggerFactory.getLogger(StateFold.class);
+  /** Groups per line the control plane holds (the retention rule, shared with the edges). */
+  static final int WINDOW = Retention.CONTROL_PLANE_WINDOW;
 
   private StateFold() {}
 
@@ -61,7 +64,7 @@ public final class StateFold {
       return s;
     }
     EventPayload p = e.payload();
-    return switch (e.type()) {
+    ControlState next = switch (e.type()) {
       case APP_CREATED -> appCreated(s, app, e, (AppCreated) p);
       case TOKEN_ISSUED -> tokenIssued(s, app, e, (TokenIssued) p);
       case TOKEN_REVOKED -> tokenRevoked(s, app, e, (TokenRevoked) p);
@@ -85,6 +88,18 @@ public final class StateFold {
       case APP_DELETED -> DeletionFold.appDeleted(s, app, e, (EventPayload.AppDeleted) p);
       case RETENTION_SET -> DeletionFold.retentionSet(s, app, e, (EventPayload.RetentionSet) p);
     };
+    return withoutDroppedPatches(next, e.appId());
+  }
+
+  /** The state without the bundle patches of groups the retention rule no longer holds. */
+  private static ControlState withoutDroppedPatches(ControlState s, String appId) {
+    Deliveries d = s.deliveries().get(appId);
+    AppState app = s.app(appId);
+    if (d == null || app == null) {
+      return s;
+    }
+    Deliveries kept = d.retainingPatchesOf(id -> app.group(id) != null);
+    return kept == d ? s : s.withDeliveries(appId, kept);
   }
 
   /** The state after an event of a type (or schema version) this build does not know. */
@@ -323,11 +338,11 @@ public final class StateFold {
                 g.rollout().rolloutId(), g.rollout().percentage(), g.rollout().controlGroupId(), g.rollout().guard(),
                 RolloutState.ACTIVE, e.occurredAt(), e.occurredAt());
     GroupHistory history = app.history().plus(new GroupState(g, e.sequence(), e.occurredAt(), e.actor(), rendered, rollout, null));
-    var keys = app.idempotencyKeys();
-    if (g.idempotencyKey() != null && !keys.containsKey(g.idempotencyKey())) {
-      keys = keys.plus(g.idempotencyKey(), g.groupId());
+    IdempotencyWindow keys = app.idempotencyKeys();
+    if (g.idempotencyKey() != null) {
+      keys = keys.plus(new IdempotencyWindow.Entry(g.idempotencyKey(), g.groupId(), e.sequence(), e.occurredAt()));
     }
-    return app.withHistory(history, keys);
+    return app.withHistory(history.retain(g.branch(), g.runtimeVersion(), WINDOW, pins(history)), keys);
   }
 
   /**
@@ -336,7 +351,7 @@ public final class StateFold {
    */
   private static AppState updateRollout(
       AppState app, EventEnvelope e, String groupId, UnaryOperator<RolloutState> change, String revertedBy) {
-    int pos = app.history().position(groupId);
+    long pos = app.history().position(groupId);
     if (pos < 0) {
       LOG.warn("rollout event for unknown group appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
       return app;
@@ -350,7 +365,19 @@ public final class StateFold {
         new GroupState(
             g.group(), g.sequence(), g.publishedAt(), g.actor(), g.renderedAt(), change.apply(g.rollout()),
             revertedBy == null ? g.revertedBy() : revertedBy);
-    return app.withHistory(app.history().replace(pos, changed), app.idempotencyKeys());
+    GroupHistory replaced = app.history().replace(pos, changed);
+    GroupHistory history = replaced.retain(g.group().branch(), g.group().runtimeVersion(), WINDOW, pins(replaced));
+    return app.withHistory(history, app.idempotencyKeys());
+  }
+
+  /**
+   * Which groups are pinned (held whatever their age) in {@code h}: the control plane holds the source of
+   * every republish it holds, so that a group republished again and again stays republishable. Pins come
+   * from the folded state only (later also explicit pins), never from outside, so that the state stays a
+   * function of the log. Edges need no such pin (they never republish).
+   */
+  private static java.util.function.Predicate<String> pins(GroupHistory h) {
+    return h::republishedByAHeldGroup;
   }
 
   /** The app with new bodies and signatures for the entries {@code renewals} name (found by update id). */
@@ -359,13 +386,13 @@ public final class StateFold {
       return app;
     }
     Map<String, Renewal> byId = new HashMap<>();
-    TreeSet<Integer> touched = new TreeSet<>();
+    TreeSet<Long> touched = new TreeSet<>();
     for (Renewal r : renewals) {
       byId.put(r.updateId(), r);
       touched.addAll(app.history().positionsOf(r.updateId()));
     }
     GroupHistory history = app.history();
-    for (int pos : touched) {
+    for (long pos : touched) {
       GroupState g = history.at(pos);
       Map<String, Instant> rendered = new TreeMap<>(g.renderedAt());
       for (PlatformUpdate p : g.group().platforms()) {

@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Folding one event costs what it touches, not the app's history: after 20,000 publishes on one branch,
  * the state after one more event shares everything with the state before but a bounded number of new
- * objects and slots. (Copying the group list or the audit list alone would add 20,000 slots.) The count
- * is structural, not timed: every object and array slot reachable from the new state that is not
- * reachable from the old one.
+ * objects and slots. (Copying the audit list alone would add 20,000 slots.) The count is structural, not
+ * timed: every object and array slot reachable from the new state that is not reachable from the old
+ * one. And the groups held are the retention rule's window, not the 20,000 published.
  */
 class FoldCostTest {
   static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
@@ -61,7 +61,7 @@ class FoldCostTest {
       s = StateFold.apply(s, e(n, new UpdatePublished(group(n, null))));
     }
     state = s;
-    assertThat(state.app("demo").groups()).hasSize(PUBLISHES);
+    assertThat(state.app("demo").groups()).hasSize(StateFold.WINDOW);
     assertThat(state.app("demo").audit()).hasSize(PUBLISHES + 1);
   }
 
@@ -73,18 +73,21 @@ class FoldCostTest {
     long added = newObjects(state, after);
     System.out.println("fold cost: publish number " + (PUBLISHES + 1) + " on one branch added " + added + " objects and slots");
     assertThat(added).isLessThan(MAX_NEW_PER_EVENT);
-    assertThat(after.app("demo").groups().get(0)).isSameAs(before.groups().get(0));
-    assertThat(after.app("demo").groups()).hasSize(PUBLISHES + 1);
-    assertThat(state.app("demo").groups()).as("the state before is unchanged").hasSize(PUBLISHES);
+    assertThat(after.app("demo").groups().get(0)).as("the oldest held group left the window").isSameAs(before.groups().get(1));
+    assertThat(after.app("demo").groups()).hasSize(StateFold.WINDOW);
+    assertThat(after.app("demo").groups().get(StateFold.WINDOW - 1).groupId()).isEqualTo("g" + seq);
+    assertThat(state.app("demo").groups()).as("the state before is unchanged").hasSize(StateFold.WINDOW);
+    assertThat(state.app("demo").groups().get(0).groupId()).isEqualTo("g" + (PUBLISHES + 2 - StateFold.WINDOW));
   }
 
   @Test
   void aRenewalOfTheOldestGroupAndARolloutChangeAddABoundedNumberOfObjects() {
     long seq = state.app("demo").lastSequence() + 1;
-    ControlState renewed = StateFold.apply(state, e(seq, new ManifestsRenewed("renew", List.of(new Renewal("g2-ios", "{\"renewed\":1}", null)))));
-    assertThat(renewed.app("demo").group("g2").platform("ios").body()).isEqualTo("{\"renewed\":1}");
+    String oldest = state.app("demo").groups().get(0).groupId();
+    ControlState renewed = StateFold.apply(state, e(seq, new ManifestsRenewed("renew", List.of(new Renewal(oldest + "-ios", "{\"renewed\":1}", null)))));
+    assertThat(renewed.app("demo").group(oldest).platform("ios").body()).isEqualTo("{\"renewed\":1}");
     long added = newObjects(state, renewed);
-    System.out.println("fold cost: renewing the oldest of " + PUBLISHES + " groups added " + added + " objects and slots");
+    System.out.println("fold cost: renewing the oldest held group after " + PUBLISHES + " publishes added " + added + " objects and slots");
     assertThat(added).isLessThan(MAX_NEW_PER_EVENT);
 
     ControlState rolling = StateFold.apply(renewed, e(seq + 1, new UpdatePublished(group(seq + 1, new Rollout("r", 10, "g" + seq, null)))));
@@ -95,18 +98,21 @@ class FoldCostTest {
 
   @Test
   void theCountSeesACopyOfTheHistory() {
-    assertThat(newObjects(state, new java.util.ArrayList<>(state.app("demo").groups()))).isGreaterThanOrEqualTo(PUBLISHES);
+    assertThat(newObjects(state, new java.util.ArrayList<>(state.app("demo").audit()))).isGreaterThanOrEqualTo(PUBLISHES);
   }
 
   @Test
   void theLineIndexAnswersWithoutScanningAndAgreesWithTheLog() {
     AppState app = state.app("demo");
     assertThat(app.latestWith("main", "1", "ios").groupId()).isEqualTo("g" + (PUBLISHES + 1));
-    assertThat(app.groupsNewestFirst("main", "1")).hasSize(PUBLISHES);
-    assertThat(app.groupsNewestFirst("main", "1").get(PUBLISHES - 1).groupId()).isEqualTo("g2");
+    assertThat(app.groupsNewestFirst("main", "1")).hasSize(StateFold.WINDOW);
+    assertThat(app.groupsNewestFirst("main", "1").get(StateFold.WINDOW - 1).groupId()).isEqualTo("g" + (PUBLISHES + 2 - StateFold.WINDOW));
     assertThat(app.groupsNewestFirst("main", null)).isEqualTo(app.groupsNewestFirst("main", "1"));
     assertThat(app.servable()).containsExactly(new AppState.Servable("g" + (PUBLISHES + 1), "ios"));
-    assertThat(app.idempotencyKeys()).hasSize(PUBLISHES);
+    // T0 + one millisecond per event: every key is within 24 h, so the window holds the newest 1,000
+    assertThat(app.idempotencyKeys().size()).isEqualTo(IdempotencyWindow.MAX_KEYS);
+    assertThat(app.idempotencyKeys().get("idem-g" + (PUBLISHES + 1))).isEqualTo("g" + (PUBLISHES + 1));
+    assertThat(app.idempotencyKeys().get("idem-g2")).isNull();
   }
 
   /**

@@ -146,7 +146,19 @@ public final class LaunchAssets {
       }
     }
 
+    /** Forgets a group's patches (the image no longer holds the group: the retention rule dropped it). */
+    public void dropGroup(String groupId) {
+      if (byGroup == null) {
+        if (!base.byGroup.containsKey(groupId)) {
+          return;
+        }
+        byGroup = new HashMap<>(base.byGroup);
+      }
+      byGroup.remove(groupId);
+    }
+
     /** The app's launch assets now, after no group was removed. */
+    /** The app's launch assets now. */
     public LaunchAssets build() {
       return build(List.of());
     }

@@ -24,12 +24,13 @@ import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
 import dev.updraft.events.EventPayload.UpdatesDeleted;
 import dev.updraft.events.EventType;
-import io.netty.util.AsciiString;
+import dev.updraft.events.Retention;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,17 +41,22 @@ import org.slf4j.LoggerFactory;
 final class AppDelta {
   private static final Logger LOG = LoggerFactory.getLogger(AppDelta.class);
 
-  private final String appId;
-  private long lastSequence;
+  /** Groups per line the edge holds: every entry the failed-update fallback can answer with. */
+  static final int WINDOW = Retention.EDGE_WINDOW;
+
+  final String appId;
+  long lastSequence;
   /** Ring order; replaced whole (never changed in place) so that an unchanged ring is the same list. */
-  private List<SigningKey> keys = List.of();
-  private String defaultChannel;
-  private final HashMap<String, ChannelMapped> channels;
-  private final HashMap<String, GroupState> groups;
-  private final HashMap<String, String> groupOfEntry;
-  private final HashMap<String, HashMap<String, ArrayList<String>>> lines = new HashMap<>();
-  private final LaunchAssets.Builder launchAssets;
-  private boolean deleted;
+  List<SigningKey> keys = List.of();
+  String defaultChannel;
+  final HashMap<String, ChannelMapped> channels;
+  /** The groups the retention rule holds ({@link Retention}, {@link #WINDOW} per line). */
+  final HashMap<String, GroupState> groups;
+  final HashMap<String, String> groupOfEntry;
+  /** branch → runtime version → held group ids, oldest first (reverted ones included: they count toward the window). */
+  final HashMap<String, HashMap<String, ArrayList<String>>> lines = new HashMap<>();
+  final LaunchAssets.Builder launchAssets;
+  boolean deleted;
 
   AppDelta(String appId, AppImage base) {
     this.appId = appId;
@@ -111,7 +117,7 @@ final class AppDelta {
       case BUILD_REGISTERED -> buildRegistered();
       case SIGNING_KEY_RETIRED -> signingKeyRetired(e, (SigningKeyRetired) p);
       case APP_UPDATED -> appUpdated((AppUpdated) p);
-      case UPDATES_DELETED -> updatesDeleted(e, (UpdatesDeleted) p);
+      case UPDATES_DELETED -> updatesDeleted((UpdatesDeleted) p);
       case UPDATE_PINNED -> true; // ignored: pins matter to the control plane's retention only
       case BRANCH_DELETED -> GroupRemoval.branch(groups, groupOfEntry, lines, launchAssets, ((BranchDeleted) p).branch());
       case CHANNEL_DELETED -> channels.remove(((ChannelDeleted) p).channel()) != null
@@ -126,10 +132,14 @@ final class AppDelta {
     return deleted;
   }
 
-  /** The groups leave the image; a device running one is offered what its line serves without them. */
-  private boolean updatesDeleted(EventEnvelope e, UpdatesDeleted d) {
-    List<String> unknown = GroupRemoval.remove(groups, groupOfEntry, lines, launchAssets, d.groupIds());
-    return unknown.isEmpty() || inconsistent(e, "updates.deleted names unknown groupIds=" + unknown);
+  /**
+   * The groups leave the image; a device running one is offered what its line serves without them. Groups
+   * the image does not hold are no inconsistency: the retention rule dropped them before (retention policies
+   * delete old groups).
+   */
+  private boolean updatesDeleted(UpdatesDeleted d) {
+    GroupRemoval.remove(groups, groupOfEntry, lines, launchAssets, d.groupIds());
+    return true;
   }
 
   private boolean appDeleted() {
@@ -234,31 +244,30 @@ final class AppDelta {
     return true;
   }
 
-  /** The group now goes to every device. */
+  /** The group now goes to every device (its control group is no longer held for it). */
   private boolean rolloutFinished(EventEnvelope e, RolloutFinished f) {
     GroupState g = groups.get(f.groupId());
     if (g == null) {
       return inconsistent(e, "rollout.finished for an unknown groupId=" + f.groupId());
     }
     groups.put(f.groupId(), g.finished());
+    retain(g.group().branch(), g.group().runtimeVersion());
     return true;
   }
 
-  /** The group leaves its line (kept, marked reverted); the replacement, if any, is added. */
+  /**
+   * The group is no longer served (it stays in its line, marked reverted, without its bodies: it counts
+   * toward the window but is never served again); the replacement, if any, is added.
+   */
   private boolean rolloutReverted(EventEnvelope e, RolloutReverted r) {
     GroupState g = groups.get(r.groupId());
     if (g == null) {
       return inconsistent(e, "rollout.reverted for an unknown groupId=" + r.groupId());
     }
     groups.put(r.groupId(), g.revertedState());
-    HashMap<String, ArrayList<String>> byRuntime = lines.get(g.group().branch());
-    if (byRuntime != null) {
-      ArrayList<String> line = byRuntime.get(g.group().runtimeVersion());
-      if (line != null) {
-        line.remove(r.groupId());
-      }
-    }
-    return r.replacement() == null || add(e, r.replacement());
+    boolean ok = r.replacement() == null || add(e, r.replacement());
+    retain(g.group().branch(), g.group().runtimeVersion());
+    return ok;
   }
 
   private boolean manifestsRenewed(EventEnvelope e, ManifestsRenewed m) {
@@ -270,8 +279,14 @@ final class AppDelta {
     return launchAssets.stored(l) || inconsistent(e, "launch-asset.stored without sha256 or variants");
   }
 
-  /** A group's bundle patches (the patch cache loads those of served groups). */
+  /**
+   * A group's bundle patches (the patch cache loads those of served groups); ignored for a group the image
+   * does not hold (dropped by the retention rule: nothing can serve them).
+   */
   private boolean patchesComputed(EventEnvelope e, PatchesComputed p) {
+    if (p.groupId() != null && !groups.containsKey(p.groupId())) {
+      return true;
+    }
     return launchAssets.computed(p) || inconsistent(e, "patches.computed without groupId");
   }
 
@@ -300,7 +315,42 @@ final class AppDelta {
     lines.computeIfAbsent(g.branch(), b -> new HashMap<>())
         .computeIfAbsent(g.runtimeVersion(), r -> new ArrayList<>())
         .add(g.groupId());
+    retain(g.branch(), g.runtimeVersion());
     return true;
+  }
+
+  /**
+   * Drops the groups of one line the retention rule no longer holds ({@link Retention#held}), with their
+   * entries and patches: after every event that adds a group or ends a rollout, so that the image is a
+   * function of the events alone.
+   */
+  void retain(String branch, String runtimeVersion) {
+    HashMap<String, ArrayList<String>> byRuntime = lines.get(branch);
+    ArrayList<String> line = byRuntime == null ? null : byRuntime.get(runtimeVersion);
+    if (line == null || line.size() <= WINDOW) {
+      return;
+    }
+    List<Retention.Entry> entries = new ArrayList<>(line.size());
+    for (int i = line.size() - 1; i >= 0; i--) {
+      GroupState g = groups.get(line.get(i));
+      Rollout r = g.group().rollout();
+      entries.add(new Retention.Entry(g.group().groupId(), g.rolloutActive(), r == null ? null : r.controlGroupId()));
+    }
+    Set<String> held = Retention.held(entries, WINDOW, id -> false);
+    for (Iterator<String> it = line.iterator(); it.hasNext(); ) {
+      String id = it.next();
+      if (held.contains(id)) {
+        continue;
+      }
+      it.remove();
+      GroupState gone = groups.remove(id);
+      for (PlatformUpdate u : gone.group().platforms()) {
+        if (u.updateId() != null && id.equals(groupOfEntry.get(u.updateId()))) {
+          groupOfEntry.remove(u.updateId());
+        }
+      }
+      launchAssets.dropGroup(id);
+    }
   }
 
   /** New bodies and signatures for entries the app has ({@link UpdateGroup#renewed}). */
@@ -336,165 +386,8 @@ final class AppDelta {
     return false;
   }
 
-  /**
-   * Builds the app's image: freezes the state and derives the resolve table, reusing the prepared
-   * responses of {@code previous} for entries whose bytes did not change (under the same key ring) and
-   * preparing only entries a device can currently be served: per line and platform the newest
-   * {@link Resolver#FALLBACK_DEPTH} entries, and as many from a running rollout's control down.
-   */
+  /** Builds the app's image ({@link ImageBuild}). Called once, when the delta is applied. */
   AppImage build(AppImage previous) {
-    Map<String, Prepared> reuse = previous == null || previous.keys != keys ? Map.of() : previous.prepared;
-    HashMap<String, Prepared> prepared = new HashMap<>();
-    HashMap<String, Map<String, RuntimeSlots>> table = new HashMap<>();
-    HashMap<String, Map<String, List<String>>> frozenLines = new HashMap<>();
-    for (Map.Entry<String, HashMap<String, ArrayList<String>>> b : lines.entrySet()) {
-      HashMap<String, RuntimeSlots> byRuntime = new HashMap<>();
-      HashMap<String, List<String>> frozenByRuntime = new HashMap<>();
-      for (Map.Entry<String, ArrayList<String>> r : b.getValue().entrySet()) {
-        List<String> line = r.getValue();
-        if (line.isEmpty()) {
-          continue;
-        }
-        frozenByRuntime.put(r.getKey(), List.copyOf(line));
-        Slot ios = slot(line, Platforms.IOS, reuse, prepared);
-        Slot android = slot(line, Platforms.ANDROID, reuse, prepared);
-        if (ios != null || android != null) {
-          byRuntime.put(r.getKey(), new RuntimeSlots(ios, android));
-        }
-      }
-      if (!frozenByRuntime.isEmpty()) {
-        frozenLines.put(b.getKey(), Collections.unmodifiableMap(frozenByRuntime));
-      }
-      if (!byRuntime.isEmpty()) {
-        table.put(b.getKey(), Collections.unmodifiableMap(byRuntime));
-      }
-    }
-    Prepared noUpdate = noUpdate(previous);
-    long bytes = noUpdate.bytes();
-    for (Prepared p : prepared.values()) {
-      bytes += p.bytes();
-    }
-    for (GroupState g : groups.values()) {
-      for (PlatformUpdate u : g.group().platforms()) {
-        bytes += u.body() == null ? 0 : u.body().length();
-      }
-    }
-    return new AppImage(
-        appId,
-        lastSequence,
-        keys,
-        defaultChannel,
-        Collections.unmodifiableMap(new HashMap<>(channels)),
-        Collections.unmodifiableMap(new HashMap<>(groups)),
-        Collections.unmodifiableMap(new HashMap<>(groupOfEntry)),
-        Collections.unmodifiableMap(frozenLines),
-        Collections.unmodifiableMap(table),
-        Collections.unmodifiableMap(prepared),
-        noUpdate,
-        filters(previous),
-        bytes,
-        launchAssets.build(GroupRemoval.published(groups)));
-  }
-
-  private Prepared noUpdate(AppImage previous) {
-    if (previous != null && previous.keys == keys) {
-      return previous.noUpdate; // same ring (or none): same bytes
-    }
-    String body = keys.isEmpty() || keys.get(0).noUpdateBody() == null ? AppImage.UNSIGNED_NO_UPDATE : keys.get(0).noUpdateBody();
-    return Prepared.noUpdate(body, keys);
-  }
-
-  /**
-   * The {@code expo-manifest-filters} value of every branch a device can be mapped to: each branch of a
-   * line and each branch a channel maps to (first or second), reusing {@code previous}'s values.
-   */
-  private Map<String, AsciiString> filters(AppImage previous) {
-    HashMap<String, AsciiString> out = new HashMap<>();
-    Map<String, AsciiString> old = previous == null ? Map.of() : previous.filters;
-    for (String branch : lines.keySet()) {
-      addFilter(out, old, branch);
-    }
-    for (ChannelMapped c : channels.values()) {
-      addFilter(out, old, c.branch());
-      if (c.rollout() != null) {
-        addFilter(out, old, c.rollout().branch());
-      }
-    }
-    if (defaultChannel != null && !channels.containsKey(defaultChannel)) {
-      addFilter(out, old, defaultChannel);
-    }
-    return Collections.unmodifiableMap(out);
-  }
-
-  private static void addFilter(Map<String, AsciiString> out, Map<String, AsciiString> old, String branch) {
-    if (branch == null || out.containsKey(branch)) {
-      return;
-    }
-    AsciiString f = old.get(branch);
-    f = f != null ? f : ManifestFilters.header(branch);
-    if (f != null) {
-      out.put(branch, f);
-    }
-  }
-
-  /**
-   * The slot of {@code platform} for one line (group ids oldest first), or null when no group has it:
-   * the platform's entries newest first, at most {@link Resolver#FALLBACK_DEPTH} from the head and as many
-   * from a running rollout's control.
-   */
-  private Slot slot(List<String> line, String platform, Map<String, Prepared> reuse, Map<String, Prepared> out) {
-    List<GroupState> entries = new ArrayList<>();
-    for (int i = line.size() - 1; i >= 0; i--) {
-      GroupState g = groups.get(line.get(i));
-      PlatformUpdate u = g.group().platform(platform);
-      if (u != null && u.body() != null) {
-        entries.add(g);
-      }
-    }
-    if (entries.isEmpty()) {
-      return null;
-    }
-    GroupState head = entries.get(0);
-    Prepared[] fromHead = prepareFrom(entries, 0, platform, reuse, out);
-    if (!head.rolloutActive() || head.rolloutPercentage() >= 100 || head.group().rollout() == null) {
-      return new Slot(fromHead, null, null, 100, null);
-    }
-    Rollout r = head.group().rollout();
-    Prepared[] fromControl = null;
-    GroupState c = r.controlGroupId() == null ? null : groups.get(r.controlGroupId());
-    if (c != null && !c.reverted()) {
-      int at = entries.indexOf(c);
-      if (at > 0) {
-        fromControl = prepareFrom(entries, at, platform, reuse, out);
-      }
-    }
-    // null for an algorithm this build does not know: every device is outside (see checkBucketing)
-    Bucketing.Algorithm bucketing = Bucketing.Algorithm.named(r.bucketing());
-    return new Slot(fromHead, r.rolloutId(), bucketing, head.rolloutPercentage(), fromControl);
-  }
-
-  /** The prepared entries of {@code platform} from {@code entries[from]} down, at most {@link Resolver#FALLBACK_DEPTH}. */
-  private Prepared[] prepareFrom(List<GroupState> entries, int from, String platform, Map<String, Prepared> reuse,
-      Map<String, Prepared> out) {
-    int n = Math.min(Resolver.FALLBACK_DEPTH, entries.size() - from);
-    Prepared[] p = new Prepared[n];
-    for (int i = 0; i < n; i++) {
-      UpdateGroup g = entries.get(from + i).group();
-      p[i] = prepare(g, g.platform(platform), reuse, out);
-    }
-    return p;
-  }
-
-  private Prepared prepare(UpdateGroup g, PlatformUpdate u, Map<String, Prepared> reuse, Map<String, Prepared> out) {
-    Prepared p = out.get(u.updateId());
-    if (p != null && p.source() == u) {
-      return p;
-    }
-    p = reuse.get(u.updateId());
-    if (p == null || p.source() != u) {
-      p = g.rollsBackToEmbedded() ? Prepared.directive(g.groupId(), u, keys) : Prepared.manifest(g.groupId(), u, keys);
-    }
-    out.put(u.updateId(), p);
-    return p;
+    return ImageBuild.build(this, previous);
   }
 }

@@ -16,8 +16,9 @@ import java.util.Set;
  * resolve table, the prepared responses of every entry a device can be served and the
  * {@code expo-manifest-filters} value of every branch it knows. Immutable and thread-safe.
  *
- * <p>Equality is on the folded state only: two images folded from the same events are equal however
- * the events were batched. The derived table and prepared bytes are a function of that state.
+ * <p>Equality is on the folded state and the prepared bytes (which hold the bodies the groups let go):
+ * two images folded from the same events are equal however the events were batched, and whether they
+ * started from a snapshot. The derived table is a function of that state.
  */
 public final class AppImage {
   /** The unsigned directive an app without a signing key answers "no update" with. */
@@ -32,7 +33,10 @@ public final class AppImage {
   final Map<String, ChannelMapped> channels;
   final Map<String, GroupState> groups;
   final Map<String, String> groupOfEntry;
-  /** branch → runtime version → group ids, oldest first; reverted groups are removed. */
+  /**
+   * branch → runtime version → the held group ids, oldest first (reverted ones included: they count toward
+   * the retention window, {@link AppDelta#WINDOW}).
+   */
   final Map<String, Map<String, List<String>>> lines;
 
   // derived
@@ -157,12 +161,12 @@ public final class AppImage {
     return f != null ? f : ManifestFilters.header(branch);
   }
 
-  /** Number of update groups ever published (reverted ones included). */
+  /** Number of update groups held (the retention rule's: reverted ones in the window included). */
   public int groupCount() {
     return groups.size();
   }
 
-  /** Bytes held: raw bodies plus prepared responses. */
+  /** Bytes held by prepared responses (each body once). */
   public long bytes() {
     return bytes;
   }
@@ -225,6 +229,7 @@ public final class AppImage {
         && groups.equals(a.groups)
         && groupOfEntry.equals(a.groupOfEntry)
         && lines.equals(a.lines)
+        && prepared.equals(a.prepared)
         && launchAssets.equals(a.launchAssets);
   }
 

@@ -29,7 +29,22 @@ record GroupState(UpdateGroup group, int rolloutPercentage, boolean rolloutActiv
     return new GroupState(group, 100, false, reverted);
   }
 
+  /** The group reverted: never served again, so its bodies are not held any more (nor its share: 0). */
   GroupState revertedState() {
-    return new GroupState(group, rolloutPercentage, false, true);
+    java.util.List<dev.updraft.events.EventPayload.PlatformUpdate> bare = new java.util.ArrayList<>();
+    for (dev.updraft.events.EventPayload.PlatformUpdate u : group.platforms()) {
+      bare.add(u.body() == null ? u : bare(u));
+    }
+    return new GroupState(group.withPlatforms(bare), 0, false, true);
+  }
+
+  /**
+   * An entry as the image keeps it once prepared: its ids and signatures (a re-preparation under another key
+   * ring starts from them; the primary signature only when it is the only one), without the body the prepared
+   * entry holds and the asset keys the edge never reads.
+   */
+  static dev.updraft.events.EventPayload.PlatformUpdate bare(dev.updraft.events.EventPayload.PlatformUpdate u) {
+    return new dev.updraft.events.EventPayload.PlatformUpdate(u.platform(), u.updateId(), u.createdAt(), null,
+        u.signatures().isEmpty() ? u.signature() : null, null, java.util.List.of(), u.signatures());
   }
 }

@@ -1,5 +1,6 @@
 package dev.updraft.edge.image;
 
+import dev.updraft.events.AppSnapshot;
 import dev.updraft.events.EventEnvelope;
 import java.util.HashMap;
 import java.util.Map;
@@ -58,6 +59,14 @@ public final class ImageDelta {
     if (sequence >= nextSequence(appId)) {
       app(appId).skip(sequence);
     }
+  }
+
+  /**
+   * Replaces the app with its state in a control-plane snapshot, pruned to the edge's window: what a
+   * replay of the app's events up to the snapshot gives (the retention rule is monotone in its window).
+   */
+  public void load(AppSnapshot snapshot) {
+    changed.put(snapshot.appId(), SnapshotState.delta(snapshot));
   }
 
   /** Whether no event was replayed since the base image. */

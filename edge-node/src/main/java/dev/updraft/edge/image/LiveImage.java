@@ -8,6 +8,8 @@ package dev.updraft.edge.image;
 public final class LiveImage {
   private volatile ResolveImage image = ResolveImage.EMPTY;
   private volatile boolean ready;
+  private volatile int snapshotApps;
+  private volatile long eventsReplayed;
 
   /** The current image. */
   public ResolveImage image() {
@@ -22,6 +24,26 @@ public final class LiveImage {
   /** Publishes a new image (single writer: the log reader). */
   public void publish(ResolveImage next) {
     image = next;
+  }
+
+  /** The image started from this many app snapshots (log reader). */
+  public void loadedSnapshots(int apps) {
+    snapshotApps = apps;
+  }
+
+  /** One more event read before the image was ready (log reader). */
+  public void replayed() {
+    eventsReplayed++;
+  }
+
+  /** How many apps the image started from snapshots of. */
+  public int snapshotApps() {
+    return snapshotApps;
+  }
+
+  /** How many events were read from the log to become ready. */
+  public long eventsReplayed() {
+    return eventsReplayed;
   }
 
   /** Marks the image caught up; never reset. */

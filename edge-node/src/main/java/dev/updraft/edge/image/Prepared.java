@@ -1,19 +1,27 @@
 package dev.updraft.edge.image;
 
 import dev.updraft.events.EventPayload.PlatformUpdate;
+import io.netty.buffer.Unpooled;
 import io.netty.util.AsciiString;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Every response body and header value one manifest or directive can be served with, built once when
  * the image is built so that a device request only chooses between ready bytes: no JSON, no signing, no
  * string building on the hot path. Immutable and thread-safe; the buffers are shared by every event loop
  * and are only ever read (Vert.x writes a slice of them).
+ *
+ * <p>The bytes are held once ({@link #bytes()}): the body, and the few header and trailer bytes each variant
+ * adds; a variant is served as three slices of that array.
  *
  * <p>Variants: a {@code multipart/mixed} body without {@code expo-signature}, and one per key of the
  * app's key ring the entry was signed with ({@link #multipartSigned(int)}, indexed like the ring): its
@@ -36,11 +44,15 @@ public final class Prepared {
   private final String groupId;
   private final PlatformUpdate source;
   private final AsciiString multipartContentType;
-  private final Buffer multipart;
-  private final Buffer[] multipartSigned;
-  private final Buffer json;
+  /**
+   * Every byte this entry is served with, held once: the body, then the heads and tails of the multipart
+   * variants (each variant is its head, the body and its tail: three slices of this array).
+   */
+  private final byte[] data;
+  private final int bodyLength;
+  /** Per variant (0: unsigned, 1 + k: signed with key k), head offset, head length, tail offset, tail length; null: none. */
+  private final int[][] layout;
   private final AsciiString[] signatures;
-  private final int bytes;
 
   /**
    * @param signatures per key of {@code keys} (same index), the {@code expo-signature} value or null
@@ -53,21 +65,44 @@ public final class Prepared {
     this.source = source;
     byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
     String boundary = boundaryFor(bodyBytes, keys);
-    this.multipartContentType = AsciiString.cached("multipart/mixed; boundary=" + boundary);
-    this.multipart = Buffer.buffer(render(directive, boundary, body, null, null));
-    this.multipartSigned = new Buffer[keys.size()];
+    this.multipartContentType = new AsciiString("multipart/mixed; boundary=" + boundary); // bytes only, no String kept
     this.signatures = new AsciiString[keys.size()];
-    int total = multipart.length();
+    this.layout = new int[keys.size() + 1][];
+    int[] sigAt = new int[keys.size()];
+    ByteArrayOutputStream out = new ByteArrayOutputStream(bodyBytes.length + 400 * (keys.size() + 1));
+    out.writeBytes(bodyBytes);
+    this.bodyLength = bodyBytes.length;
+    byte[] plainTail = tail(directive, boundary, null);
+    int plainTailAt = append(out, plainTail);
+    layout[0] = new int[] {append(out, head(directive, boundary, null)), head(directive, boundary, null).length, plainTailAt, plainTail.length};
     for (int k = 0; k < keys.size(); k++) {
       String sig = signatures[k];
       if (sig != null) {
-        this.multipartSigned[k] = Buffer.buffer(render(directive, boundary, body, sig, keys.get(k).chainPem()));
-        this.signatures[k] = AsciiString.cached(sig);
-        total += multipartSigned[k].length();
+        byte[] h = head(directive, boundary, sig);
+        int headAt = append(out, h);
+        sigAt[k] = headAt + h.length - 4 - sig.length(); // the value ends the head, before CRLF CRLF
+        String chain = keys.get(k).chainPem();
+        int[] tailAt = {plainTailAt, plainTail.length};
+        if (chain != null) {
+          byte[] t = tail(directive, boundary, chain);
+          tailAt = new int[] {append(out, t), t.length};
+        }
+        layout[k + 1] = new int[] {headAt, h.length, tailAt[0], tailAt[1]};
       }
     }
-    this.json = directive ? null : Buffer.buffer(bodyBytes);
-    this.bytes = total + (json == null ? 0 : json.length());
+    this.data = out.toByteArray();
+    for (int k = 0; k < keys.size(); k++) {
+      if (signatures[k] != null) {
+        // a view of the signed head's bytes, not a copy (signature values are ASCII: usableSignature)
+        this.signatures[k] = new AsciiString(data, sigAt[k], signatures[k].length(), false);
+      }
+    }
+  }
+
+  private static int append(ByteArrayOutputStream out, byte[] b) {
+    int at = out.size();
+    out.writeBytes(b);
+    return at;
   }
 
   /** A manifest: multipart with a {@code manifest} and an {@code extensions} part, or bare JSON. */
@@ -78,6 +113,14 @@ public final class Prepared {
   /** A directive entry (a roll back to embedded): multipart with one {@code directive} part. */
   static Prepared directive(String groupId, PlatformUpdate u, List<SigningKey> keys) {
     return new Prepared(true, u.updateId(), groupId, u, u.body(), signaturesFor(u, keys), keys);
+  }
+
+  /**
+   * The entry {@code held} (its body left out: this prepared entry holds it), from {@code body}: what the
+   * image keeps, so that the event's own copy of the body is not held beside the prepared bytes.
+   */
+  static Prepared entry(boolean directive, String groupId, PlatformUpdate held, String body, List<SigningKey> keys) {
+    return new Prepared(directive, held.updateId(), groupId, held, body, signaturesFor(held, keys), keys);
   }
 
   /**
@@ -138,9 +181,9 @@ public final class Prepared {
     return multipartContentType;
   }
 
-  /** The multipart body without {@code expo-signature}. */
+  /** The multipart body without {@code expo-signature} (a view of the held bytes). */
   public Buffer multipart() {
-    return multipart;
+    return variant(0);
   }
 
   /**
@@ -148,17 +191,35 @@ public final class Prepared {
    * in chain mode); null when the entry has no signature of that key.
    */
   public Buffer multipartSigned(int key) {
-    return multipartSigned[key];
+    return variant(key + 1);
   }
 
   /** The multipart body signed with the ring's first key; null when unsigned or the app has no key. */
   public Buffer multipartSigned() {
-    return multipartSigned.length == 0 ? null : multipartSigned[0];
+    return layout.length < 2 ? null : variant(1);
   }
 
   /** The bare JSON body (manifests only; null for directives). */
   public Buffer json() {
-    return json;
+    return directive ? null : BufferInternal.buffer(Unpooled.wrappedBuffer(data, 0, bodyLength));
+  }
+
+  /** The body as signed (what a re-preparation under another key ring starts from). */
+  String body() {
+    return new String(data, 0, bodyLength, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Variant {@code v} as a read-only view: its head, the body and its tail, slices of the one array (a
+   * new wrapper per call, so event loops never share reader indexes).
+   */
+  private Buffer variant(int v) {
+    int[] l = layout[v];
+    if (l == null) {
+      return null;
+    }
+    return BufferInternal.buffer(Unpooled.wrappedUnmodifiableBuffer(
+        Unpooled.wrappedBuffer(data, l[0], l[1]), Unpooled.wrappedBuffer(data, 0, bodyLength), Unpooled.wrappedBuffer(data, l[2], l[3])));
   }
 
   /** The {@code expo-signature} value of key {@code key} of the ring; null when the entry has none. */
@@ -171,9 +232,25 @@ public final class Prepared {
     return signatures.length == 0 ? null : signatures[0];
   }
 
-  /** Bytes held by the prepared bodies. */
+  /** Bytes held: the body once, and the heads and tails of its variants. */
   public int bytes() {
-    return bytes;
+    return data.length;
+  }
+
+  /** Equal when they serve the same bytes for the same entry. */
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof Prepared)) {
+      return false;
+    }
+    Prepared p = (Prepared) o;
+    return directive == p.directive && Objects.equals(entryId, p.entryId) && Objects.equals(groupId, p.groupId)
+        && Arrays.equals(data, p.data) && Arrays.deepEquals(layout, p.layout);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(data);
   }
 
   /**
@@ -187,15 +264,22 @@ public final class Prepared {
     return s;
   }
 
-  private static byte[] render(boolean directive, String boundary, String body, String signature, String chain) {
-    StringBuilder sb = new StringBuilder(body.length() + 400 + (chain == null ? 0 : chain.length()));
+  /** A multipart variant's bytes before the body: the first part's boundary and headers. */
+  private static byte[] head(boolean directive, String boundary, String signature) {
+    StringBuilder sb = new StringBuilder(200);
     sb.append("--").append(boundary).append("\r\n");
     sb.append("content-type: application/json\r\n");
     sb.append("content-disposition: inline; name=\"").append(directive ? "directive" : "manifest").append("\"\r\n");
     if (signature != null) {
       sb.append("expo-signature: ").append(signature).append("\r\n");
     }
-    sb.append("\r\n").append(body);
+    sb.append("\r\n");
+    return sb.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A multipart variant's bytes after the body: the extensions part (manifests), the chain part, the end. */
+  private static byte[] tail(boolean directive, String boundary, String chain) {
+    StringBuilder sb = new StringBuilder(200 + (chain == null ? 0 : chain.length()));
     if (!directive) {
       sb.append("\r\n--").append(boundary).append("\r\n");
       sb.append("content-type: application/json\r\n");

@@ -2,7 +2,10 @@ package dev.updraft.edge.log;
 
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
+import dev.updraft.events.AppSnapshot;
 import dev.updraft.events.Decoded;
+import dev.updraft.events.SnapshotCodec;
+import dev.updraft.events.SnapshotSet;
 import dev.updraft.events.EventCodec;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -76,6 +79,11 @@ public final class EventLogReader implements AutoCloseable {
   public static final String STALENESS_GAUGE = "updraft.edge.log.staleness";
 
   private final String topic;
+  /** Nullable: no snapshots, every partition from offset 0. */
+  private final String snapshotsTopic;
+  private final String bootstrap;
+  private final String clientId;
+  private SnapshotSet.Result snapshots = new SnapshotSet().result(); // reader thread only
   private final LiveImage live;
   private final Properties props;
   private final Thread thread;
@@ -87,6 +95,7 @@ public final class EventLogReader implements AutoCloseable {
   private Metric fetchResponses; // reader thread only
   private double fetchResponsesSeen;
 
+  private final MeterRegistry registry;
   private final Counter applied;
   private final Counter unknown;
   private final Counter malformed;
@@ -103,7 +112,18 @@ public final class EventLogReader implements AutoCloseable {
    * @param clientId Kafka client id (names the edge in broker logs)
    */
   public EventLogReader(String bootstrap, String topic, String clientId, LiveImage live, MeterRegistry registry) {
+    this(bootstrap, topic, null, clientId, live, registry);
+  }
+
+  /**
+   * @param snapshotsTopic nullable: the snapshots topic ({@code Topics.snapshots(prefix)}) to start from
+   */
+  public EventLogReader(String bootstrap, String topic, String snapshotsTopic, String clientId, LiveImage live, MeterRegistry registry) {
     this.topic = topic;
+    this.snapshotsTopic = snapshotsTopic;
+    this.bootstrap = bootstrap;
+    this.clientId = clientId;
+    this.registry = registry;
     this.live = live;
     props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -168,8 +188,15 @@ public final class EventLogReader implements AutoCloseable {
       }
       c.assign(partitions);
       c.seekToBeginning(partitions);
+      Map<Integer, Long> from = loadSnapshots(partitions);
+      for (TopicPartition tp : partitions) {
+        if (from.getOrDefault(tp.partition(), 0L) > 0) {
+          c.seek(tp, from.get(tp.partition()));
+        }
+      }
       Map<TopicPartition, Long> target = new HashMap<>(c.endOffsets(partitions));
-      LOG.info("reading {} from offset 0 of {} partitions; ready after end offsets {}", topic, partitions.size(), target);
+      LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots; ready after end offsets {}", topic, from,
+          partitions.size(), live.snapshotApps(), target);
       long nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
       while (!closed) {
         try {
@@ -200,6 +227,36 @@ public final class EventLogReader implements AutoCloseable {
     } finally {
       consumer = null;
     }
+  }
+
+  /**
+   * Builds the image from the snapshots (when there is a snapshots topic) and returns where to start each
+   * partition; each snapshot that cannot be used is counted in {@code updraft_snapshot_fallbacks_total}.
+   */
+  private Map<Integer, Long> loadSnapshots(List<TopicPartition> partitions) {
+    List<Integer> ids = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      ids.add(tp.partition());
+    }
+    if (snapshotsTopic == null) {
+      return Map.of();
+    }
+    snapshots = SnapshotLoader.read(bootstrap, snapshotsTopic, clientId);
+    if (!snapshots.snapshots().isEmpty()) {
+      ImageDelta delta = new ImageDelta(live.image());
+      for (AppSnapshot s : snapshots.snapshots().values()) {
+        delta.load(s);
+      }
+      live.publish(delta.apply());
+    }
+    for (SnapshotCodec.Read.Fallback f : snapshots.fallbacks()) {
+      Counter.builder("updraft.snapshot.fallbacks").description("Snapshots not used: the app is replayed from the log")
+          .tag("reason", f.reason()).register(registry).increment();
+      LOG.warn("snapshot of appId={} not used ({}: {}); replaying the app from the log", f.appId(), f.reason(), f.detail());
+    }
+    live.loadedSnapshots(snapshots.snapshots().size());
+    snapshots = snapshots.withoutSnapshots(); // the image holds them now; keep only where they stand
+    return snapshots.startOffsets(ids);
   }
 
   private void pollOnce(KafkaConsumer<byte[], byte[]> c) {
@@ -259,7 +316,10 @@ public final class EventLogReader implements AutoCloseable {
             + "this edge is older than the control plane; later ones are counted, not logged",
             u.type(), u.schemaVersion(), r.partition(), r.offset(), u.appId());
       }
-      delta.skip(u.appId(), u.sequence());
+      if (!snapshots.covers(u.appId(), r.partition(), r.offset())) {
+        delta.skip(u.appId(), u.sequence());
+        replayed();
+      }
       return;
     }
     if (d instanceof Decoded.Malformed) {
@@ -273,6 +333,10 @@ public final class EventLogReader implements AutoCloseable {
     }
     Decoded.Known k = (Decoded.Known) d;
     String appId = k.envelope().appId();
+    if (snapshots.covers(appId, r.partition(), r.offset())) {
+      return; // in the app's snapshot already
+    }
+    replayed();
     long expected = delta.nextSequence(appId);
     long sequence = k.envelope().sequence();
     if (sequence > expected) {
@@ -295,6 +359,13 @@ public final class EventLogReader implements AutoCloseable {
       failed.increment();
       LOG.error("event fold failed, skipped: appId={} sequence={} type={} partition={} offset={}",
           appId, sequence, k.envelope().type().wireName(), r.partition(), r.offset(), e);
+    }
+  }
+
+  /** Counts an event read before the image was ready (what {@code /readyz} reports as {@code eventsReplayed}). */
+  private void replayed() {
+    if (!live.ready()) {
+      live.replayed();
     }
   }
 

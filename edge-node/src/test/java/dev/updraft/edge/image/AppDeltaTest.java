@@ -70,7 +70,8 @@ class AppDeltaTest {
           assertThat(after.keyId()).isEqualTo("main");
           assertThat(after.noUpdate().signature().toString()).isEqualTo(SIG);
           EventPayload.PlatformUpdate ios = after.groups.get("g1").group().platform("ios");
-          assertThat(ios.body()).isEqualTo(Scenario.body("g1-ios") + " ");
+          assertThat(after.prepared.get("g1-ios").body()).as("the prepared entry holds the body").isEqualTo(Scenario.body("g1-ios") + " ");
+          assertThat(ios.body()).as("held once: the group lets its copy go").isNull();
           assertThat(ios.signature()).isEqualTo(SIG);
           assertThat(after.groups.get("g1").group().platform("android"))
               .isEqualTo(before.groups.get("g1").group().platform("android"));
@@ -126,7 +127,9 @@ class AppDeltaTest {
         (before, after) -> {
           assertThat(after.groups.get("g2").reverted()).isTrue();
           assertThat(after.groups.get("g2").rolloutActive()).isFalse();
-          assertThat(after.lines.get("main").get(Scenario.RTV)).containsExactly("g1", "g3");
+          // the reverted group stays in its line (it counts toward the retention window) but is never served
+          assertThat(after.lines.get("main").get(Scenario.RTV)).containsExactly("g1", "g2", "g3");
+          assertThat(after.prepared).doesNotContainKeys("g2-ios", "g2-android");
           assertThat(after.slot("main", Scenario.RTV, Platforms.IOS).rolloutId).isNull();
           assertThat(serves(after, "main")).isEqualTo("g3-ios");
         }));
@@ -136,8 +139,8 @@ class AppDeltaTest {
         (before, after) -> {
           EventPayload.PlatformUpdate android = after.groups.get("g1").group().platform("android");
           EventPayload.PlatformUpdate old = before.groups.get("g1").group().platform("android");
-          assertThat(android.body()).isEqualTo(Scenario.body("g1-android") + " ");
-          assertThat(android).isEqualTo(old.withBody(Scenario.body("g1-android") + " ", null));
+          assertThat(after.prepared.get("g1-android").body()).isEqualTo(Scenario.body("g1-android") + " ");
+          assertThat(android).isEqualTo(old.withBody(null, null));
           assertThat(after.groups.get("g1").group().platform("ios"))
               .isEqualTo(before.groups.get("g1").group().platform("ios"));
           Prepared served = after.slot("main", Scenario.RTV, Platforms.ANDROID).head();
@@ -294,7 +297,7 @@ class AppDeltaTest {
 
     assertThat(applied).isFalse();
     assertThat(after.lastSequence()).isEqualTo(2);
-    assertThat(after.groups.get("g1").group().platform("ios").body()).isEqualTo("{\"renewed\":1}");
+    assertThat(after.prepared.get("g1-ios").body()).isEqualTo("{\"renewed\":1}");
   }
 
   private static void onlyTheSequenceMoved(AppImage before, AppImage after) {

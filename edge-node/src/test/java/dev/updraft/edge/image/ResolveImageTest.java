@@ -72,25 +72,33 @@ class ResolveImageTest {
   }
 
   @Test
-  void onlyEntriesADeviceCanBeServedKeepPreparedResponses() {
-    // per line and platform the newest FALLBACK_DEPTH entries: the head, and what a device that reported
-    // newer ones failed gets; a running rollout's control keeps as many below it
+  void onlyTheGroupsTheRetentionRuleHoldsKeepPreparedResponses() {
+    // per line the newest AppDelta.WINDOW groups (the head and what a device that reported newer ones
+    // failed gets, from the head or from a running rollout's control), each prepared once; older ones are
+    // dropped for good, bodies and all
     Scenario s = new Scenario();
-    for (int i = 1; i <= 8; i++) {
+    for (int i = 1; i <= 9; i++) {
       s.add(new EventPayload.UpdatePublished(Scenario.group("g" + i, "main", null)));
     }
-    AppImage eight = Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP);
-    assertThat(eight.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(3, 8));
+    AppImage nine = Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP);
+    assertThat(AppDelta.WINDOW).isEqualTo(7);
+    assertThat(nine.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(3, 9));
+    assertThat(nine.groupCount()).isEqualTo(AppDelta.WINDOW);
+    assertThat(nine.slot("main", Scenario.RTV, Platforms.IOS).fromHead).hasSize(Resolver.FALLBACK_DEPTH);
 
-    s.add(new EventPayload.UpdatePublished(Scenario.group("g9", "main", new EventPayload.Rollout("r9", 10, "g8", null))));
+    s.add(new EventPayload.UpdatePublished(Scenario.group("g10", "main", new EventPayload.Rollout("r10", 10, "g9", null))));
     AppImage rolling = Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP);
-    assertThat(rolling.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(3, 9));
+    assertThat(rolling.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(4, 10));
+    Slot slot = rolling.slot("main", Scenario.RTV, Platforms.IOS);
+    assertThat(slot.fromControl).as("six entries from the control down").hasSize(Resolver.FALLBACK_DEPTH);
+    assertThat(slot.fromControl[Resolver.FALLBACK_DEPTH - 1].entryId()).isEqualTo("g4-ios");
 
-    s.add(new EventPayload.RolloutFinished("g9", "r9"));
-    AppImage finished = Scenario.replay(Scenario.replay(ResolveImage.EMPTY, s.events.subList(0, 9)),
-        s.events.subList(9, 10)).app(Scenario.APP);
-    assertThat(finished.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(4, 9));
-    assertThat(finished.bytes()).isLessThan(rolling.bytes());
+    s.add(new EventPayload.RolloutFinished("g10", "r10"));
+    AppImage finished = Scenario.replay(Scenario.replay(ResolveImage.EMPTY, s.events.subList(0, 10)),
+        s.events.subList(10, 11)).app(Scenario.APP);
+    assertThat(finished.prepared.keySet()).containsExactlyInAnyOrderElementsOf(entries(4, 10));
+    assertThat(finished.slot("main", Scenario.RTV, Platforms.IOS).fromControl).isNull();
+    assertThat(finished).isEqualTo(Scenario.replay(ResolveImage.EMPTY, s.events).app(Scenario.APP));
   }
 
   /** The iOS and Android entry ids of groups g{from}..g{to}. */

@@ -39,17 +39,44 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code expoClient} config) and a well-formed signature value. Deterministic from the seed; written
  * with {@link EventCodec} to a JSON-lines file and/or a Kafka topic (key = app id, as the control plane
  * writes it). Sequences are per app and gap-free.
+ *
+ * <p>For the state-at-scale benchmark ({@code load/bench/state-scale.sh}): {@code --publishes N} spreads N
+ * historical publishes over every app's lines (so a line holds N / (apps x channels x runtime versions)
+ * groups, of which edges keep a handful), {@code --rollout-every K} makes every K-th publish of a line a
+ * rollout finished before the next, and {@code --signing-key} signs every app's answers.
  */
 public final class EventLogGenerator {
   public static final Set<String> FLAGS = Set.of(
       "apps", "channels", "runtime-versions", "updates", "assets-per-update", "platforms", "seed", "out",
-      "kafka-bootstrap", "topic-prefix", "public-url", "start");
+      "kafka-bootstrap", "topic-prefix", "public-url", "start", "publishes", "rollout-every", "signing-key");
 
   private static final DateTimeFormatter CREATED_AT =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
+  /**
+   * @param updates publishes per (branch, runtime version) when {@code publishes} is 0
+   * @param publishes 0, or the historical publishes over all apps (spread evenly over every app's lines)
+   * @param rolloutEvery 0, or every this many publishes of a line is a per-update rollout at 10 % (its
+   *     control the line's previous group), finished before the line's next publish
+   * @param signingKey every app registers a signing key first (its answers are signed)
+   */
   public record Spec(int apps, int channels, int runtimes, int updates, int assets, List<String> platforms, long seed,
-      String publicUrl, Instant start) {}
+      String publicUrl, Instant start, long publishes, int rolloutEvery, boolean signingKey) {
+    /** A spec with {@code updates} per line, no rollouts and no key (as before {@code --publishes}). */
+    public Spec(int apps, int channels, int runtimes, int updates, int assets, List<String> platforms, long seed, String publicUrl,
+        Instant start) {
+      this(apps, channels, runtimes, updates, assets, platforms, seed, publicUrl, start, 0, 0, false);
+    }
+
+    /** Publishes of line {@code line} (0-based over all apps' lines). */
+    long publishesOf(long line) {
+      if (publishes <= 0) {
+        return updates;
+      }
+      long lines = (long) apps * channels * runtimes;
+      return publishes / lines + (line < publishes % lines ? 1 : 0);
+    }
+  }
 
   /** What was written. */
   public record Written(long events, long bytes, int apps) {}
@@ -78,39 +105,68 @@ public final class EventLogGenerator {
         platforms,
         s.longValue("seed", 42, Long.MIN_VALUE, Long.MAX_VALUE),
         s.string("public-url", "http://127.0.0.1:8080"),
-        start);
+        start,
+        s.longValue("publishes", 0, 0, 100_000_000),
+        s.integer("rollout-every", 0, 0, 1_000_000),
+        s.bool("signing-key", false));
   }
 
   /** Generates every event in log order and hands each to {@code sink}. */
   static void generate(Spec spec, Consumer<EventEnvelope> sink) {
     SplittableRandom r = new SplittableRandom(spec.seed());
     long ms = spec.start().toEpochMilli();
+    long line = 0;
     for (int a = 0; a < spec.apps(); a++) {
       String app = String.format("app-%05d", a);
-      long seq = 1;
-      sink.accept(envelope(r, app, seq++, Instant.ofEpochMilli(ms++), new EventPayload.AppCreated("App " + a)));
+      long[] seq = {1};
+      sink.accept(envelope(r, app, seq[0]++, Instant.ofEpochMilli(ms++), new EventPayload.AppCreated("App " + a)));
+      if (spec.signingKey()) {
+        String sig = "sig=\"" + Base64.getEncoder().encodeToString(bytes(r, 256)) + "\", keyid=\"main\", alg=\"rsa-v1_5-sha256\"";
+        sink.accept(envelope(r, app, seq[0]++, Instant.ofEpochMilli(ms++), new EventPayload.SigningKeyRegistered("main",
+            "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", HexFormat.of().formatHex(bytes(r, 32)),
+            "{\"type\":\"noUpdateAvailable\"}", sig, List.of(), null, true)));
+      }
       List<String> channels = new ArrayList<>();
       for (int c = 0; c < spec.channels(); c++) {
         String ch = c == 0 ? "production" : c == 1 ? "staging" : "channel-" + c;
         channels.add(ch);
-        sink.accept(envelope(r, app, seq++, Instant.ofEpochMilli(ms++), new EventPayload.ChannelMapped(ch, ch, null)));
+        sink.accept(envelope(r, app, seq[0]++, Instant.ofEpochMilli(ms++), new EventPayload.ChannelMapped(ch, ch, null)));
       }
       for (String branch : channels) {
         for (int rv = 0; rv < spec.runtimes(); rv++) {
-          String runtime = "1." + rv + ".0";
-          for (int u = 0; u < spec.updates(); u++) {
-            Instant at = Instant.ofEpochMilli(ms++);
-            List<EventPayload.PlatformUpdate> platforms = new ArrayList<>();
-            for (String p : spec.platforms()) {
-              platforms.add(platformUpdate(r, spec, p, runtime, at));
-            }
-            EventPayload.UpdateGroup g = new EventPayload.UpdateGroup(uuid(r).toString(), EventPayload.UpdateGroup.KIND_UPDATE,
-                branch, runtime, "release " + u + " of " + app, HexFormat.of().formatHex(bytes(r, 20)), null, null, null, platforms);
-            sink.accept(envelope(r, app, seq++, at, new EventPayload.UpdatePublished(g)));
-          }
+          ms = line(spec, r, sink, app, seq, branch, "1." + rv + ".0", spec.publishesOf(line++), ms);
         }
       }
     }
+  }
+
+  /** One line's publishes (and rollouts); returns the next event time. */
+  private static long line(Spec spec, SplittableRandom r, Consumer<EventEnvelope> sink, String app, long[] seq, String branch,
+      String runtime, long publishes, long ms) {
+    String previous = null;
+    String rollout = null;
+    for (long u = 0; u < publishes; u++) {
+      if (rollout != null) {
+        sink.accept(envelope(r, app, seq[0]++, Instant.ofEpochMilli(ms++), new EventPayload.RolloutFinished(previous, rollout)));
+        rollout = null;
+      }
+      Instant at = Instant.ofEpochMilli(ms++);
+      List<EventPayload.PlatformUpdate> platforms = new ArrayList<>();
+      for (String p : spec.platforms()) {
+        platforms.add(platformUpdate(r, spec, p, runtime, at));
+      }
+      EventPayload.Rollout ro = null;
+      if (spec.rolloutEvery() > 0 && previous != null && u % spec.rolloutEvery() == spec.rolloutEvery() - 1) {
+        rollout = uuid(r).toString();
+        ro = new EventPayload.Rollout(rollout, 10, previous, null);
+      }
+      String id = uuid(r).toString();
+      EventPayload.UpdateGroup g = new EventPayload.UpdateGroup(id, EventPayload.UpdateGroup.KIND_UPDATE,
+          branch, runtime, "release " + u + " of " + app, HexFormat.of().formatHex(bytes(r, 20)), null, null, ro, platforms);
+      sink.accept(envelope(r, app, seq[0]++, at, new EventPayload.UpdatePublished(g)));
+      previous = id;
+    }
+    return ms;
   }
 
   private static EventEnvelope envelope(SplittableRandom r, String app, long seq, Instant at, EventPayload p) {

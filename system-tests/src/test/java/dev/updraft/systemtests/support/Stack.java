@@ -39,10 +39,17 @@ public final class Stack implements AutoCloseable {
 
   /** Starts control plane, ingester and an edge (ready) on {@code infra}, keys and assets under {@code dataDir}. */
   public static Stack start(Infra infra, Path dataDir) {
+    return start(infra, dataDir, Map.of());
+  }
+
+  /** {@link #start(Infra, Path)} with extra control-plane flags. */
+  public static Stack start(Infra infra, Path dataDir, Map<String, String> controlPlaneFlags) {
     Stack s = new Stack(infra);
     try {
       // as `updraft control-plane` runs it: with the insights routes and the automatic-revert guard
-      Settings cp = Settings.of(s.controlPlaneFlags(dataDir), Map.of());
+      Map<String, String> flags = s.controlPlaneFlags(dataDir);
+      flags.putAll(controlPlaneFlags);
+      Settings cp = Settings.of(flags, Map.of());
       s.controlPlane =
           await(ControlPlane.start(s.vertx, ControlPlaneConfig.from(cp, InsightsExtension.FLAGS), List.of(InsightsExtension.from(cp))));
       Map<String, String> in = new LinkedHashMap<>();
@@ -77,6 +84,15 @@ public final class Stack implements AutoCloseable {
   public String postgresUrl() {
     String auth = infra.pgPassword().isEmpty() ? infra.pgUser() : infra.pgUser() + ":" + infra.pgPassword();
     return "postgresql://" + auth + "@" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database();
+  }
+
+  /** Stops the control plane and starts a fresh one on the same log and data dir with these flags. */
+  public void restartControlPlane(Path dataDir, Map<String, String> controlPlaneFlags) {
+    await(controlPlane.close());
+    Map<String, String> flags = controlPlaneFlags(dataDir);
+    flags.putAll(controlPlaneFlags);
+    Settings cp = Settings.of(flags, Map.of());
+    controlPlane = await(ControlPlane.start(vertx, ControlPlaneConfig.from(cp, InsightsExtension.FLAGS), List.of(InsightsExtension.from(cp))));
   }
 
   /** Starts another edge on the same log and waits until it is ready. */

@@ -1,0 +1,132 @@
+package dev.updraft.events;
+
+import dev.updraft.events.EventPayload.BuildRegistered;
+import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
+import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.EventPayload.UpdateGroup;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One app's folded state at a known position of {@code updraft.events}, as the control plane writes it
+ * to {@code updraft.snapshots}: everything its commands and the edges need, and nothing that only history
+ * needs (the audit log is in PostgreSQL). Times are ISO-8601 instants as strings (as in the envelope), so
+ * the bytes do not depend on a date library. Rules: COMPATIBILITY.md, "Snapshots".
+ *
+ * @param v the format version ({@link #VERSION} for what this build writes)
+ * @param partition the partition of {@code updraft.events} holding the app's events
+ * @param offset the offset of the app's last event the snapshot covers (the one at {@code lastSequence});
+ *     a reader applies only the app's events above it
+ * @param lastSequence the app's sequence at that event
+ * @param defaultChannel nullable
+ * @param keys the key ring in ring order
+ * @param channels sorted by channel
+ * @param groups the groups the control plane holds ({@link Retention#CONTROL_PLANE_WINDOW}), in log order
+ * @param idempotencyKeys the bounded window of idempotency keys, oldest first
+ * @param launchAssets sorted by SHA-256
+ * @param patches by group, sorted by group id (only held groups')
+ * @param builds sorted by embedded update id
+ */
+public record AppSnapshot(
+    int v,
+    String appId,
+    int partition,
+    long offset,
+    long lastSequence,
+    String displayName,
+    String createdAt,
+    String createdBy,
+    String defaultChannel,
+    List<Token> tokens,
+    List<Key> keys,
+    List<ChannelMapped> channels,
+    List<Group> groups,
+    List<IdempotencyKey> idempotencyKeys,
+    List<LaunchAsset> launchAssets,
+    List<GroupPatches> patches,
+    List<BuildRegistered> builds) {
+  /** The format version this build writes; readers take 1..VERSION and fall back to a replay otherwise. */
+  public static final int VERSION = 1;
+
+  public AppSnapshot {
+    Objects.requireNonNull(appId, "appId");
+    tokens = list(tokens);
+    keys = list(keys);
+    channels = list(channels);
+    groups = list(groups);
+    idempotencyKeys = list(idempotencyKeys);
+    launchAssets = list(launchAssets);
+    patches = list(patches);
+    builds = list(builds);
+  }
+
+  private static <T> List<T> list(List<T> l) {
+    return l == null ? List.of() : List.copyOf(l);
+  }
+
+  /** A token (only its secret's SHA-256). @param revokedAt nullable */
+  public record Token(
+      String tokenId, String role, String label, String secretSha256, String issuedAt, String issuedBy, String revokedAt) {}
+
+  /** One key of the ring. @param certificateChainPem nullable */
+  public record Key(
+      String keyId,
+      String certificatePem,
+      String certificateSha256,
+      String noUpdateDirectiveBody,
+      String noUpdateDirectiveSignature,
+      String registeredAt,
+      String certificateChainPem) {}
+
+  /**
+   * A group as it stands: its current bodies and signatures ({@code group}), when it was published, when
+   * each entry's body was rendered, its rollout and whether it was reverted.
+   *
+   * @param sequence the app sequence of the event that added it
+   * @param renderedAt per update id
+   * @param rollout nullable: no per-update rollout
+   * @param revertedBy nullable: not reverted
+   */
+  public record Group(
+      UpdateGroup group,
+      long sequence,
+      String publishedAt,
+      String actor,
+      Map<String, String> renderedAt,
+      RolloutStatus rollout,
+      String revertedBy) {
+    public Group {
+      Objects.requireNonNull(group, "group");
+      renderedAt = renderedAt == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(renderedAt));
+    }
+  }
+
+  /**
+   * A per-update rollout now.
+   *
+   * @param status {@code active}, {@code finished} or {@code reverted}
+   * @param controlGroupId nullable
+   * @param guard nullable
+   */
+  public record RolloutStatus(
+      String rolloutId, int percentage, String controlGroupId, RolloutGuard guard, String status, String startedAt,
+      String changedAt) {
+    public static final String ACTIVE = "active";
+    public static final String FINISHED = "finished";
+    public static final String REVERTED = "reverted";
+  }
+
+  /** A publish's idempotency key and the group it made. */
+  public record IdempotencyKey(String key, String groupId, long sequence, String publishedAt) {}
+
+  /** A launch asset's latest announcement and when it was made. */
+  public record LaunchAsset(LaunchAssetStored stored, String at) {}
+
+  /** A group's patches and when they were last recorded. */
+  public record GroupPatches(PatchesComputed computed, String at) {}
+}

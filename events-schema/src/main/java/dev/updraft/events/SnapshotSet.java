@@ -1,0 +1,126 @@
+package dev.updraft.events;
+
+import dev.updraft.events.SnapshotCodec.PartitionMarker;
+import dev.updraft.events.SnapshotCodec.Read;
+import dev.updraft.events.SnapshotCodec.SnapshotManifest;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a reader of {@code updraft.snapshots} found, read from its start to its end ({@code read_committed}):
+ * the latest value of each key (a null value deletes it, as compaction will), then per app its snapshot or
+ * the reason it cannot be used, and the partition markers. From that, where to start reading each
+ * partition of {@code updraft.events}. Not thread-safe: one reader fills it.
+ */
+public final class SnapshotSet {
+  private final Map<String, byte[]> latest = new HashMap<>();
+
+  /** One record of the topic, in offset order. */
+  public void accept(String key, byte[] value) {
+    if (key == null) {
+      return;
+    }
+    if (value == null) {
+      latest.remove(key);
+    } else {
+      latest.put(key, value);
+    }
+  }
+
+  /** What the records say. */
+  public Result result() {
+    Map<String, AppSnapshot> snapshots = new TreeMap<>();
+    Map<String, SnapshotManifest> manifests = new TreeMap<>();
+    List<Read.Fallback> fallbacks = new ArrayList<>();
+    Map<Integer, Long> markers = new TreeMap<>();
+    for (Map.Entry<String, byte[]> e : latest.entrySet()) {
+      String key = e.getKey();
+      if (SnapshotCodec.isMarkerKey(key)) {
+        PartitionMarker m = SnapshotCodec.decodeMarker(e.getValue());
+        if (m != null) {
+          markers.put(m.partition(), m.fromOffset());
+        }
+      } else if (SnapshotCodec.isManifestKey(key)) {
+        SnapshotManifest m = SnapshotCodec.decodeManifest(e.getValue());
+        if (m == null || m.appId() == null || !m.appId().equals(key)) {
+          fallbacks.add(new Read.Fallback(key, SnapshotCodec.CORRUPT, "the manifest of app " + key + " does not decode"));
+          continue;
+        }
+        List<byte[]> chunks = new ArrayList<>();
+        for (int i = 0; i < Math.max(0, m.chunks()); i++) {
+          chunks.add(latest.get(SnapshotCodec.chunkKey(key, m.snapshotId(), i)));
+        }
+        Read r = SnapshotCodec.read(m, chunks);
+        if (r instanceof Read.Ok) {
+          snapshots.put(key, ((Read.Ok) r).snapshot());
+          manifests.put(key, m);
+        } else {
+          fallbacks.add((Read.Fallback) r);
+          if (m.v() >= 1 && m.v() <= AppSnapshot.VERSION) {
+            manifests.put(key, m); // its partition is known: that partition is read from its start
+          } // a manifest of an unknown version: nothing in it is trusted, every partition is read from its start
+        }
+      }
+    }
+    Map<String, Position> covered = new TreeMap<>();
+    for (AppSnapshot snap : snapshots.values()) {
+      covered.put(snap.appId(), new Position(snap.partition(), snap.offset()));
+    }
+    return new Result(snapshots, manifests, fallbacks, markers, covered);
+  }
+
+  /** Where an app's snapshot stands in the events topic. */
+  public record Position(int partition, long offset) {}
+
+  /**
+   * @param snapshots by app id: the snapshots that can be used
+   * @param manifests by app id: every manifest that decoded (usable or not: its chunk keys are replaced by
+   *     the next snapshot)
+   * @param fallbacks apps whose snapshot cannot be used, with the reason (those apps are replayed)
+   * @param markers by events partition: from which offset its events are needed
+   * @param covered by app id: the position each usable snapshot covers the app's events to
+   */
+  public record Result(
+      Map<String, AppSnapshot> snapshots, Map<String, SnapshotManifest> manifests, List<Read.Fallback> fallbacks,
+      Map<Integer, Long> markers, Map<String, Position> covered) {
+
+    /** This result without the snapshots themselves (once applied: a reader keeps only where they stand). */
+    public Result withoutSnapshots() {
+      return new Result(Map.of(), manifests, fallbacks, markers, covered);
+    }
+
+    /**
+     * Where to start reading each of {@code partitions}: the marker, or 0 without one, for a partition one
+     * of whose apps fell back (its events from the start), or for all when a fallback's partition is
+     * unknown (a manifest that does not decode).
+     */
+    public Map<Integer, Long> startOffsets(Collection<Integer> partitions) {
+      Map<Integer, Long> out = new TreeMap<>();
+      boolean all = false;
+      List<Integer> fromStart = new ArrayList<>();
+      for (Read.Fallback f : fallbacks) {
+        SnapshotManifest m = manifests.get(f.appId());
+        if (m == null) {
+          all = true;
+        } else {
+          fromStart.add(m.partition());
+        }
+      }
+      for (int p : partitions) {
+        Long marker = markers.get(p);
+        out.put(p, all || fromStart.contains(p) || marker == null ? 0L : marker);
+      }
+      return out;
+    }
+
+    /** Whether the event at {@code offset} of {@code partition} for {@code appId} is already in its snapshot. */
+    public boolean covers(String appId, int partition, long offset) {
+      Position p = covered.get(appId);
+      return p != null && p.partition() == partition && offset <= p.offset();
+    }
+  }
+}

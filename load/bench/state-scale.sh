@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# State at scale (issue "state that grows with what is live"): generate a log of PUBLISHES historical
+# publishes over APPS apps straight into Kafka, let the control plane snapshot it, then measure
+#   - edge: start-to-ready (process start until /readyz 200), heap after a full GC, what /readyz reports
+#   - control plane: start-to-accepting-writes (process start until /healthz 200), heap after a full GC
+# and write a summary JSON. Runs `./updraft dev` for Kafka, PostgreSQL and the writing control plane, and
+# starts the measured edge and control plane as separate JVMs against its Kafka.
+# Usage: load/bench/state-scale.sh [PUBLISHES=10000] [OUT=target/state-scale-<PUBLISHES>.json]
+# Environment: APPS (100), ROLLOUT_EVERY (20), HEAP (-Xmx for the measured JVMs, 2g).
+# Not for a shared machine: the figures are only meaningful on a quiet one.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+PUBLISHES=${1:-10000}
+OUT=${2:-target/state-scale-$PUBLISHES.json}
+APPS=${APPS:-100}
+ROLLOUT_EVERY=${ROLLOUT_EVERY:-20}
+HEAP=${HEAP:-2g}
+TOKEN=state-scale-bench-token-0123456789
+KAFKA=19092; CONTROL=18080; EDGE=13000; EDGE2=13001; CONTROL2=18081
+WORK=$(mktemp -d /tmp/updraft-state-scale.XXXXXX)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+mkdir -p "$(dirname "$OUT")"
+./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale, outside the clock
+
+wait_for() { # url seconds -> ms waited from $2 (epoch ns)
+  local url=$1 t0=$2 i=0
+  until curl -fs -o /dev/null "$url"; do
+    i=$((i+1)); [ $i -gt 12000 ] && { echo "no answer from $url after 20 min; logs in $WORK" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo $(( ($(date +%s%N) - t0) / 1000000 ))
+}
+heap_after_gc() { # pid -> used heap bytes after a full GC
+  jcmd "$1" GC.run >/dev/null
+  jcmd "$1" GC.heap_info | awk '/used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v * 1024; exit } }'
+}
+metric() { curl -fs "$1/metrics" | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d", s }'; }
+
+start_dev() { # the dev stack on $WORK/dev (its Kafka keeps its data there)
+  ./updraft dev --data-dir "$WORK/dev" --kafka-port $KAFKA --control-port $CONTROL --edge-port $EDGE --admin-token $TOKEN \
+    --snapshot-interval 5s >> "$WORK/dev.log" 2>&1 &
+  DEV=$!; PIDS+=($DEV)
+  wait_for http://127.0.0.1:$EDGE/readyz "$(date +%s%N)" >/dev/null
+}
+echo "dev stack (Kafka on $KAFKA) in $WORK: creates the topics"
+start_dev
+
+echo "generating $PUBLISHES publishes over $APPS apps"
+t0=$(date +%s%N)
+./updraft load events --kafka-bootstrap 127.0.0.1:$KAFKA --apps "$APPS" --publishes "$PUBLISHES" --rollout-every "$ROLLOUT_EVERY" \
+  --signing-key true | tee "$WORK/generate.log"
+generate_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+
+# the writer only reads the log at start: restart it so that it folds the history, then snapshots every app
+echo "restarting the dev stack: its control plane folds the history and snapshots every app"
+kill $DEV; wait $DEV 2>/dev/null || true
+start_dev
+until [ "$(metric http://127.0.0.1:$CONTROL updraft_control_snapshots_written_total)" -ge "$APPS" ]; do sleep 1; done
+sleep 2
+
+echo "edge: start to ready"
+t0=$(date +%s%N)
+UPDRAFT_JAVA_OPTS="-Xmx$HEAP" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE2 --bind 127.0.0.1 --checkins false \
+  --edge-id bench > "$WORK/edge.log" 2>&1 &
+edge_pid=$!; PIDS+=($edge_pid)
+edge_ready_ms=$(wait_for http://127.0.0.1:$EDGE2/readyz "$t0")
+readyz=$(curl -fs http://127.0.0.1:$EDGE2/readyz)
+edge_heap=$(heap_after_gc $edge_pid)
+kill $edge_pid
+
+echo "control plane: start to accepting writes"
+t0=$(date +%s%N)
+UPDRAFT_JAVA_OPTS="-Xmx$HEAP" ./updraft control-plane --kafka-bootstrap 127.0.0.1:$KAFKA --control-port $CONTROL2 --bind 127.0.0.1 \
+  --admin-token $TOKEN --data-dir "$WORK/cp" --transactional-id state-scale-measured > "$WORK/control-plane.log" 2>&1 &
+cp_pid=$!; PIDS+=($cp_pid)
+cp_ready_ms=$(wait_for http://127.0.0.1:$CONTROL2/healthz "$t0")
+cp_heap=$(heap_after_gc $cp_pid)
+cp_snapshot_apps=$(metric http://127.0.0.1:$CONTROL2 updraft_control_snapshot_apps)
+cp_replayed=$(metric http://127.0.0.1:$CONTROL2 updraft_control_events_replayed)
+kill $cp_pid
+
+live_groups=$(echo "$readyz" | sed -E 's/.*"groups":([0-9]+).*/\1/')
+cat > "$OUT" <<JSON
+{
+  "publishes": $PUBLISHES,
+  "apps": $APPS,
+  "rolloutEvery": $ROLLOUT_EVERY,
+  "generateMillis": $generate_ms,
+  "edge": {"startToReadyMillis": $edge_ready_ms, "heapAfterGcBytes": $edge_heap, "liveGroups": $live_groups,
+           "heapPerLiveGroupBytes": $(( edge_heap / (live_groups > 0 ? live_groups : 1) )), "readyz": $readyz},
+  "controlPlane": {"startToAcceptingWritesMillis": $cp_ready_ms, "heapAfterGcBytes": $cp_heap, "snapshotApps": $cp_snapshot_apps,
+                   "eventsReplayed": $cp_replayed},
+  "machine": {"cores": $(nproc), "java": "$(java -version 2>&1 | head -n1 | sed 's/"/\\"/g')"}
+}
+JSON
+echo "wrote $OUT"
+cat "$OUT"

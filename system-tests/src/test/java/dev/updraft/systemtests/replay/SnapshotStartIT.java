@@ -1,0 +1,160 @@
+package dev.updraft.systemtests.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.updraft.edge.EdgeNode;
+import dev.updraft.systemtests.support.CliRunner;
+import dev.updraft.systemtests.support.Http;
+import dev.updraft.systemtests.support.Stack;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * State grows with what is live: after 300 republishes on one branch an edge holds a handful of groups,
+ * snapshots are written, and a fresh edge and a fresh control plane started after them read only the
+ * tail and answer exactly like ones that read the log from offset 0.
+ */
+@ExtendWith(RealInfrastructure.class)
+class SnapshotStartIT {
+  static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir Path work;
+
+  @Test
+  void freshServicesStartFromSnapshotsAndAnswerLikeAReplayFromZero(Infra infra) throws Exception {
+    Path data = work.resolve("data");
+    try (Stack stack = Stack.start(infra, data, Map.of("snapshot-interval-events", "40"))) {
+      CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
+      cli.json("apps", "create", "live", "--certificate", Fixtures.certificatePem().toString(), "--private-key",
+          Fixtures.privateKeyPkcs1Pem().toString());
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < 301; i++) {
+        JsonNode g = cli.json("publish", "--app", "live", "--branch", "main", "--runtime-version", "1.0.0", "--dist",
+            (i % 2 == 0 ? Fixtures.update1() : Fixtures.update2()).toString());
+        g.path("platforms").forEach(p -> ids.add(p.path("updateId").asText()));
+      }
+      cli.json("publish", "--app", "live", "--branch", "beta", "--runtime-version", "1.0.0", "--dist", Fixtures.update2().toString(),
+          "--rollout-percentage", "40");
+      cli.json("channel", "--app", "live", "--channel", "production", "--branch", "main", "--rollout-branch", "beta", "--percentage", "25");
+      EdgeNode fromZero = stack.edge; // started before any snapshot existed: it read the log from offset 0
+      assertThat(gauge(stack.edgeUrl(), "updraft_edge_image_groups")).as("groups an edge holds after 301 publishes")
+          .isBetween(1.0, 8.0);
+      awaitSnapshots(stack);
+      cli.json("rollback", "--app", "live", "--branch", "old", "--runtime-version", "1.0.0", "--embedded", "--platform", "ios");
+
+      EdgeNode fresh = stack.startEdge("fresh", Map.of("checkins", "false"));
+      JsonNode ready = JSON.readTree(Http.get("http://127.0.0.1:" + fresh.port() + "/readyz").body());
+      assertThat(ready.path("snapshotApps").asInt()).isEqualTo(1);
+      assertThat(ready.path("eventsReplayed").asLong()).as("only the tail: %s", ready).isBetween(1L, 45L);
+      assertThat(ready.path("groups").asInt()).isEqualTo(JSON.readTree(Http.get(stack.edgeUrl() + "/readyz").body()).path("groups").asInt());
+
+      int compared = 0;
+      for (List<String> device : grid(ids)) {
+        Answer a = ask("http://127.0.0.1:" + fromZero.port(), device);
+        Answer b = ask("http://127.0.0.1:" + fresh.port(), device);
+        assertThat(b).as("request %s", device).isEqualTo(a);
+        compared += a.body.contains("launchAsset") ? 1 : 0;
+      }
+      assertThat(compared).as("the grid includes served manifests").isGreaterThan(20);
+
+      List<String> paths = List.of("/v1/apps/live", "/v1/apps/live/updates?branch=main&runtimeVersion=1.0.0",
+          "/v1/apps/live/updates?branch=beta&runtimeVersion=1.0.0", "/v1/apps/live/channels", "/v1/apps/live/branches");
+      List<String> before = new ArrayList<>();
+      for (String p : paths) {
+        before.add(get(stack, p));
+      }
+      stack.restartControlPlane(data, Map.of("snapshot-interval-events", "40"));
+      for (int i = 0; i < paths.size(); i++) {
+        assertThat(get(stack, paths.get(i))).as("after a start from snapshots: " + paths.get(i)).isEqualTo(before.get(i));
+      }
+      String started = Http.get(stack.controlUrl() + "/metrics").body();
+      assertThat(gaugeIn(started, "updraft_control_snapshot_apps")).isEqualTo(1.0);
+      assertThat(gaugeIn(started, "updraft_control_events_replayed")).isBetween(1.0, 45.0);
+      stack.restartControlPlane(data.resolve("zero"), Map.of("snapshot-interval-events", "0"));
+      for (int i = 0; i < paths.size(); i++) {
+        assertThat(get(stack, paths.get(i))).as("after a replay from offset 0: " + paths.get(i)).isEqualTo(before.get(i));
+      }
+      Stack.await(fresh.close());
+    }
+  }
+
+  /** Device requests over platforms, channels, current and failed updates, signatures and protocols. */
+  static List<List<String>> grid(List<String> ids) {
+    List<List<String>> out = new ArrayList<>();
+    List<String> recent = ids.subList(ids.size() - 14, ids.size());
+    int n = 0;
+    for (String platform : List.of("ios", "android")) {
+      for (String channel : List.of("production", "main", "beta", "old")) {
+        for (int k = 0; k < 6; k++) {
+          n++;
+          List<String> h = new ArrayList<>(List.of("expo-platform", platform, "expo-runtime-version", "1.0.0", "expo-channel-name", channel,
+              "expo-protocol-version", n % 5 == 0 ? "0" : "1", "eas-client-id", "00000000-0000-4000-8000-" + String.format("%012d", n * 7919),
+              "accept", "multipart/mixed,application/expo+json,application/json"));
+          if (k % 2 == 0) {
+            h.addAll(List.of("expo-expect-signature", "sig, keyid=\"main\", alg=\"rsa-v1_5-sha256\""));
+          }
+          if (k >= 2) {
+            h.addAll(List.of("expo-current-update-id", recent.get((n * 3) % recent.size())));
+          }
+          if (k >= 4) {
+            // failed ids: every entry down to the fallback depth
+            List<String> failed = recent.subList(recent.size() - 1 - (k - 3) * 2, recent.size());
+            h.addAll(List.of("expo-recent-failed-update-ids", "\"" + String.join("\", \"", failed) + "\""));
+          }
+          out.add(h);
+        }
+      }
+    }
+    return out;
+  }
+
+  record Answer(int status, String body, String signature, String filters) {}
+
+  static Answer ask(String base, List<String> headers) throws Exception {
+    HttpResponse<String> r = Http.get(base + "/apps/live/manifest", headers.toArray(new String[0]));
+    return new Answer(r.statusCode(), r.body(), r.headers().firstValue("expo-signature").orElse(null),
+        r.headers().firstValue("expo-manifest-filters").orElse(null));
+  }
+
+  static String get(Stack stack, String path) throws Exception {
+    HttpResponse<String> r = Http.get(stack.controlUrl() + path, "authorization", "Bearer " + Stack.ADMIN_TOKEN);
+    assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
+    return r.body();
+  }
+
+  static void awaitSnapshots(Stack stack) throws Exception {
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (gaugeIn(Http.get(stack.controlUrl() + "/metrics").body(), "updraft_control_snapshots_written_total") < 1) {
+      assertThat(System.nanoTime()).as("a snapshot within 60 s").isLessThan(deadline);
+      Thread.sleep(200);
+    }
+    Thread.sleep(1500); // the publishes after the last threshold crossing have their snapshot too, or stay the tail
+  }
+
+  static double gauge(String base, String name) throws Exception {
+    return gaugeIn(Http.get(base + "/metrics").body(), name);
+  }
+
+  static double gaugeIn(String metrics, String name) {
+    Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(?:\\{[^}]*\\})? ([0-9.eE+-]+)$").matcher(metrics);
+    double sum = 0;
+    boolean found = false;
+    while (m.find()) {
+      sum += Double.parseDouble(m.group(1));
+      found = true;
+    }
+    return found ? sum : -1;
+  }
+}
