@@ -128,22 +128,17 @@ public final class LaunchAssets {
       return true;
     }
 
-    /**
-     * A group left the app (deleted, or with its branch): its patches go, and so does each of its launch
-     * assets that no remaining group launches ({@link #build(Iterable)} decides, once per delta).
-     */
+    /** A group left the app (deleted, or with its branch): its patches go ({@link #build(Iterable)}, once per delta). */
     public void groupRemoved(UpdateGroup g) {
       if (removedGroups == null) {
         removedGroups = new HashSet<>();
         orphanCandidates = new HashSet<>();
       }
       removedGroups.add(g.groupId());
-      for (PlatformUpdate u : g.platforms()) {
-        String sha = launchSha(u.body());
-        if (sha != null) {
-          orphanCandidates.add(sha);
-        }
-      }
+      // Launch-asset records stay: the image keeps groups without their bodies (each body is held once, in
+      // its prepared entry), so which bundle a remaining group launches is not known here, and dropping a
+      // record a remaining group (a republish) still launches would break its downloads. One small record per
+      // distinct bundle lingers until the app is deleted.
     }
 
     /** Forgets a group's patches (the image no longer holds the group: the retention rule dropped it). */
