@@ -22,8 +22,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A retention policy keeping 10 groups on a branch with 300 leaves those 10 and the protected ones (a pinned
+ * A retention policy keeping 3 groups on a branch with 300 leaves those 3 and the protected ones (a pinned
  * group, the control of a running rollout is covered by the unit test), as ordinary {@code updates.deleted}
+ * events of the groups the control plane still holds (its newest 10 per line; older ones it no longer holds)
  * events by actor {@code retention}; the edge serves what it served before and its image no longer holds the
  * deleted groups. Real control plane, edge, Kafka and PostgreSQL.
  */
@@ -36,7 +37,7 @@ class RetentionIT {
   @TempDir Path data;
 
   @Test
-  void keepTenOnABranchWithThreeHundredGroupsLeavesTenAndThePinnedOne(Infra infra) throws Exception {
+  void keepThreeOnABranchWithThreeHundredGroupsLeavesThreeAndThePinnedOne(Infra infra) throws Exception {
     try (Stack stack = Stack.start(infra, data)) {
       CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
       Api api = new Api(stack.controlUrl(), Stack.ADMIN_TOKEN);
@@ -50,19 +51,20 @@ class RetentionIT {
         assertThat(r.status()).as(r.toString()).isEqualTo(201);
         groups.add(r.json().get("groupId").asText());
       }
-      String pinned = groups.get(5);
+      // the control plane holds the newest 10 groups of a line (Retention.CONTROL_PLANE_WINDOW): pin one of those
+      String pinned = groups.get(293);
       assertThat(api.call("PUT", "/v1/apps/" + APP + "/updates/" + pinned + "/pin", null).status()).isEqualTo(200);
-      awaitEdgeGroups(stack, 300);
+      awaitEdgeGroups(stack, 7); // the edge holds the newest 7 of a line
       String servedBefore = served(stack);
 
-      Api.Resp set = api.call("PUT", "/v1/apps/" + APP + "/retention", Map.of("branch", "main", "keep", 10));
+      Api.Resp set = api.call("PUT", "/v1/apps/" + APP + "/retention", Map.of("branch", "main", "keep", 3));
       assertThat(set.status()).as(set.toString()).isEqualTo(200);
 
       List<String> listed = new ArrayList<>();
       for (JsonNode g : api.call("GET", "/v1/apps/" + APP + "/updates?limit=200", null).json().get("items")) {
         listed.add(g.get("groupId").asText());
       }
-      List<String> expected = new ArrayList<>(groups.subList(290, 300));
+      List<String> expected = new ArrayList<>(groups.subList(297, 300));
       java.util.Collections.reverse(expected);
       expected.add(pinned);
       assertThat(listed).containsExactlyElementsOf(expected);
@@ -70,7 +72,7 @@ class RetentionIT {
       assertThat(audit.toString()).contains("updates.deleted").contains("\"actor\":\"retention\"");
       assertThat(api.call("GET", "/v1/apps/" + APP + "/updates/" + groups.get(100), null).status()).isEqualTo(404);
 
-      awaitEdgeGroups(stack, 11);
+      awaitEdgeGroups(stack, 4); // 297..299 and the pinned 293 of the 7 it held
       assertThat(served(stack)).as("the edge serves what it served before").isEqualTo(servedBefore);
     }
   }
