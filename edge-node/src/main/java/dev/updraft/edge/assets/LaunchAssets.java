@@ -1,20 +1,11 @@
 package dev.updraft.edge.assets;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import dev.updraft.events.EventPayload.BundlePatch;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.PatchesComputed;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.UpdateGroup;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,7 +18,6 @@ import java.util.Map;
  * reader's thread.
  */
 public final class LaunchAssets {
-  private static final JsonFactory JSON = new JsonFactory();
 
   /** No launch assets. */
   public static final LaunchAssets EMPTY = new LaunchAssets(Map.of(), Map.of(), Map.of());
@@ -88,11 +78,6 @@ public final class LaunchAssets {
       this.base = base == null ? EMPTY : base;
     }
 
-    /** Ids of the groups deleted in this delta; null when none. */
-    private HashSet<String> removedGroups;
-    /** Launch assets of deleted groups, kept only while a remaining group launches them; null when none. */
-    private HashSet<String> orphanCandidates;
-
     /** A launch asset's encodings (replacing an earlier announcement of the same bytes). */
     public boolean stored(LaunchAssetStored l) {
       if (l.sha256() == null || l.variants().isEmpty()) {
@@ -128,20 +113,13 @@ public final class LaunchAssets {
       return true;
     }
 
-    /** A group left the app (deleted, or with its branch): its patches go ({@link #build(Iterable)}, once per delta). */
-    public void groupRemoved(UpdateGroup g) {
-      if (removedGroups == null) {
-        removedGroups = new HashSet<>();
-        orphanCandidates = new HashSet<>();
-      }
-      removedGroups.add(g.groupId());
-      // Launch-asset records stay: the image keeps groups without their bodies (each body is held once, in
-      // its prepared entry), so which bundle a remaining group launches is not known here, and dropping a
-      // record a remaining group (a republish) still launches would break its downloads. One small record per
-      // distinct bundle lingers until the app is deleted.
-    }
-
-    /** Forgets a group's patches (the image no longer holds the group: the retention rule dropped it). */
+    /**
+     * Forgets a group's patches: the image no longer holds the group (the retention rule dropped it, or it
+     * was deleted, alone or with its branch). Launch-asset records stay: the image keeps groups without
+     * their bodies, so which bundle a remaining group (a republish) launches is not known here, and dropping
+     * one it still launches would break its downloads; one small record per distinct bundle lingers until
+     * the app is deleted.
+     */
     public void dropGroup(String groupId) {
       if (byGroup == null) {
         if (!base.byGroup.containsKey(groupId)) {
@@ -152,22 +130,8 @@ public final class LaunchAssets {
       byGroup.remove(groupId);
     }
 
-    /** The app's launch assets now, after no group was removed. */
     /** The app's launch assets now. */
     public LaunchAssets build() {
-      return build(List.of());
-    }
-
-    /**
-     * The app's launch assets now.
-     *
-     * @param remaining the app's groups after this delta: read only when a group was removed, to keep the
-     *     launch assets they still launch
-     */
-    public LaunchAssets build(Iterable<UpdateGroup> remaining) {
-      if (removedGroups != null) {
-        dropRemoved(remaining);
-      }
       if (bySha == null && byGroup == null) {
         return base;
       }
@@ -183,76 +147,6 @@ public final class LaunchAssets {
       }
       return new LaunchAssets(
           bySha == null ? base.bySha : Collections.unmodifiableMap(new HashMap<>(bySha)), Collections.unmodifiableMap(index), groups);
-    }
-
-    private void dropRemoved(Iterable<UpdateGroup> remaining) {
-      Map<String, LaunchAssetStored> shas = bySha == null ? base.bySha : bySha;
-      Map<String, List<BundlePatch>> patchesNow = byGroup == null ? base.byGroup : byGroup;
-      orphanCandidates.removeIf(sha -> !shas.containsKey(sha));
-      if (!orphanCandidates.isEmpty()) {
-        for (UpdateGroup g : remaining) {
-          for (PlatformUpdate u : g.platforms()) {
-            String sha = launchSha(u.body());
-            if (sha != null) {
-              orphanCandidates.remove(sha);
-            }
-          }
-          if (orphanCandidates.isEmpty()) {
-            break;
-          }
-        }
-      }
-      if (!orphanCandidates.isEmpty()) {
-        if (bySha == null) {
-          bySha = new HashMap<>(base.bySha);
-        }
-        bySha.keySet().removeAll(orphanCandidates);
-      }
-      boolean patched = false;
-      for (String id : removedGroups) {
-        patched |= patchesNow.containsKey(id);
-      }
-      if (patched) {
-        if (byGroup == null) {
-          byGroup = new HashMap<>(base.byGroup);
-        }
-        byGroup.keySet().removeAll(removedGroups);
-      }
-      removedGroups = null;
-      orphanCandidates = null;
-    }
-  }
-
-  /**
-   * The hex SHA-256 of the launch asset a manifest body names ({@code launchAsset.hash}, base64url), or
-   * null for a directive or a body that names none.
-   */
-  static String launchSha(String body) {
-    if (body == null || !body.contains("\"launchAsset\"")) {
-      return null;
-    }
-    try (JsonParser p = JSON.createParser(body)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
-        return null;
-      }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String name = p.currentName();
-        JsonToken v = p.nextToken();
-        if (name.equals("launchAsset") && v == JsonToken.START_OBJECT) {
-          while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            if (p.nextToken() == JsonToken.VALUE_STRING && field.equals("hash")) {
-              return HexFormat.of().formatHex(Base64.getUrlDecoder().decode(p.getText()));
-            }
-            p.skipChildren();
-          }
-          return null;
-        }
-        p.skipChildren();
-      }
-      return null;
-    } catch (IOException | IllegalArgumentException e) {
-      return null;
     }
   }
 }

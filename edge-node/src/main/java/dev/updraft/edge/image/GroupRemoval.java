@@ -2,7 +2,6 @@ package dev.updraft.edge.image;
 
 import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.UpdateGroup;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -10,7 +9,7 @@ import java.util.Map;
 
 /**
  * Takes deleted groups out of an {@link AppDelta}'s maps: the groups, their entries, their lines, and their
- * launch assets and patches ({@link LaunchAssets.Builder#groupRemoved}).
+ * launch assets and patches ({@link LaunchAssets.Builder#dropGroup}).
  */
 final class GroupRemoval {
   private GroupRemoval() {}
@@ -50,7 +49,7 @@ final class GroupRemoval {
     if (g == null) {
       return false;
     }
-    assets.groupRemoved(g.group());
+    assets.dropGroup(g.group().groupId());
     for (PlatformUpdate u : g.group().platforms()) {
       if (u.updateId() != null && groupId.equals(groupOfEntry.get(u.updateId()))) {
         groupOfEntry.remove(u.updateId());
@@ -70,8 +69,4 @@ final class GroupRemoval {
     return true;
   }
 
-  /** The groups' published forms, for {@link LaunchAssets.Builder#build(Iterable)}. */
-  static Iterable<UpdateGroup> published(Map<String, GroupState> groups) {
-    return () -> groups.values().stream().map(GroupState::group).iterator();
-  }
 }

@@ -78,7 +78,7 @@ final class ImageBuild {
         noUpdate,
         filters(),
         bytes,
-        d.launchAssets.build(GroupRemoval.published(d.groups)));
+        d.launchAssets.build());
   }
 
   /**
