@@ -45,29 +45,6 @@ public record DeviceRecord(
     skippedUpdateIds = skippedUpdateIds == null ? List.of() : List.copyOf(skippedUpdateIds);
   }
 
-  /** A device whose newest answer passed over nothing. */
-  public DeviceRecord(
-      String appId,
-      String clientId,
-      String platform,
-      String runtimeVersion,
-      String channel,
-      String currentUpdateId,
-      String embeddedUpdateId,
-      String source,
-      List<String> failedUpdateIds,
-      String fatalError,
-      Instant fatalErrorAt,
-      Instant firstSeen,
-      Instant lastSeen,
-      long checkIns,
-      String lastCheckInId,
-      String edgeId,
-      Served served) {
-    this(appId, clientId, platform, runtimeVersion, channel, currentUpdateId, embeddedUpdateId, source, failedUpdateIds,
-        fatalError, fatalErrorAt, firstSeen, lastSeen, checkIns, lastCheckInId, edgeId, served, List.of());
-  }
-
   /**
    * The edge's decision for the newest check-in.
    *

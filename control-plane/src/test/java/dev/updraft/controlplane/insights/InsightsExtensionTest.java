@@ -90,7 +90,7 @@ class InsightsExtensionTest {
   private static DeviceRecord device(String current, String outcome, String reason, Integer bucket, String servedUpdate, String servedGroup) {
     return new DeviceRecord("shop", "d1", "ios", "1.0.0", "canary", current, "emb", current.equals("emb") ? "embedded" : "ota",
         List.of(), null, null, T, T, 1, "c1", "edge-1",
-        new DeviceRecord.Served(outcome, reason, "canary", false, bucket, servedUpdate, servedGroup));
+        new DeviceRecord.Served(outcome, reason, "canary", false, bucket, servedUpdate, servedGroup), List.of());
   }
 
   @Test

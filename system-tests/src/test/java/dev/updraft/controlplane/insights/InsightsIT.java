@@ -241,7 +241,7 @@ class InsightsIT {
     DeviceRecord r =
         new DeviceRecord(APP, "d", "ios", "1.0.0", "production", EMB_IOS, EMB_IOS, "embedded", List.of(), null, null,
             NOW, NOW, 1, "c", "edge-1",
-            new DeviceRecord.Served(CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "beta", true, 417, A_IOS, "g-a"));
+            new DeviceRecord.Served(CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "beta", true, 417, A_IOS, "g-a"), List.of());
     assertThat(r.explanation())
         .isEqualTo("channel \"production\" → branch \"beta\" (in the channel's branch rollout) → rollout bucket 417"
             + " → update a-ios (group g-a): newer than the running emb-ios");
