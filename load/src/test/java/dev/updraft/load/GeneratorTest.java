@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.load.run.Timeseries;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -265,6 +267,33 @@ class GeneratorTest {
       JsonNode bt = bad.summary().path("results");
       assertThat(bt.path("errors_by_kind").path("asset_hash").asLong()).isEqualTo(bt.path("totals").path("asset_downloads").asLong());
       assertThat(bt.path("totals").path("asset_downloads").asLong()).isGreaterThan(0);
+    }
+  }
+
+  @Test
+  void stormOpenersAskForAPatchFromTheUpdateTheyRanAndCountItsBytes() throws Exception {
+    try (TestEdge edge = new TestEdge()) {
+      edge.answerPatches = true;
+      Runs.Outcome o = Runs.run(dir, "patches", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
+          "--scale", "0.05", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500");
+      assertThat(o.exit()).as(o.summary().path("results").path("error_samples").toString()).isEqualTo(0);
+      JsonNode t = o.summary().path("results").path("totals");
+      assertThat(t.path("asset_downloads").asLong()).isGreaterThan(0);
+      assertThat(t.path("asset_patches").asLong()).isEqualTo(t.path("asset_downloads").asLong());
+      assertThat(t.path("asset_patch_bytes").asLong()).isEqualTo(7 * t.path("asset_patches").asLong());
+      List<TestEdge.Seen> assets = edge.seen.stream().filter(s -> s.path().startsWith("/assets/")).collect(Collectors.toList());
+      assertThat(assets).isNotEmpty().allSatisfy(s -> {
+        assertThat(s.headers()).containsEntry("a-im", "bsdiff");
+        // the base is the update the device ran, never the one it is being given
+        assertThat(s.headers().get("expo-current-update-id")).isNotEqualToIgnoringCase(s.headers().get("expo-requested-update-id"));
+      });
+
+      edge.seen.clear();
+      Runs.Outcome full = Runs.run(dir, "no-patches", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
+          "--scale", "0.05", "--assets", "--asset-patches", "false", "--warmup", "20", "--max-lag", "10s", "--devices", "500");
+      assertThat(full.exit()).isEqualTo(0);
+      assertThat(full.summary().path("results").path("totals").path("asset_patches").asLong()).isZero();
+      assertThat(edge.seen.stream().filter(s -> s.path().startsWith("/assets/"))).isNotEmpty().noneMatch(s -> s.headers().containsKey("a-im"));
     }
   }
 }

@@ -45,6 +45,8 @@ public final class TestEdge implements AutoCloseable {
   /** Replaces the multipart body of the n-th fleet request when it returns non-null. */
   volatile java.util.function.IntFunction<String> brokenBody = n -> null;
   volatile byte[] assetBytes = ASSET;
+  /** Answer a launch-asset request that asks for a patch (A-IM: bsdiff) with a 226 from the update it names. */
+  volatile boolean answerPatches;
   private final List<Runnable> held = new ArrayList<>();
   private int version = 1;
   final HttpServer server;
@@ -97,6 +99,12 @@ public final class TestEdge implements AutoCloseable {
       return;
     }
     if (path.startsWith("/assets/")) {
+      String base = h.get("expo-current-update-id");
+      if (answerPatches && "bsdiff".equals(h.get("a-im")) && base != null) {
+        req.response().setStatusCode(226).putHeader("im", "bsdiff").putHeader("expo-base-update-id", base)
+            .putHeader("content-type", "application/vnd.bsdiff").end(Buffer.buffer(new byte[] {1, 2, 3, 4, 5, 6, 7}));
+        return;
+      }
       req.response().putHeader("content-type", "application/javascript").end(Buffer.buffer(assetBytes));
       return;
     }

@@ -50,8 +50,12 @@ final class AssetFetch {
     return assetsInFlight;
   }
 
-  /** Downloads the manifest's launch asset for {@code device} and checks it. */
-  void fetch(Arrival a, int device, ResponseCheck.Answer ans) {
+  /**
+   * Downloads the manifest's launch asset for {@code device} and checks it.
+   *
+   * @param current the update the device ran when it asked for the manifest (the patch's base)
+   */
+  void fetch(Arrival a, int device, String current, ResponseCheck.Answer ans) {
     RunConfig c = run.config;
     String url = ans.launchUrl();
     if (c.assetRewriteFrom() != null && url.startsWith(c.assetRewriteFrom())) {
@@ -66,10 +70,9 @@ final class AssetFetch {
     h.add(RUNTIME, key.runtimeVersion());
     h.add(CHANNEL, key.channel());
     h.add(CLIENT_ID, fleet.clientIdHeader(device));
-    h.add(CURRENT, fleet.currentUpdateId(device));
+    h.add(CURRENT, current);
     h.add(EMBEDDED, key.embeddedUpdateId());
     h.add(REQUESTED, ans.updateId());
-    String current = fleet.currentUpdateId(device);
     boolean patch = c.assetPatches() && current != null && !current.equalsIgnoreCase(ans.updateId());
     if (patch) {
       // as the clients ask (protocol.md §5): iOS names the updates in Expo-*-Update-ID, Android also in If-None-Match / If-Match

@@ -331,7 +331,8 @@ final class Lane extends VerticleBase {
     }
     if (ans.kind() == ResponseCheck.Kind.MANIFEST && ans.launchUrl() != null
         && run.config.profile().phases().get(a.phase()).assets()) {
-      assets.fetch(a, device, ans);
+      // the update the device ran when it asked: judging has already moved it to the answer
+      assets.fetch(a, device, run.catalog.id(sentIdx), ans);
     }
   }
 }
