@@ -68,6 +68,7 @@ public final class LoadCommand {
       "  --signature (send expo-expect-signature) --signature-keyid main --verify-certificate PEM",
       "  --assets (storm openers download the launch asset) --asset-hash first|always|off --asset-url-rewrite FROM=TO",
       "  --asset-patches true|false (default true: a device on an earlier update asks for a bundle patch, A-IM: bsdiff)",
+      "  --asset-encoding clients|identity (default clients: Accept-Encoding as each platform's client sends it; decoded before hashing)",
       "  --event-loops 1 --connections 64 --max-in-flight 10000 --max-lag 100ms --timeout 10s --grace 5s",
       "  --trigger-url URL --trigger-method POST --trigger-body JSON|@file --trigger-token T --trigger-at 625s --trigger-wait 30s",
       "  --metrics name=URL,... --metric-names alias=metric{label=\"v\"},... --pids name=PID,... --health-path /readyz",

@@ -296,4 +296,22 @@ class GeneratorTest {
       assertThat(edge.seen.stream().filter(s -> s.path().startsWith("/assets/"))).isNotEmpty().noneMatch(s -> s.headers().containsKey("a-im"));
     }
   }
+
+  @Test
+  void fullDownloadsAskForTheClientsEncodingsAndAreHashCheckedDecodedButCountedAsTheyTravel() throws Exception {
+    try (TestEdge edge = new TestEdge()) {
+      edge.encodeAssets = true;
+      Runs.Outcome o = Runs.run(dir, "encodings", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
+          "--scale", "0.05", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--asset-hash", "always",
+          "--asset-patches", "false");
+      assertThat(o.exit()).as(o.summary().path("results").path("error_samples").toString()).isEqualTo(0);
+      JsonNode t = o.summary().path("results").path("totals");
+      assertThat(t.path("asset_downloads").asLong()).isGreaterThan(0);
+      assertThat(t.path("asset_bytes").asLong()).isEqualTo(edge.assetBytesSent.get());
+      List<TestEdge.Seen> assets = edge.seen.stream().filter(s -> s.path().startsWith("/assets/")).collect(Collectors.toList());
+      assertThat(assets).isNotEmpty().allSatisfy(s -> assertThat(s.headers().get("accept-encoding"))
+          .isEqualTo("ios".equals(s.headers().get("expo-platform")) ? "br, gzip, deflate" : "zstd, br, gzip"));
+      assertThat(assets.stream().map(s -> s.headers().get("expo-platform")).distinct()).containsExactlyInAnyOrder("ios", "android");
+    }
+  }
 }

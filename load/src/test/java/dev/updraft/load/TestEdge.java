@@ -47,6 +47,10 @@ public final class TestEdge implements AutoCloseable {
   volatile byte[] assetBytes = ASSET;
   /** Answer a launch-asset request that asks for a patch (A-IM: bsdiff) with a 226 from the update it names. */
   volatile boolean answerPatches;
+  /** Encode full launch assets by the request's Accept-Encoding (zstd, then br, then gzip) as an edge does. */
+  volatile boolean encodeAssets;
+  /** The bytes of every full launch asset sent, as they travelled. */
+  final java.util.concurrent.atomic.AtomicLong assetBytesSent = new java.util.concurrent.atomic.AtomicLong();
   private final List<Runnable> held = new ArrayList<>();
   private int version = 1;
   final HttpServer server;
@@ -105,7 +109,14 @@ public final class TestEdge implements AutoCloseable {
             .putHeader("content-type", "application/vnd.bsdiff").end(Buffer.buffer(new byte[] {1, 2, 3, 4, 5, 6, 7}));
         return;
       }
-      req.response().putHeader("content-type", "application/javascript").end(Buffer.buffer(assetBytes));
+      String accept = h.getOrDefault("accept-encoding", "");
+      String encoding = !encodeAssets ? null : accept.contains("zstd") ? "zstd" : accept.contains("br") ? "br" : accept.contains("gzip") ? "gzip" : null;
+      byte[] bytes = encode(encoding, assetBytes);
+      assetBytesSent.addAndGet(bytes.length);
+      if (encoding != null) {
+        req.response().putHeader("content-encoding", encoding);
+      }
+      req.response().putHeader("content-type", "application/javascript").end(Buffer.buffer(bytes));
       return;
     }
     boolean fleet = !DISCOVERY_ID.equals(h.get("eas-client-id")) && !WARMUP_ID.equals(h.get("eas-client-id"));
@@ -132,6 +143,29 @@ public final class TestEdge implements AutoCloseable {
       return;
     }
     delayed.run();
+  }
+
+  private static byte[] encode(String encoding, byte[] raw) {
+    try {
+      if (encoding == null) {
+        return raw;
+      }
+      switch (encoding) {
+        case "zstd":
+          return com.github.luben.zstd.Zstd.compress(raw);
+        case "br":
+          com.aayushatharva.brotli4j.Brotli4jLoader.ensureAvailability();
+          return com.aayushatharva.brotli4j.encoder.Encoder.compress(raw);
+        default:
+          java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+          try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(out)) {
+            gz.write(raw);
+          }
+          return out.toByteArray();
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private void answer(HttpServerRequest req, Map<String, String> h, int statusOverride) {

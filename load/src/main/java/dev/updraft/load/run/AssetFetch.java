@@ -30,9 +30,14 @@ import java.util.Map;
  * its launch asset, timed separately, and checks its base64url SHA-256 against the manifest's
  * {@code hash} ({@code --asset-hash first|always|off}). A device on an earlier update asks for a bundle
  * patch as the clients do ({@code A-IM: bsdiff}; {@code --asset-patches false} turns it off); a 226 answer
- * counts as a patch, its bytes apart. Confined to the lane's event loop.
+ * counts as a patch, its bytes apart. Full downloads ask for the encodings each platform's client accepts
+ * ({@code --asset-encoding identity} asks for none); bytes are counted as they travel and decoded before
+ * hashing. Confined to the lane's event loop.
  */
 final class AssetFetch {
+  /** What the clients send for assets (protocol.md: iOS's URLSession; Android 57's interceptor). */
+  static final String IOS_ENCODINGS = "br, gzip, deflate";
+  static final String ANDROID_ENCODINGS = "zstd, br, gzip";
   private final int lane;
   private final LoadRun run;
   private final HttpClientAgent client;
@@ -73,6 +78,9 @@ final class AssetFetch {
     h.add(CURRENT, current);
     h.add(EMBEDDED, key.embeddedUpdateId());
     h.add(REQUESTED, ans.updateId());
+    if (c.assetClientEncodings()) {
+      h.add("accept-encoding", "ios".equals(key.platform()) ? IOS_ENCODINGS : ANDROID_ENCODINGS);
+    }
     boolean patch = c.assetPatches() && current != null && !current.equalsIgnoreCase(ans.updateId());
     if (patch) {
       // as the clients ask (protocol.md §5): iOS names the updates in Expo-*-Update-ID, Android also in If-None-Match / If-Match
@@ -98,7 +106,7 @@ final class AssetFetch {
       if (resp.statusCode() == 226) {
         patchDone(a, assetUrl, current, resp.getHeader("expo-base-update-id"), b, t0);
       } else {
-        assetDone(a, assetUrl, ans.launchHash(), resp.statusCode(), b, t0);
+        assetDone(a, assetUrl, ans.launchHash(), resp.statusCode(), resp.getHeader("content-encoding"), b, t0);
       }
       return b;
     })).onComplete(ar -> {
@@ -125,7 +133,7 @@ final class AssetFetch {
     }
   }
 
-  private void assetDone(Arrival a, String url, String expectedHash, int status, Buffer body, long t0) {
+  private void assetDone(Arrival a, String url, String expectedHash, int status, String encoding, Buffer body, long t0) {
     long now = System.nanoTime();
     run.stats.asset[lane][a.phase()].recordValue(Stats.clampUs(now - t0));
     run.stats.add(a.window(), Stats.ASSETS);
@@ -147,7 +155,15 @@ final class AssetFetch {
       }
       return;
     }
-    String actual = ResponseCheck.sha256Base64Url(body.getBytes());
+    byte[] decoded;
+    try {
+      decoded = Decoding.decode(encoding, body.getBytes());
+    } catch (java.io.IOException e) {
+      run.stats.error(a.window(), ErrorKind.ASSET_HASH);
+      run.samples.note(ErrorKind.ASSET_HASH, url + ": content-encoding " + encoding + " does not decode: " + e.getMessage());
+      return;
+    }
+    String actual = ResponseCheck.sha256Base64Url(decoded);
     if (!actual.equals(expectedHash)) {
       run.stats.error(a.window(), ErrorKind.ASSET_HASH);
       run.samples.note(ErrorKind.ASSET_HASH, url + ": sha256 " + actual + " != manifest hash " + expectedHash);

@@ -62,13 +62,14 @@ public record RunConfig(
     double replaySpeed,
     boolean discovery,
     int warmup,
-    boolean assetPatches) {
+    boolean assetPatches,
+    boolean assetClientEncodings) {
 
   static final Set<String> RUN_FLAGS = Set.of(
       "name", "out-dir", "target", "path", "app", "profile", "scale", "time-scale", "rate", "duration",
       "knee-from", "knee-to", "knee-step", "knee-ramp", "knee-hold", "arrivals", "devices", "seed", "platforms",
       "channels", "runtime-versions", "up-to-date", "signature", "signature-keyid", "verify-certificate", "assets",
-      "asset-hash", "asset-patches", "asset-url-rewrite", "event-loops", "connections", "max-in-flight", "max-lag", "timeout", "grace",
+      "asset-hash", "asset-patches", "asset-encoding", "asset-url-rewrite", "event-loops", "connections", "max-in-flight", "max-lag", "timeout", "grace",
       "trigger-url", "trigger-method", "trigger-body", "trigger-token", "trigger-content-type", "trigger-at",
       "trigger-wait", "metrics", "metric-names", "pids", "health-path", "baseline", "baseline-profile",
       "baseline-event-loops", "baseline-jvm-opts", "interval", "progress", "max-error-rate", "knee-p99", "warmup");
@@ -175,7 +176,8 @@ public record RunConfig(
         speed,
         run,
         s.integer("warmup", run ? 200 : 0, 0, 100_000),
-        s.bool("asset-patches", true));
+        s.bool("asset-patches", true),
+        "clients".equals(s.choice("asset-encoding", "clients", "clients", "identity")));
   }
 
   /** The configuration of the baseline run: its profile, no server metrics, no push trigger. */
@@ -184,7 +186,7 @@ public record RunConfig(
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
         baselineProfile, baselineEventLoops, baselineJvmOpts, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery, warmup, assetPatches);
+        discovery, warmup, assetPatches, assetClientEncodings);
   }
 
   public static Profile profile(Settings s, String name) {
