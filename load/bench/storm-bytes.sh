@@ -33,7 +33,7 @@ for patches in true false; do
   sleep 5 # the patch job of update 2 (against update 1) runs after the publish
   log "published $g1 and update 2; storm with --asset-patches $patches"
   set +e
-  ./updraft load run --name "storm-patches-$patches" --profile storm --scale "${SCALE:-0.3}" --time-scale "${TIME_SCALE:-0.25}" \
+  ./updraft load run --name "storm-patches-$patches" --profile storm --scale "${SCALE:-0.15}" --time-scale "${TIME_SCALE:-0.25}" \
     --target http://127.0.0.1:$EDGE --app demo --channels production --runtime-versions 1.0.0 --up-to-date 1.0 \
     --assets --asset-patches "$patches" --out-dir "$work" --metrics edge=http://127.0.0.1:$EDGE/metrics \
     --trigger-url $SERVER/v1/apps/demo/rollbacks --trigger-method POST --trigger-token $TOKEN \
