@@ -312,6 +312,15 @@ class GeneratorTest {
       assertThat(assets).isNotEmpty().allSatisfy(s -> assertThat(s.headers().get("accept-encoding"))
           .isEqualTo("ios".equals(s.headers().get("expo-platform")) ? "br, gzip, deflate" : "zstd, br, gzip"));
       assertThat(assets.stream().map(s -> s.headers().get("expo-platform")).distinct()).containsExactlyInAnyOrder("ios", "android");
+
+      // the server adds encoded copies after the publish: the first downloads of a URL were identity, later ones
+      // encoded; hashing only the first download of each URL must not call the later ones wrong
+      edge.identityFirst = 10;
+      edge.assetBytesSent.set(0);
+      Runs.Outcome first = Runs.run(dir, "encodings-first", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
+          "--scale", "0.05", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--asset-patches", "false");
+      assertThat(first.exit()).as(first.summary().path("results").path("error_samples").toString()).isEqualTo(0);
+      assertThat(first.summary().path("results").path("totals").path("asset_bytes").asLong()).isEqualTo(edge.assetBytesSent.get());
     }
   }
 }

@@ -49,6 +49,9 @@ public final class TestEdge implements AutoCloseable {
   volatile boolean answerPatches;
   /** Encode full launch assets by the request's Accept-Encoding (zstd, then br, then gzip) as an edge does. */
   volatile boolean encodeAssets;
+  /** The first this many launch-asset requests are answered identity even when encoding (copies not made yet). */
+  volatile int identityFirst;
+  private final AtomicInteger assetRequests = new AtomicInteger();
   /** The bytes of every full launch asset sent, as they travelled. */
   final java.util.concurrent.atomic.AtomicLong assetBytesSent = new java.util.concurrent.atomic.AtomicLong();
   private final List<Runnable> held = new ArrayList<>();
@@ -110,7 +113,8 @@ public final class TestEdge implements AutoCloseable {
         return;
       }
       String accept = h.getOrDefault("accept-encoding", "");
-      String encoding = !encodeAssets ? null : accept.contains("zstd") ? "zstd" : accept.contains("br") ? "br" : accept.contains("gzip") ? "gzip" : null;
+      boolean encode = encodeAssets && assetRequests.incrementAndGet() > identityFirst;
+      String encoding = !encode ? null : accept.contains("zstd") ? "zstd" : accept.contains("br") ? "br" : accept.contains("gzip") ? "gzip" : null;
       byte[] bytes = encode(encoding, assetBytes);
       assetBytesSent.addAndGet(bytes.length);
       if (encoding != null) {

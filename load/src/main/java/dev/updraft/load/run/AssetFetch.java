@@ -41,7 +41,7 @@ final class AssetFetch {
   private final int lane;
   private final LoadRun run;
   private final HttpClientAgent client;
-  /** URL → length of the download whose hash was verified ({@code first} mode compares lengths after). */
+  /** URL and content-encoding → length of the download whose hash was verified ({@code first} mode compares lengths after). */
   private final Map<String, Integer> verifiedAssets = new HashMap<>();
   private volatile int assetsInFlight;
 
@@ -147,7 +147,9 @@ final class AssetFetch {
     if (expectedHash == null || "off".equals(mode)) {
       return;
     }
-    Integer knownLength = verifiedAssets.get(url);
+    // the same URL travels in several encodings (the server may add encoded copies after the publish)
+    String seenAs = encoding == null ? url : url + " " + encoding;
+    Integer knownLength = verifiedAssets.get(seenAs);
     if ("first".equals(mode) && knownLength != null) {
       if (knownLength != body.length()) {
         run.stats.error(a.window(), ErrorKind.ASSET_HASH);
@@ -168,7 +170,7 @@ final class AssetFetch {
       run.stats.error(a.window(), ErrorKind.ASSET_HASH);
       run.samples.note(ErrorKind.ASSET_HASH, url + ": sha256 " + actual + " != manifest hash " + expectedHash);
     } else {
-      verifiedAssets.put(url, body.length());
+      verifiedAssets.put(seenAs, body.length());
     }
   }
 
