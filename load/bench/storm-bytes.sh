@@ -3,8 +3,9 @@
 # a fresh `updraft dev` (its edge serves launch assets): publish fixture update 1 and update 2 (the fleet
 # runs update 2), then the storm, whose trigger republishes update 1 at 2 s: every device turns outdated and
 # downloads the launch asset, as a patch from update 2's bundle when --asset-patches is true (A-IM: bsdiff,
-# as the clients send it) or in full when false. Bytes are counted by the generator, so the machine's load
-# does not change them (only the latency in the same files).
+# as the clients send it) or in full when false, in the encoding the platform's client accepts. Bytes per
+# download do not depend on the machine; the share of patches does (until the patch job of the republish
+# has finished, devices get the full bundle), and so does the latency in the same files.
 # Usage: load/bench/storm-bytes.sh   (environment: OUT, SCALE [0.3], TIME_SCALE [0.25])
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
