@@ -227,4 +227,38 @@ class DeletionIT {
     assertThat(listed(app)).containsExactly(g3);
     assertThat(admin.delete("/v1/apps/" + app + "/retention").json().get("policies")).isEmpty();
   }
+
+  @Test
+  void aPinnedGroupOutlivesTheWindowStaysRepublishableAndDeletableAndGoesOnceUnpinned() {
+    String app = "del-pinned";
+    assertThat(admin.post("/v1/apps", Map.of("appId", app)).status()).isEqualTo(201);
+    ExportFixture.upload(admin, app, Fixtures.update1());
+    String pinned = publish(app, "main");
+    String unpinned = publish(app, "main");
+    for (String g : List.of(pinned, unpinned)) {
+      assertThat(admin.put("/v1/apps/" + app + "/updates/" + g + "/pin", null).json().get("pinned").asBoolean()).isTrue();
+    }
+    List<String> newer = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      newer.add(publish(app, "main"));
+    }
+    List<String> held = listed(app);
+    assertThat(held).as("the newest 10 of the line and both pinned groups").hasSize(12).startsWith(newer.get(19)).endsWith(unpinned, pinned);
+    assertThat(held).doesNotContain(newer.get(9));
+    assertThat(admin.get("/v1/apps/" + app + "/updates/" + pinned).status()).isEqualTo(200);
+    assertThat(admin.get("/v1/apps/" + app + "/retention").json().get("pinned")).extracting(JsonNode::asText).containsExactlyInAnyOrder(pinned, unpinned);
+
+    String again = republish(app, "main", pinned);
+    assertThat(listed(app).get(0)).isEqualTo(again);
+
+    assertThat(admin.delete("/v1/apps/" + app + "/updates/" + unpinned + "/pin").json().get("pinned").asBoolean()).isFalse();
+    assertThat(admin.get("/v1/apps/" + app + "/updates/" + unpinned).status()).as("held until its line is folded again").isEqualTo(200);
+    String last = publish(app, "main");
+    assertThat(admin.get("/v1/apps/" + app + "/updates/" + unpinned).status()).as("the next publish on its line drops it").isEqualTo(404);
+
+    Http.Resp deleted = admin.delete("/v1/apps/" + app + "/updates/" + pinned);
+    assertThat(deleted.status()).as(deleted.toString()).isEqualTo(200);
+    assertThat(listed(app)).doesNotContain(pinned, unpinned).hasSize(10).startsWith(last, again);
+    assertThat(admin.get("/v1/apps/" + app + "/retention").json().get("pinned")).isEmpty();
+  }
 }

@@ -167,7 +167,7 @@ class SnapshotIT {
     return new Http("http://127.0.0.1:" + cp.port(), TestSupport.ADMIN);
   }
 
-  /** Two apps; on "snap" a key, a channel, a token, {@code publishes} publishes and a rollout. */
+  /** Two apps; on "snap" a key, a channel, a token, {@code publishes} publishes (the third pinned), a retention policy and a rollout. */
   static void scenario(Http h, int publishes, String snap, String other) throws Exception {
     ObjectNode app = Http.JSON.createObjectNode();
     app.put("appId", snap);
@@ -181,7 +181,12 @@ class SnapshotIT {
     ExportFixture.upload(h, other, Fixtures.update1());
     for (int i = 0; i < publishes; i++) {
       publish(h, snap, "main", i % 2 == 0 ? Fixtures.update1() : Fixtures.update2());
+      if (i == 2) { // pinned: held past the window, so the snapshot must carry the pin
+        String third = h.get("/v1/apps/" + snap + "/updates?limit=1").json().get("items").get(0).get("groupId").asText();
+        assertThat(h.put("/v1/apps/" + snap + "/updates/" + third + "/pin", null).status()).isEqualTo(200);
+      }
     }
+    assertThat(h.put("/v1/apps/" + snap + "/retention", Map.of("keep", 100)).status()).isEqualTo(200);
     publish(h, other, "main", Fixtures.update1());
     ObjectNode rollout = ExportFixture.publishBody(Fixtures.update1(), "main", "1.0.0");
     rollout.put("rolloutPercentage", 30);
@@ -194,14 +199,14 @@ class SnapshotIT {
     assertThat(r.status()).as(r.toString()).isEqualTo(201);
   }
 
-  /** The state without audit logs (history, kept in PostgreSQL, not in snapshots). */
+  /** The state without audit logs (history, kept in PostgreSQL, not in snapshots); pins and retention policies included. */
   static ControlState withoutAudit(ControlState s) {
     PSortedMap<String, AppState> apps = TreePMap.empty();
     for (AppState a : s.apps().values()) {
       apps = apps.plus(a.appId(), new AppState(a.appId(), a.displayName(), a.createdAt(), a.createdBy(), a.lastSequence(), a.tokens(), a.keys(),
           a.defaultChannel(), a.channels(), a.history(), a.idempotencyKeys(), TreePVector.empty()));
     }
-    return new ControlState(apps, s.tokensBySha256(), s.deliveries());
+    return new ControlState(apps, s.tokensBySha256(), s.deliveries(), s.retention());
   }
 
   /** The current manifest record of an app in the snapshots topic. */

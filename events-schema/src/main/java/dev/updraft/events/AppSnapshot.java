@@ -31,6 +31,10 @@ import java.util.TreeMap;
  * @param launchAssets sorted by SHA-256
  * @param patches by group, sorted by group id (only held groups')
  * @param builds sorted by embedded update id
+ * @param pinned since v2: the ids of the pinned groups, sorted (a pinned group is held past the window and
+ *     protected from retention, so a reader needs them to hold what a replay holds)
+ * @param retentionPolicies since v2: the app's retention policies, the app-wide one (branch null) first,
+ *     then by branch
  */
 public record AppSnapshot(
     int v,
@@ -49,9 +53,15 @@ public record AppSnapshot(
     List<IdempotencyKey> idempotencyKeys,
     List<LaunchAsset> launchAssets,
     List<GroupPatches> patches,
-    List<BuildRegistered> builds) {
-  /** The format version this build writes; readers take 1..VERSION and fall back to a replay otherwise. */
-  public static final int VERSION = 1;
+    List<BuildRegistered> builds,
+    List<String> pinned,
+    List<RetentionPolicy> retentionPolicies) {
+  /**
+   * The format version this build writes; readers take 1..VERSION and fall back to a replay otherwise. v2
+   * added {@link #pinned} and {@link #retentionPolicies}: a v1 snapshot lacks them, so a reader that needs
+   * them (the control plane) replays an app whose snapshot is v1 ({@link SnapshotSet.Result#requiring}).
+   */
+  public static final int VERSION = 2;
 
   public AppSnapshot {
     Objects.requireNonNull(appId, "appId");
@@ -63,6 +73,17 @@ public record AppSnapshot(
     launchAssets = list(launchAssets);
     patches = list(patches);
     builds = list(builds);
+    pinned = list(pinned);
+    retentionPolicies = list(retentionPolicies);
+  }
+
+  /** A snapshot of the v1 shape (no pins, no retention policies). */
+  public AppSnapshot(
+      int v, String appId, int partition, long offset, long lastSequence, String displayName, String createdAt, String createdBy,
+      String defaultChannel, List<Token> tokens, List<Key> keys, List<ChannelMapped> channels, List<Group> groups,
+      List<IdempotencyKey> idempotencyKeys, List<LaunchAsset> launchAssets, List<GroupPatches> patches, List<BuildRegistered> builds) {
+    this(v, appId, partition, offset, lastSequence, displayName, createdAt, createdBy, defaultChannel, tokens, keys, channels, groups,
+        idempotencyKeys, launchAssets, patches, builds, null, null);
   }
 
   private static <T> List<T> list(List<T> l) {
@@ -129,4 +150,13 @@ public record AppSnapshot(
 
   /** A group's patches and when they were last recorded. */
   public record GroupPatches(PatchesComputed computed, String at) {}
+
+  /**
+   * A retention policy (v2).
+   *
+   * @param branch nullable: the app-wide policy
+   * @param keep nullable: every group is kept (only an age limit)
+   * @param maxAgeSeconds nullable: no age limit
+   */
+  public record RetentionPolicy(String branch, Integer keep, Long maxAgeSeconds, String setAt, String setBy) {}
 }

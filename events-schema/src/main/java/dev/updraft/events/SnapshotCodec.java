@@ -41,6 +41,8 @@ public final class SnapshotCodec {
   public static final String MISSING = "missing";
   public static final String CORRUPT = "corrupt";
   public static final String UNKNOWN_VERSION = "unknown-version";
+  /** A version this build reads but whose content a given reader cannot use ({@link SnapshotSet.Result#requiring}). */
+  public static final String OLD_VERSION = "old-version";
 
   private SnapshotCodec() {}
 
@@ -68,7 +70,7 @@ public final class SnapshotCodec {
   public sealed interface Read {
     record Ok(AppSnapshot snapshot) implements Read {}
 
-    /** @param reason {@link #MISSING}, {@link #CORRUPT} or {@link #UNKNOWN_VERSION} */
+    /** @param reason {@link #MISSING}, {@link #CORRUPT}, {@link #UNKNOWN_VERSION} or {@link #OLD_VERSION} */
     record Fallback(String appId, String reason, String detail) implements Read {}
   }
 

@@ -88,6 +88,25 @@ public final class SnapshotSet {
       Map<String, AppSnapshot> snapshots, Map<String, SnapshotManifest> manifests, List<Read.Fallback> fallbacks,
       Map<Integer, Long> markers, Map<String, Position> covered) {
 
+    /**
+     * This result with every snapshot of a format older than {@code v} turned into a {@link SnapshotCodec#OLD_VERSION}
+     * fallback: for a reader that needs what only {@code v} and later carry (those apps are replayed).
+     */
+    public Result requiring(int v) {
+      Map<String, AppSnapshot> usable = new TreeMap<>();
+      List<Read.Fallback> falls = new ArrayList<>(fallbacks);
+      Map<String, Position> cover = new TreeMap<>(covered);
+      for (AppSnapshot s : snapshots.values()) {
+        if (s.v() >= v) {
+          usable.put(s.appId(), s);
+        } else {
+          falls.add(new Read.Fallback(s.appId(), SnapshotCodec.OLD_VERSION, "snapshot format v=" + s.v() + " (this reader needs v" + v + " or later)"));
+          cover.remove(s.appId());
+        }
+      }
+      return usable.size() == snapshots.size() ? this : new Result(usable, manifests, falls, markers, cover);
+    }
+
     /** This result without the snapshots themselves (once applied: a reader keeps only where they stand). */
     public Result withoutSnapshots() {
       return new Result(Map.of(), manifests, fallbacks, markers, covered);

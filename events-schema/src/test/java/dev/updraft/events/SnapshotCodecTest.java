@@ -7,6 +7,7 @@ import dev.updraft.events.AppSnapshot.GroupPatches;
 import dev.updraft.events.AppSnapshot.IdempotencyKey;
 import dev.updraft.events.AppSnapshot.Key;
 import dev.updraft.events.AppSnapshot.LaunchAsset;
+import dev.updraft.events.AppSnapshot.RetentionPolicy;
 import dev.updraft.events.AppSnapshot.RolloutStatus;
 import dev.updraft.events.AppSnapshot.Token;
 import dev.updraft.events.EventPayload.AssetVariant;
@@ -70,8 +71,21 @@ class SnapshotCodecTest {
               "http://127.0.0.1:8080/assets/cc33"))), "2026-11-30T10:00:07Z")),
           List.of(new BuildRegistered("ios", "1.0.0", "e0", "bb22", 1100L)));
 
+  /** What {@code golden-snapshot/v2/app-snapshot.json} holds: v1's content with a pin and two retention policies. */
+  static final AppSnapshot V2 =
+      new AppSnapshot(
+          2, V1.appId(), V1.partition(), V1.offset(), V1.lastSequence(), V1.displayName(), V1.createdAt(), V1.createdBy(), V1.defaultChannel(),
+          V1.tokens(), V1.keys(), V1.channels(), V1.groups(), V1.idempotencyKeys(), V1.launchAssets(), V1.patches(), V1.builds(),
+          List.of(G0),
+          List.of(new RetentionPolicy(null, 10, 7_776_000L, "2026-11-30T09:30:00Z", "admin"),
+              new RetentionPolicy("production", 25, null, "2026-11-30T09:40:00Z", "tok_3h5k")));
+
   private static byte[] golden(String name) throws IOException {
-    try (InputStream in = SnapshotCodecTest.class.getResourceAsStream("/golden-snapshot/v1/" + name)) {
+    return golden(1, name);
+  }
+
+  private static byte[] golden(int v, String name) throws IOException {
+    try (InputStream in = SnapshotCodecTest.class.getResourceAsStream("/golden-snapshot/v" + v + "/" + name)) {
       assertThat(in).as(name).isNotNull();
       return in.readAllBytes();
     }
@@ -81,6 +95,25 @@ class SnapshotCodecTest {
   void goldenBodyDecodes() throws IOException {
     Read r = SnapshotCodec.decodeJson("demo", golden("app-snapshot.json"));
     assertThat(r).isEqualTo(new Read.Ok(V1));
+  }
+
+  @Test
+  void goldenV1BodyHasNoPinsOrPolicies() throws IOException {
+    AppSnapshot s = ((Read.Ok) SnapshotCodec.decodeJson("demo", golden("app-snapshot.json"))).snapshot();
+    assertThat(s.pinned()).isEmpty();
+    assertThat(s.retentionPolicies()).isEmpty();
+  }
+
+  @Test
+  void goldenV2FilesDecode() throws IOException {
+    assertThat(SnapshotCodec.decodeJson("demo", golden(2, "app-snapshot.json"))).isEqualTo(new Read.Ok(V2));
+    assertThat(SnapshotCodec.decodeManifest(golden(2, "manifest.json")))
+        .isEqualTo(new SnapshotManifest(2, "demo", "s-0001", 2, 41, 17, 1, 812,
+            "0f343b0931126a20f133d67c6b018a3b1c9cb1fdbe4e2e8e8c8c0a2a8e6c2d11"));
+    assertThat(SnapshotCodec.decodeMarker(golden(2, "partition-marker.json"))).isEqualTo(new PartitionMarker(2, 2, 30));
+    byte[] gz = SnapshotCodec.encode(V2);
+    List<byte[]> chunks = SnapshotCodec.split(gz, 100);
+    assertThat(SnapshotCodec.read(SnapshotCodec.manifest(V2, "s2", gz, chunks.size()), chunks)).isEqualTo(new Read.Ok(V2));
   }
 
   @Test
@@ -116,10 +149,10 @@ class SnapshotCodecTest {
     c[3] ^= 1;
     flipped.set(1, c);
     assertThat(reason(SnapshotCodec.read(m, flipped))).isEqualTo(SnapshotCodec.CORRUPT);
-    SnapshotManifest future = new SnapshotManifest(2, m.appId(), m.snapshotId(), m.partition(), m.offset(), m.lastSequence(), m.chunks(),
+    SnapshotManifest future = new SnapshotManifest(AppSnapshot.VERSION + 1, m.appId(), m.snapshotId(), m.partition(), m.offset(), m.lastSequence(), m.chunks(),
         m.size(), m.sha256());
     assertThat(reason(SnapshotCodec.read(future, chunks))).isEqualTo(SnapshotCodec.UNKNOWN_VERSION);
-    String body = new String(SnapshotCodec.bodyJson(V1), StandardCharsets.UTF_8).replaceFirst("\"v\":1", "\"v\":2");
+    String body = new String(SnapshotCodec.bodyJson(V1), StandardCharsets.UTF_8).replaceFirst("\"v\":1", "\"v\":" + (AppSnapshot.VERSION + 1));
     assertThat(reason(SnapshotCodec.decodeJson("demo", body.getBytes(StandardCharsets.UTF_8)))).isEqualTo(SnapshotCodec.UNKNOWN_VERSION);
     assertThat(reason(SnapshotCodec.decodeJson("other", SnapshotCodec.bodyJson(V1)))).isEqualTo(SnapshotCodec.CORRUPT);
     assertThat(reason(SnapshotCodec.decode("demo", new byte[] {1, 2, 3}))).isEqualTo(SnapshotCodec.CORRUPT);

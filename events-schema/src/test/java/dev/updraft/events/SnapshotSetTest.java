@@ -61,4 +61,25 @@ class SnapshotSetTest {
     SnapshotManifest none = set.result().manifests().get("demo");
     assertThat(none).isNull();
   }
+
+  @Test
+  void aReaderThatNeedsANewerFormatReplaysTheAppsOfOlderSnapshots() {
+    SnapshotSet set = new SnapshotSet();
+    write(set, SnapshotCodecTest.V1, "s1");
+    set.accept(SnapshotCodec.markerKey(2), SnapshotCodec.encodeMarker(new PartitionMarker(1, 2, 30)));
+    set.accept(SnapshotCodec.markerKey(0), SnapshotCodec.encodeMarker(new PartitionMarker(1, 0, 5)));
+    SnapshotSet.Result any = set.result();
+    assertThat(any.requiring(1)).isSameAs(any);
+    SnapshotSet.Result v2 = any.requiring(2);
+    assertThat(v2.snapshots()).isEmpty();
+    assertThat(v2.fallbacks()).extracting(SnapshotCodec.Read.Fallback::reason).containsExactly(SnapshotCodec.OLD_VERSION);
+    assertThat(v2.startOffsets(List.of(0, 2))).as("the v1 snapshot's partition is read from its start").isEqualTo(Map.of(0, 5L, 2, 0L));
+    assertThat(v2.covers("demo", 2, 41)).isFalse();
+
+    write(set, SnapshotCodecTest.V2, "s2");
+    SnapshotSet.Result now = set.result().requiring(2);
+    assertThat(now.snapshots()).containsOnlyKeys("demo");
+    assertThat(now.fallbacks()).isEmpty();
+    assertThat(now.covers("demo", 2, 41)).isTrue();
+  }
 }

@@ -68,7 +68,7 @@ public final class Snapshotter {
    * that are not (their apps are replayed from their partition's start).
    */
   public ControlState load(ControlState state, Instant now, Duration timeout) {
-    loaded = SnapshotStore.read(bootstrap, topic, timeout);
+    loaded = SnapshotStore.read(bootstrap, topic, timeout).requiring(Snapshots.OLDEST_USABLE);
     ControlState s = state;
     for (AppSnapshot snap : loaded.snapshots().values()) {
       s = Snapshots.restore(s, snap);

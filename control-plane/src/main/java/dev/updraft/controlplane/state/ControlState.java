@@ -44,9 +44,9 @@ public record ControlState(
     return r == null ? RetentionState.EMPTY : r;
   }
 
-  /** This state with the app's retention settings replaced. */
+  /** This state with the app's retention settings replaced (none kept for {@link RetentionState#EMPTY}). */
   ControlState withRetention(String appId, RetentionState r) {
-    return new ControlState(apps, tokensBySha256, deliveries, retention.plus(appId, r));
+    return new ControlState(apps, tokensBySha256, deliveries, r.equals(RetentionState.EMPTY) ? retention.minus(appId) : retention.plus(appId, r));
   }
 
   /** This state without the app: its tokens leave the index, its deliveries and retention settings go. */

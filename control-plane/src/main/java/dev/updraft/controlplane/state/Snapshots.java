@@ -3,6 +3,7 @@ package dev.updraft.controlplane.state;
 import dev.updraft.events.AppSnapshot;
 import dev.updraft.events.EventPayload.BuildRegistered;
 import dev.updraft.events.EventPayload.ChannelMapped;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,10 +14,17 @@ import org.pcollections.TreePMap;
 import org.pcollections.TreePVector;
 
 /**
- * An app's state to and from its snapshot ({@link AppSnapshot}): every component of {@link AppState} and
- * the app's {@link Deliveries}, except the audit log (history: it lives in PostgreSQL). Pure functions.
+ * An app's state to and from its snapshot ({@link AppSnapshot}): every component of {@link AppState}, the
+ * app's {@link Deliveries} and its {@link RetentionState}, except the audit log (history: it lives in
+ * PostgreSQL). Pure functions.
  */
 public final class Snapshots {
+  /**
+   * The oldest snapshot format the control plane restores: v1 lacks the pins and retention policies, so an
+   * app whose snapshot is v1 is replayed (its pinned groups would otherwise leave with the window).
+   */
+  public static final int OLDEST_USABLE = 2;
+
   private Snapshots() {}
 
   /** The snapshot of {@code appId} as of the event at {@code offset} of {@code partition}, or null when the app is unknown. */
@@ -51,10 +59,29 @@ public final class Snapshots {
     for (Map.Entry<String, dev.updraft.events.EventPayload.PatchesComputed> p : d.patches().entrySet()) {
       patches.add(new AppSnapshot.GroupPatches(p.getValue(), text(d.patchesAt().get(p.getKey()))));
     }
+    RetentionState r = s.retention(appId);
+    List<AppSnapshot.RetentionPolicy> policies = new ArrayList<>();
+    for (RetentionState.Policy p : r.policies().values()) {
+      policies.add(new AppSnapshot.RetentionPolicy(p.branch(), p.keep() == Integer.MAX_VALUE ? null : p.keep(),
+          p.maxAge() == null ? null : p.maxAge().toSeconds(), text(p.setAt()), p.setBy()));
+    }
     return new AppSnapshot(
         AppSnapshot.VERSION, appId, partition, offset, a.lastSequence(), a.displayName(), text(a.createdAt()), a.createdBy(),
         a.defaultChannel(), tokens, keys, new ArrayList<>(a.channels().values()), groups, idem, assets, patches,
-        new ArrayList<>(d.builds().values()));
+        new ArrayList<>(d.builds().values()), new ArrayList<>(r.pinned()), policies);
+  }
+
+  /** The pins and retention policies a snapshot carries (none in a v1 snapshot). */
+  private static RetentionState retention(AppSnapshot snap) {
+    RetentionState r = RetentionState.EMPTY;
+    for (String id : snap.pinned()) {
+      r = r.withPin(id, true);
+    }
+    for (AppSnapshot.RetentionPolicy p : snap.retentionPolicies()) {
+      r = r.withPolicy(p.branch(), new RetentionState.Policy(p.branch(), p.keep() == null ? Integer.MAX_VALUE : p.keep(),
+          p.maxAgeSeconds() == null ? null : Duration.ofSeconds(p.maxAgeSeconds()), instant(p.setAt()), p.setBy()));
+    }
+    return r;
   }
 
   private static AppSnapshot.Group group(GroupState g) {
@@ -71,7 +98,8 @@ public final class Snapshots {
 
   /**
    * {@code s} with the app of {@code snap} replaced by the snapshot's state (its audit log keeps what
-   * {@code s} had: none for a fresh start), its deliveries, and its tokens in the index.
+   * {@code s} had: none for a fresh start), its deliveries, its pins and retention policies, and its tokens
+   * in the index.
    */
   public static ControlState restore(ControlState s, AppSnapshot snap) {
     AppState old = s.app(snap.appId());
@@ -120,7 +148,7 @@ public final class Snapshots {
     for (BuildRegistered b : snap.builds()) {
       d = d.registered(b);
     }
-    return s.with(app, index).withDeliveries(snap.appId(), d);
+    return s.with(app, index).withDeliveries(snap.appId(), d).withRetention(snap.appId(), retention(snap));
   }
 
   private static GroupState group(AppSnapshot.Group g) {

@@ -70,11 +70,11 @@ public final class StateFold {
       case TOKEN_REVOKED -> tokenRevoked(s, app, e, (TokenRevoked) p);
       case SIGNING_KEY_REGISTERED -> s.with(signingKeyRegistered(app, e, (SigningKeyRegistered) p));
       case CHANNEL_MAPPED -> s.with(channelMapped(app, e, (ChannelMapped) p));
-      case UPDATE_PUBLISHED -> s.with(updatePublished(app, e, (UpdatePublished) p));
-      case ROLLED_BACK_TO_EMBEDDED -> s.with(rolledBackToEmbedded(app, e, (RolledBackToEmbedded) p));
-      case ROLLOUT_CHANGED -> s.with(rolloutChanged(app, e, (RolloutChanged) p));
-      case ROLLOUT_FINISHED -> s.with(rolloutFinished(app, e, (RolloutFinished) p));
-      case ROLLOUT_REVERTED -> s.with(rolloutReverted(app, e, (RolloutReverted) p));
+      case UPDATE_PUBLISHED -> s.with(updatePublished(app, s.retention(e.appId()), e, (UpdatePublished) p));
+      case ROLLED_BACK_TO_EMBEDDED -> s.with(rolledBackToEmbedded(app, s.retention(e.appId()), e, (RolledBackToEmbedded) p));
+      case ROLLOUT_CHANGED -> s.with(rolloutChanged(app, s.retention(e.appId()), e, (RolloutChanged) p));
+      case ROLLOUT_FINISHED -> s.with(rolloutFinished(app, s.retention(e.appId()), e, (RolloutFinished) p));
+      case ROLLOUT_REVERTED -> s.with(rolloutReverted(app, s.retention(e.appId()), e, (RolloutReverted) p));
       case MANIFESTS_RENEWED -> s.with(manifestsRenewed(app, e, (ManifestsRenewed) p));
       case LAUNCH_ASSET_STORED -> launchAssetStored(s, app, e, (LaunchAssetStored) p);
       case PATCHES_COMPUTED -> patchesComputed(s, app, e, (PatchesComputed) p);
@@ -239,53 +239,53 @@ public final class StateFold {
                     + (c.rollout().runtimeVersion() == null ? "" : " for runtime " + c.rollout().runtimeVersion())));
   }
 
-  private static AppState updatePublished(AppState app, EventEnvelope e, UpdatePublished p) {
+  private static AppState updatePublished(AppState app, RetentionState pins, EventEnvelope e, UpdatePublished p) {
     UpdateGroup g = p.group();
     return done(
-        addGroup(app, e, g),
+        addGroup(app, pins, e, g),
         e,
         (g.republishedFrom() == null ? "published" : "republished group " + g.republishedFrom() + " as")
             + " group " + g.groupId() + " on branch " + g.branch() + ", runtime " + g.runtimeVersion() + " ("
             + platforms(g) + ")" + (g.rollout() == null ? "" : " as a rollout at " + g.rollout().percentage() + "%"));
   }
 
-  private static AppState rolledBackToEmbedded(AppState app, EventEnvelope e, RolledBackToEmbedded r) {
+  private static AppState rolledBackToEmbedded(AppState app, RetentionState pins, EventEnvelope e, RolledBackToEmbedded r) {
     UpdateGroup g = r.group();
     return done(
-        addGroup(app, e, g),
+        addGroup(app, pins, e, g),
         e,
         "rolled back branch " + g.branch() + ", runtime " + g.runtimeVersion() + " to the embedded update ("
             + platforms(g) + "), group " + g.groupId());
   }
 
-  private static AppState rolloutChanged(AppState app, EventEnvelope e, RolloutChanged r) {
+  private static AppState rolloutChanged(AppState app, RetentionState pins, EventEnvelope e, RolloutChanged r) {
     GroupState g = app.group(r.groupId());
     RolloutState before = g == null ? null : g.rollout();
     AppState next =
         updateRollout(
-            app, e, r.groupId(),
+            app, pins, e, r.groupId(),
             old -> new RolloutState(old.rolloutId(), r.percentage(), old.controlGroupId(), r.guard(), old.status(), old.startedAt(), e.occurredAt()),
             null);
     return done(next, e, rolloutChangeSummary(r, before));
   }
 
-  private static AppState rolloutFinished(AppState app, EventEnvelope e, RolloutFinished r) {
+  private static AppState rolloutFinished(AppState app, RetentionState pins, EventEnvelope e, RolloutFinished r) {
     AppState next =
         updateRollout(
-            app, e, r.groupId(),
+            app, pins, e, r.groupId(),
             old -> new RolloutState(old.rolloutId(), old.percentage(), old.controlGroupId(), old.guard(), RolloutState.FINISHED, old.startedAt(), e.occurredAt()),
             null);
     return done(next, e, "rollout of group " + r.groupId() + " finished");
   }
 
-  private static AppState rolloutReverted(AppState app, EventEnvelope e, RolloutReverted r) {
+  private static AppState rolloutReverted(AppState app, RetentionState pins, EventEnvelope e, RolloutReverted r) {
     AppState next =
         updateRollout(
-            app, e, r.groupId(),
+            app, pins, e, r.groupId(),
             old -> new RolloutState(old.rolloutId(), old.percentage(), old.controlGroupId(), old.guard(), RolloutState.REVERTED, old.startedAt(), e.occurredAt()),
             r.replacement() == null ? null : r.replacement().groupId());
     if (r.replacement() != null) {
-      next = addGroup(next, e, r.replacement());
+      next = addGroup(next, pins, e, r.replacement());
     }
     return done(
         next,
@@ -326,7 +326,7 @@ public final class StateFold {
 
   // ---------------------------------------------------------------- what several types share
 
-  private static AppState addGroup(AppState app, EventEnvelope e, UpdateGroup g) {
+  private static AppState addGroup(AppState app, RetentionState pins, EventEnvelope e, UpdateGroup g) {
     Map<String, Instant> rendered = new TreeMap<>();
     for (PlatformUpdate p : g.platforms()) {
       rendered.put(p.updateId(), e.occurredAt());
@@ -342,7 +342,7 @@ public final class StateFold {
     if (g.idempotencyKey() != null) {
       keys = keys.plus(new IdempotencyWindow.Entry(g.idempotencyKey(), g.groupId(), e.sequence(), e.occurredAt()));
     }
-    return app.withHistory(history.retain(g.branch(), g.runtimeVersion(), WINDOW, pins(history)), keys);
+    return app.withHistory(history.retain(g.branch(), g.runtimeVersion(), WINDOW, pins(history, pins)), keys);
   }
 
   /**
@@ -350,7 +350,7 @@ public final class StateFold {
    * group that is unknown or no rollout is logged and left alone.
    */
   private static AppState updateRollout(
-      AppState app, EventEnvelope e, String groupId, UnaryOperator<RolloutState> change, String revertedBy) {
+      AppState app, RetentionState pins, EventEnvelope e, String groupId, UnaryOperator<RolloutState> change, String revertedBy) {
     long pos = app.history().position(groupId);
     if (pos < 0) {
       LOG.warn("rollout event for unknown group appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
@@ -366,18 +366,20 @@ public final class StateFold {
             g.group(), g.sequence(), g.publishedAt(), g.actor(), g.renderedAt(), change.apply(g.rollout()),
             revertedBy == null ? g.revertedBy() : revertedBy);
     GroupHistory replaced = app.history().replace(pos, changed);
-    GroupHistory history = replaced.retain(g.group().branch(), g.group().runtimeVersion(), WINDOW, pins(replaced));
+    GroupHistory history = replaced.retain(g.group().branch(), g.group().runtimeVersion(), WINDOW, pins(replaced, pins));
     return app.withHistory(history, app.idempotencyKeys());
   }
 
   /**
-   * Which groups are pinned (held whatever their age) in {@code h}: the control plane holds the source of
-   * every republish it holds, so that a group republished again and again stays republishable. Pins come
-   * from the folded state only (later also explicit pins), never from outside, so that the state stays a
-   * function of the log. Edges need no such pin (they never republish).
+   * Which groups are pinned (held whatever their age) in {@code h}: the groups pinned explicitly
+   * ({@code update.pinned}, so that they stay listed, republishable, deletable and protected from retention),
+   * and the source of every republish the control plane holds, so that a group republished again and again
+   * stays republishable. Pins come from the folded state only, never from outside, so that the state stays
+   * a function of the log (a snapshot carries the explicit ones). An unpinned group is dropped by the next
+   * fold of its line that finds it past the window. Edges need no such pin (they never republish).
    */
-  private static java.util.function.Predicate<String> pins(GroupHistory h) {
-    return h::republishedByAHeldGroup;
+  private static java.util.function.Predicate<String> pins(GroupHistory h, RetentionState explicit) {
+    return id -> explicit.isPinned(id) || h.republishedByAHeldGroup(id);
   }
 
   /** The app with new bodies and signatures for the entries {@code renewals} name (found by update id). */

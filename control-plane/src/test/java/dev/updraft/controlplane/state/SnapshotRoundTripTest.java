@@ -16,6 +16,7 @@ import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PatchesComputed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
+import dev.updraft.events.EventPayload.RetentionSet;
 import dev.updraft.events.EventPayload.RolledBackToEmbedded;
 import dev.updraft.events.EventPayload.Rollout;
 import dev.updraft.events.EventPayload.RolloutChanged;
@@ -26,6 +27,7 @@ import dev.updraft.events.EventPayload.SigningKeyRetired;
 import dev.updraft.events.EventPayload.TokenIssued;
 import dev.updraft.events.EventPayload.TokenRevoked;
 import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.EventPayload.UpdatePinned;
 import dev.updraft.events.EventPayload.UpdatePublished;
 import dev.updraft.events.EventType;
 import dev.updraft.events.SnapshotCodec;
@@ -72,7 +74,7 @@ class SnapshotRoundTripTest {
   private static EventPayload next(Random r, AppState app, Deliveries d, long seq) {
     List<GroupState> groups = app.groups();
     List<GroupState> rollouts = app.activeRollouts();
-    int pick = r.nextInt(20);
+    int pick = r.nextInt(22);
     if (pick < 7 || groups.isEmpty()) {
       return publish(r, app, seq);
     }
@@ -111,6 +113,11 @@ class SnapshotRoundTripTest {
         return new PatchesComputed(any.groupId(), List.of(new BundlePatch("ios", "aa" + seq, "bb".repeat(32), List.of("u"), "cc" + seq, 3, "http://s/c")));
       case 17:
         return new BuildRegistered("ios", "1", "e" + (seq % 4), "bb" + seq, 10);
+      case 19:
+        return new UpdatePinned(any.groupId(), r.nextInt(3) > 0);
+      case 20:
+        return r.nextInt(4) == 0 ? new RetentionSet(r.nextBoolean() ? null : BRANCHES[r.nextInt(2)], null, null)
+            : new RetentionSet(r.nextBoolean() ? null : BRANCHES[r.nextInt(2)], 3 + r.nextInt(20), r.nextBoolean() ? null : 86_400L * (1 + r.nextInt(90)));
       case 18:
         return new RolledBackToEmbedded(group("g" + seq, UpdateGroup.KIND_ROLLBACK_TO_EMBEDDED, BRANCHES[r.nextInt(2)], RUNTIMES[r.nextInt(2)], null,
             true, r.nextBoolean()));
@@ -166,7 +173,7 @@ class SnapshotRoundTripTest {
       apps = apps.plus(a.appId(), new AppState(a.appId(), a.displayName(), a.createdAt(), a.createdBy(), a.lastSequence(), a.tokens(), a.keys(),
           a.defaultChannel(), a.channels(), a.history(), a.idempotencyKeys(), TreePVector.empty()));
     }
-    return new ControlState(apps, s.tokensBySha256(), s.deliveries());
+    return new ControlState(apps, s.tokensBySha256(), s.deliveries(), s.retention());
   }
 
   @Test
@@ -208,6 +215,14 @@ class SnapshotRoundTripTest {
       assertThat(nonTrivial(before)).as("the sample state has Deliveries.%s", c.getName()).isTrue();
       assertThat(value(c, back.deliveries("demo"))).as("Deliveries.%s survives a snapshot", c.getName()).isEqualTo(before);
     }
+    for (RecordComponent c : RetentionState.class.getRecordComponents()) {
+      Object before = value(c, s.retention("demo"));
+      assertThat(nonTrivial(before)).as("the sample state has RetentionState.%s", c.getName()).isTrue();
+      assertThat(value(c, back.retention("demo"))).as("RetentionState.%s survives a snapshot", c.getName()).isEqualTo(before);
+    }
+    assertThat(app.groups()).as("a pinned group past the window is held, and held after a snapshot")
+        .anyMatch(g -> s.retention("demo").isPinned(g.groupId())
+            && app.groupsNewestFirst(g.group().branch(), g.group().runtimeVersion()).indexOf(g) >= StateFold.WINDOW);
     assertThat(back.tokensBySha256()).isEqualTo(s.tokensBySha256());
   }
 

@@ -161,6 +161,11 @@ public final class AppImage {
     return f != null ? f : ManifestFilters.header(branch);
   }
 
+  /** The ids of the update groups held (the retention rule's: reverted ones in the window included). */
+  public Set<String> groupIds() {
+    return Set.copyOf(groups.keySet());
+  }
+
   /** Number of update groups held (the retention rule's: reverted ones in the window included). */
   public int groupCount() {
     return groups.size();

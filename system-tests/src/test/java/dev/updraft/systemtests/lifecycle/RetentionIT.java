@@ -22,11 +22,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A retention policy keeping 3 groups on a branch with 300 leaves those 3 and the protected ones (a pinned
- * group, the control of a running rollout is covered by the unit test), as ordinary {@code updates.deleted}
- * events of the groups the control plane still holds (its newest 10 per line; older ones it no longer holds)
- * events by actor {@code retention}; the edge serves what it served before and its image no longer holds the
- * deleted groups. Real control plane, edge, Kafka and PostgreSQL.
+ * A retention policy keeping 3 groups on a branch with 300 leaves those 3 and the protected ones (the pinned
+ * groups: one pinned early, which the control plane held past its window because of the pin, and one among
+ * its newest 10; the control of a running rollout is covered by the unit test), as ordinary
+ * {@code updates.deleted} events by actor {@code retention} of the groups the control plane still holds (its
+ * newest 10 per line and the pinned ones; older ones it no longer holds); the edge serves what it served
+ * before and its image no longer holds the deleted groups. Real control plane, edge, Kafka and PostgreSQL.
  */
 @ExtendWith(RealInfrastructure.class)
 class RetentionIT {
@@ -37,7 +38,7 @@ class RetentionIT {
   @TempDir Path data;
 
   @Test
-  void keepThreeOnABranchWithThreeHundredGroupsLeavesThreeAndThePinnedOne(Infra infra) throws Exception {
+  void keepThreeOnABranchWithThreeHundredGroupsLeavesThreeAndThePinnedOnes(Infra infra) throws Exception {
     try (Stack stack = Stack.start(infra, data)) {
       CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
       Api api = new Api(stack.controlUrl(), Stack.ADMIN_TOKEN);
@@ -50,10 +51,14 @@ class RetentionIT {
             Map.of("branch", "main", "runtimeVersion", "1.0.0", "toGroupId", groups.get(0)));
         assertThat(r.status()).as(r.toString()).isEqualTo(201);
         groups.add(r.json().get("groupId").asText());
+        if (i == 5) { // pinned while among the newest 10 of its line (Retention.CONTROL_PLANE_WINDOW), then held past them
+          assertThat(api.call("PUT", "/v1/apps/" + APP + "/updates/" + groups.get(5) + "/pin", null).status()).isEqualTo(200);
+        }
       }
-      // the control plane holds the newest 10 groups of a line (Retention.CONTROL_PLANE_WINDOW): pin one of those
+      String early = groups.get(5);
       String pinned = groups.get(293);
       assertThat(api.call("PUT", "/v1/apps/" + APP + "/updates/" + pinned + "/pin", null).status()).isEqualTo(200);
+      assertThat(api.call("GET", "/v1/apps/" + APP + "/updates/" + early, null).status()).as("held past the window").isEqualTo(200);
       awaitEdgeGroups(stack, 7); // the edge holds the newest 7 of a line
       String servedBefore = served(stack);
 
@@ -67,6 +72,7 @@ class RetentionIT {
       List<String> expected = new ArrayList<>(groups.subList(297, 300));
       java.util.Collections.reverse(expected);
       expected.add(pinned);
+      expected.add(early);
       assertThat(listed).containsExactlyElementsOf(expected);
       JsonNode audit = api.call("GET", "/v1/apps/" + APP + "/audit?limit=200", null).json();
       assertThat(audit.toString()).contains("updates.deleted").contains("\"actor\":\"retention\"");
