@@ -55,16 +55,17 @@ public final class RetentionPruneBench {
   private RetentionPruneBench() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> opt = new LinkedHashMap<>(Map.of("groups", "100000", "keep", "10", "objects", "100000",
+    Map<String, String> opt = new LinkedHashMap<>(Map.of("groups", "100000", "branches", "1", "keep", "10", "objects", "100000",
         "out", "load/results/" + DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HHmmss'Z'").withZone(ZoneOffset.UTC).format(Instant.now())));
     for (String a : args) {
       int eq = a.indexOf('=');
       if (eq < 0 || !opt.containsKey(a.substring(0, eq))) {
-        throw new IllegalArgumentException("unknown argument " + a + ": use groups=N keep=N objects=N out=DIR");
+        throw new IllegalArgumentException("unknown argument " + a + ": use groups=N branches=N keep=N objects=N out=DIR");
       }
       opt.put(a.substring(0, eq), a.substring(eq + 1));
     }
     int groups = Integer.parseInt(opt.get("groups"));
+    int branches = Integer.parseInt(opt.get("branches"));
     int keep = Integer.parseInt(opt.get("keep"));
     int objects = Integer.parseInt(opt.get("objects"));
     Path out = Path.of(opt.get("out"));
@@ -78,17 +79,27 @@ public final class RetentionPruneBench {
       String first = Publishing.appWithUpdate(server, APP, false, BRANCH).path("groupId").asText();
       long setupStart = System.nanoTime();
       for (int i = 1; i < groups; i++) {
+        // round robin over the branches: each line keeps its newest groups in the control plane's window
+        String branch = i % branches == 0 ? BRANCH : "b-" + (i % branches);
         call("POST", server + "/v1/apps/" + APP + "/rollbacks",
-            JSON.createObjectNode().put("branch", BRANCH).put("runtimeVersion", "1.0.0").put("toGroupId", first), 201);
+            JSON.createObjectNode().put("branch", branch).put("runtimeVersion", "1.0.0").put("toGroupId", first), 201);
+        if (i % 10_000 == 0) {
+          System.out.printf("setup: %d of %d groups%n", i, groups);
+        }
       }
       System.out.printf("setup: %d groups in %.1f s%n", groups, (System.nanoTime() - setupStart) / 1e9);
 
       double eventsBefore = metric(server, EVENTS);
       long t0 = System.nanoTime();
-      call("PUT", server + "/v1/apps/" + APP + "/retention", JSON.createObjectNode().put("branch", BRANCH).put("keep", keep), 200);
+      // one branch: its policy; several: the app's policy, for every branch
+      ObjectNode policy = JSON.createObjectNode().put("keep", keep);
+      if (branches == 1) {
+        policy.put("branch", BRANCH);
+      }
+      call("PUT", server + "/v1/apps/" + APP + "/retention", policy, 200);
       double retentionMs = (System.nanoTime() - t0) / 1e6;
       double eventsWritten = metric(server, EVENTS) - eventsBefore - 1; // the retention.set event itself
-      int left = call("GET", server + "/v1/apps/" + APP + "/updates?limit=200", null, 200).get("items").size();
+      int left = countGroups(server);
       System.out.printf("retention: %d groups, keep %d: %.1f ms, %d updates.deleted events, %d groups left%n",
           groups, keep, retentionMs, (long) eventsWritten, left);
 
@@ -109,6 +120,7 @@ public final class RetentionPruneBench {
       ObjectNode run = summary.putObject("run");
       run.put("benchmark", "retention-prune");
       run.put("groups", groups);
+      run.put("branches", branches);
       run.put("keep", keep);
       run.put("objects", objects);
       run.put("storage", "local");
@@ -180,6 +192,22 @@ public final class RetentionPruneBench {
       throw new IllegalStateException(method + " " + url + " answered " + a.statusCode() + ": " + a.body());
     }
     return JSON.readTree(a.body());
+  }
+
+  /** The groups {@code GET /v1/apps/bench/updates} lists, page by page. */
+  private static int countGroups(String server) throws IOException, InterruptedException {
+    int n = 0;
+    String cursor = null;
+    for (int page = 0; page < 100_000; page++) {
+      JsonNode a = call("GET", server + "/v1/apps/" + APP + "/updates?limit=200" + (cursor == null ? "" : "&cursor=" + cursor), null, 200);
+      n += a.path("items").size();
+      JsonNode next = a.path("nextCursor");
+      if (next.isMissingNode() || next.isNull()) {
+        return n;
+      }
+      cursor = next.asText();
+    }
+    throw new IllegalStateException("more than 100,000 pages of groups");
   }
 
   /** One sample of the control plane's {@code /metrics}. */
