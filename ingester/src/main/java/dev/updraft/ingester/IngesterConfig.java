@@ -30,7 +30,8 @@ import java.util.Set;
  * @param retention {@code --postgres-retention} and its per-table flags: how long rows are kept in
  *     PostgreSQL (off by default); null is {@link RetentionConfig#NONE}
  * @param historyConsumerGroup {@code --history-consumer-group}: the consumer group of the history projection
- *     (the audit log and the update groups, from {@code updraft.events}); every ingester of one deployment uses the same
+ *     (the audit log and the update groups, from {@code updraft.events}); every ingester of one deployment uses the same;
+ *     default {@code <topic-prefix>updraft-history}
  */
 public record IngesterConfig(
     String kafkaBootstrap,
@@ -92,7 +93,7 @@ public record IngesterConfig(
     }
     pgOptions(postgresUrl); // validates
     retention = retention == null ? RetentionConfig.NONE : retention;
-    historyConsumerGroup = historyConsumerGroup == null ? HistoryProjection.DEFAULT_CONSUMER_GROUP : historyConsumerGroup;
+    historyConsumerGroup = historyConsumerGroup == null ? topicPrefix + HistoryProjection.DEFAULT_CONSUMER_GROUP : historyConsumerGroup;
     if (historyConsumerGroup.isBlank() || historyConsumerGroup.equals(consumerGroup)) {
       throw new ConfigException("--history-consumer-group must not be empty nor the telemetry's --consumer-group: got '"
           + historyConsumerGroup + "'");
@@ -114,7 +115,7 @@ public record IngesterConfig(
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
         s.string("bind", DEFAULT_BIND),
         RetentionConfig.from(s),
-        s.string("history-consumer-group", HistoryProjection.DEFAULT_CONSUMER_GROUP));
+        s.string("history-consumer-group", null));
   }
 
   private static Set<String> union(Set<String> more, String... flags) {
