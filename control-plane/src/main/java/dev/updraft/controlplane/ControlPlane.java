@@ -169,11 +169,11 @@ public final class ControlPlane {
       Path tmp,
       String[] url,
       TlsFiles tls) {
-    Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics);
-    commands.keys().expiry().refresh(); // the log is replayed: every key's certificate expiry is known
-    RolloutControl rollouts = new Rollouts(commands);
     // the audit log and the groups no longer held, as the ingester projects them into PostgreSQL (connects lazily)
     HistoryReads history = HistoryReads.create(vertx, config.postgresUrl(), metrics);
+    Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics, history);
+    commands.keys().expiry().refresh(); // the log is replayed: every key's certificate expiry is known
+    RolloutControl rollouts = new Rollouts(commands);
     PublisherApi api =
         new PublisherApi(vertx, new PublisherApi.Deps(config, commands, processor, storage, metrics, tmp, rollouts, history));
     if (storage instanceof LocalAssetStorage) {

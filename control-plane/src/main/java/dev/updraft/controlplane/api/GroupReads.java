@@ -17,7 +17,8 @@ import java.util.Set;
  * now, including a group published a moment ago) merged with the older ones of the history projection in
  * PostgreSQL, shown with their stored fields.
  *
- * <p>While the projection has not reached the app's last sequence, a stored group that the control plane
+ * <p>A read first waits (a little: {@link HistoryReads#CATCH_UP_WAIT}) for the projection to reach the app's
+ * last sequence when the projection knows the app. Still behind, a stored group that the control plane
  * would still hold unless it was deleted (its line holds an older group) is left out: it may have been
  * deleted since. When PostgreSQL cannot be used, lists show the held groups only (counted in
  * {@code updraft_control_history_unavailable_total}) and a group not held is a 503.
@@ -41,10 +42,9 @@ final class GroupReads {
       }
       held.add(g);
     }
-    Future<List<StoredGroup>> stored = history.groups(a.appId(), a.createdAt(), branch, runtime, cursor, limit + 1);
-    Future<Boolean> caughtUp = history.caughtUp(a.appId(), a.createdAt(), a.lastSequence());
-    return Future.all(stored, caughtUp)
-        .map(all -> merge(a, held, stored.result(), caughtUp.result(), limit + 1))
+    return history.awaitCaughtUp(a.appId(), a.createdAt(), a.lastSequence(), false)
+        .compose(caughtUp -> history.groups(a.appId(), a.createdAt(), branch, runtime, cursor, limit + 1)
+            .map(stored -> merge(a, held, stored, caughtUp, limit + 1)))
         .recover(t -> {
           if (t instanceof CommandException && ((CommandException) t).status() == 503) {
             history.degraded(t);
@@ -91,11 +91,8 @@ final class GroupReads {
 
   /** The stored group {@code groupId} the control plane does not hold, or null (also when it may have been deleted since). */
   Future<StoredGroup> stored(AppState a, String groupId) {
-    Future<StoredGroup> one = history.group(a.appId(), a.createdAt(), groupId);
-    Future<Boolean> caughtUp = history.caughtUp(a.appId(), a.createdAt(), a.lastSequence());
-    return Future.all(one, caughtUp).map(all -> {
-      StoredGroup s = one.result();
-      return s == null || (!caughtUp.result() && maybeDeleted(a, s.group())) ? null : s;
-    });
+    return history.awaitCaughtUp(a.appId(), a.createdAt(), a.lastSequence(), false)
+        .compose(caughtUp -> history.group(a.appId(), a.createdAt(), groupId)
+            .map(s -> s == null || (!caughtUp && maybeDeleted(a, s.group())) ? null : s));
   }
 }

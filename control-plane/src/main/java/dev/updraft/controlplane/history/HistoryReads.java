@@ -90,8 +90,7 @@ public final class HistoryReads {
    * {@code lastSequence} of the app created at {@code createdAt}.
    */
   public Future<AuditPage> audit(String appId, Instant createdAt, long lastSequence, Long before, int limit) {
-    long deadline = System.nanoTime() + CATCH_UP_WAIT.toNanos();
-    return guarded(() -> caughtUp(appId, createdAt, lastSequence, deadline)
+    return guarded(() -> awaitCaughtUp(appId, createdAt, lastSequence, true)
         .compose(v -> db.pool().preparedQuery(AUDIT_SQL)
             .execute(Tuple.of(appId, utc(createdAt), before == null ? Long.MAX_VALUE : before, limit + 1)))
         .map(rows -> {
@@ -110,25 +109,37 @@ public final class HistoryReads {
         }));
   }
 
-  /** Whether the projection has reached {@code lastSequence} of the app's current incarnation. */
-  public Future<Boolean> caughtUp(String appId, Instant createdAt, long lastSequence) {
+  /** How far the projection is for an app: whether it knows the app's incarnation, and its last sequence there. */
+  record Position(boolean known, long lastSequence) {}
+
+  private Future<Position> position(String appId, Instant createdAt) {
     return guarded(() -> db.pool().preparedQuery(POSITION_SQL).execute(Tuple.of(appId)).map(rows -> {
       if (rows.size() == 0) {
-        return false;
+        return new Position(false, 0);
       }
       Row r = rows.iterator().next();
-      return sameInstant(r.getOffsetDateTime(0).toInstant(), createdAt) && r.getLong(1) >= lastSequence;
+      return sameInstant(r.getOffsetDateTime(0).toInstant(), createdAt) ? new Position(true, r.getLong(1)) : new Position(false, 0);
     }));
   }
 
-  private Future<Void> caughtUp(String appId, Instant createdAt, long lastSequence, long deadlineNanos) {
-    return caughtUp(appId, createdAt, lastSequence).compose(done -> {
-      if (done || System.nanoTime() - deadlineNanos >= 0) {
-        return Future.succeededFuture();
+  /**
+   * Whether the projection has reached {@code lastSequence} of the app's current incarnation, waiting for it
+   * up to {@link #CATCH_UP_WAIT} (so that a caller reads the effects of its own commands); when it does not
+   * know the incarnation at all (no ingester ran since the app was created) only with {@code evenIfUnknown}.
+   */
+  public Future<Boolean> awaitCaughtUp(String appId, Instant createdAt, long lastSequence, boolean evenIfUnknown) {
+    return awaitCaughtUp(appId, createdAt, lastSequence, evenIfUnknown, System.nanoTime() + CATCH_UP_WAIT.toNanos());
+  }
+
+  private Future<Boolean> awaitCaughtUp(String appId, Instant createdAt, long lastSequence, boolean evenIfUnknown, long deadlineNanos) {
+    return position(appId, createdAt).compose(p -> {
+      boolean done = p.known() && p.lastSequence() >= lastSequence;
+      if (done || (!p.known() && !evenIfUnknown) || System.nanoTime() - deadlineNanos >= 0) {
+        return Future.succeededFuture(done);
       }
-      Promise<Void> p = Promise.promise();
-      vertx.setTimer(POLL_MS, t -> caughtUp(appId, createdAt, lastSequence, deadlineNanos).onComplete(p));
-      return p.future();
+      Promise<Boolean> next = Promise.promise();
+      vertx.setTimer(POLL_MS, t -> awaitCaughtUp(appId, createdAt, lastSequence, evenIfUnknown, deadlineNanos).onComplete(next));
+      return next.future();
     });
   }
 
