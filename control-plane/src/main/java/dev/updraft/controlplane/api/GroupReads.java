@@ -21,7 +21,8 @@ import java.util.Set;
  * last sequence when the projection knows the app. Still behind, a stored group that the control plane
  * would still hold unless it was deleted (its line holds an older group) is left out: it may have been
  * deleted since. When PostgreSQL cannot be used, lists show the held groups only (counted in
- * {@code updraft_control_history_unavailable_total}) and a group not held is a 503.
+ * {@code updraft_control_history_unavailable_total}) and a group not held is a 404 whose message says the
+ * older groups cannot be looked up now.
  */
 final class GroupReads {
   private final HistoryReads history;
@@ -80,7 +81,7 @@ final class GroupReads {
     return !line.isEmpty() && line.get(line.size() - 1).sequence() < stored.sequence();
   }
 
-  /** The group {@code groupId}: held, or stored (null when neither); 503 when it is not held and PostgreSQL cannot be used. */
+  /** The group {@code groupId}: held, or stored (null when neither; 404 saying why when PostgreSQL cannot be used). */
   Future<GroupState> find(AppState a, String groupId) {
     GroupState g = groupId == null ? null : a.group(groupId);
     if (g != null || groupId == null) {
@@ -89,10 +90,22 @@ final class GroupReads {
     return stored(a, groupId).map(s -> s == null ? null : s.group());
   }
 
-  /** The stored group {@code groupId} the control plane does not hold, or null (also when it may have been deleted since). */
+  /**
+   * The stored group {@code groupId} the control plane does not hold, or null (also when it may have been
+   * deleted since); when PostgreSQL cannot be used, 404 {@code update-not-found} saying so (as before the
+   * history existed: the control plane knows the groups it holds only).
+   */
   Future<StoredGroup> stored(AppState a, String groupId) {
     return history.awaitCaughtUp(a.appId(), a.createdAt(), a.lastSequence(), false)
         .compose(caughtUp -> history.group(a.appId(), a.createdAt(), groupId)
-            .map(s -> s == null || (!caughtUp && maybeDeleted(a, s.group())) ? null : s));
+            .map(s -> s == null || (!caughtUp && maybeDeleted(a, s.group())) ? null : s))
+        .recover(t -> {
+          if (t instanceof CommandException && ((CommandException) t).status() == 503) {
+            history.degraded(t);
+            return Future.failedFuture(CommandException.notFound("update-not-found", "app " + a.appId() + " has no update group "
+                + groupId + " among the groups this control plane holds, and older groups cannot be looked up now: " + t.getMessage()));
+          }
+          return Future.failedFuture(t);
+        });
   }
 }

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * projection in PostgreSQL has: per line under a policy, its stored groups older than every held one, counted
  * on from the held ones; past the policy's {@code keep} or older than its {@code maxAge} and not pinned, they
  * are deleted with {@code updates.deleted} events of actor {@code retention} (the fold and the edges skip
- * ids they do not hold; the projection marks them deleted). When PostgreSQL cannot be used nothing is done
- * here (logged); the next application catches up. Thread-safe.
+ * ids they do not hold; the projection marks them deleted). It waits (a little) for the projection to reach
+ * the app's last event first; when it does not, or PostgreSQL cannot be used, nothing is done here (logged)
+ * and the next application catches up. Thread-safe.
  */
 final class StoredRetention {
   private static final Logger LOG = LoggerFactory.getLogger(StoredRetention.class);
@@ -46,17 +47,25 @@ final class StoredRetention {
       return Future.succeededFuture(new int[] {0, 0});
     }
     int[] total = {0, 0};
-    Future<Void> chain = Future.succeededFuture();
-    for (Map.Entry<String, List<String>> b : app.branches().entrySet()) {
-      Policy p = retention.policyFor(b.getKey());
-      if (p == null) {
-        continue;
+    // the projection first reaches what the held groups are now: a group it has not stored yet would be missed
+    return history.awaitCaughtUp(appId, app.createdAt(), app.lastSequence(), false).compose(caughtUp -> {
+      if (!caughtUp) {
+        LOG.info("retention of groups no longer held appId={}: the history projection is behind the app's sequence {}; left for"
+            + " the next application", appId, app.lastSequence());
+        return Future.succeededFuture();
       }
-      for (String rt : b.getValue()) {
-        chain = chain.compose(v -> line(app, p, b.getKey(), rt, total));
+      Future<Void> chain = Future.succeededFuture();
+      for (Map.Entry<String, List<String>> b : app.branches().entrySet()) {
+        Policy p = retention.policyFor(b.getKey());
+        if (p == null) {
+          continue;
+        }
+        for (String rt : b.getValue()) {
+          chain = chain.compose(v -> line(app, p, b.getKey(), rt, total));
+        }
       }
-    }
-    return chain.map(v -> total).recover(t -> {
+      return chain;
+    }).map(v -> total).recover(t -> {
       LOG.warn("retention of groups no longer held appId={}: {}", appId, t.getMessage());
       return Future.succeededFuture(total);
     });

@@ -82,7 +82,7 @@ public final class HistoryReads {
 
   /** Reads on {@code postgresUrl}; nothing is connected yet. */
   public static HistoryReads create(Vertx vertx, String postgresUrl, MeterRegistry meters) {
-    return new HistoryReads(vertx, TelemetryDb.create(vertx, postgresUrl, TIMEOUT), meters);
+    return new HistoryReads(vertx, TelemetryDb.create(vertx, postgresUrl, TIMEOUT, "history"), meters);
   }
 
   /**

@@ -38,13 +38,16 @@ public final class TelemetryDb {
   private final Pool pool;
   private final String where;
   private final Duration timeout;
+  /** What reads through it, for its log lines ({@code insights}, {@code history}). */
+  private final String purpose;
   private final AtomicReference<Future<Void>> schema = new AtomicReference<>();
   private volatile boolean down;
 
-  private TelemetryDb(Pool pool, String where, Duration timeout) {
+  private TelemetryDb(Pool pool, String where, Duration timeout, String purpose) {
     this.pool = pool;
     this.where = where;
     this.timeout = timeout;
+    this.purpose = purpose;
   }
 
   /**
@@ -54,6 +57,11 @@ public final class TelemetryDb {
    * @throws ConfigException when the URL is not a PostgreSQL URL
    */
   public static TelemetryDb create(Vertx vertx, String postgresUrl, Duration timeout) {
+    return create(vertx, postgresUrl, timeout, "insights");
+  }
+
+  /** {@link #create(Vertx, String, Duration)} for another reader ({@code purpose} names it in logs). */
+  public static TelemetryDb create(Vertx vertx, String postgresUrl, Duration timeout, String purpose) {
     PgConnectOptions options;
     if (postgresUrl == null || !(postgresUrl.startsWith("postgresql://") || postgresUrl.startsWith("postgres://"))) {
       throw new ConfigException("--postgres-url must look like postgresql://user@host:port/database (insights read the telemetry there)");
@@ -64,7 +72,7 @@ public final class TelemetryDb {
       throw new ConfigException("--postgres-url is not a valid PostgreSQL URL (insights read the telemetry there): " + e.getMessage());
     }
     options.setCachePreparedStatements(true)
-        .addProperty("application_name", "updraft-insights")
+        .addProperty("application_name", "updraft-" + purpose)
         // a query stuck behind a lock or a slow disk gives up server-side rather than holding a connection
         .addProperty("statement_timeout", Long.toString(timeout.toMillis()));
     int millis = (int) timeout.toMillis();
@@ -80,7 +88,7 @@ public final class TelemetryDb {
             .connectingTo(options)
             .using(vertx)
             .build();
-    return new TelemetryDb(pool, options.getHost() + ":" + options.getPort() + "/" + options.getDatabase(), timeout);
+    return new TelemetryDb(pool, options.getHost() + ":" + options.getPort() + "/" + options.getDatabase(), timeout, purpose);
   }
 
   /**
@@ -129,7 +137,7 @@ public final class TelemetryDb {
   public void available() {
     if (down) {
       down = false;
-      LOG.info("insights: PostgreSQL at {} is reachable again", where);
+      LOG.info("{}: PostgreSQL at {} is reachable again", purpose, where);
     }
   }
 
@@ -137,11 +145,10 @@ public final class TelemetryDb {
   public void unavailable(Throwable cause) {
     if (!down) {
       down = true;
-      LOG.warn(
-          "insights: PostgreSQL at {} cannot be used ({}); insights answer 503 and the guard waits until it is back",
-          where, describe(cause));
+      LOG.warn("{}: PostgreSQL at {} cannot be used ({}); {} answer 503 until it is back", purpose, where, describe(cause),
+          "insights".equals(purpose) ? "insights (and the guard waits)" : "its reads");
     } else {
-      LOG.debug("insights: PostgreSQL at {} still unavailable: {}", where, describe(cause));
+      LOG.debug("{}: PostgreSQL at {} still unavailable: {}", purpose, where, describe(cause));
     }
   }
 

@@ -28,7 +28,8 @@ final class DeletionFold {
     for (String groupId : d.groupIds()) {
       long pos = next.history().position(groupId);
       if (pos < 0) {
-        LOG.warn("updates.deleted names an unknown group appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
+        // expected: a group the control plane no longer holds (deleted from the history projection, retention of old groups)
+        LOG.debug("updates.deleted names a group not held appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
         continue;
       }
       next = deleteAt(next, pos);
