@@ -3,6 +3,7 @@ package dev.updraft.controlplane;
 import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
+import dev.updraft.controlplane.history.HistoryReads;
 import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.log.TopicSetup;
@@ -58,6 +59,7 @@ public final class ControlPlane {
   private final long renewalTimer;
   /** Retention and asset-prune schedules; set once started. */
   private Housekeeping housekeeping;
+  private HistoryReads history;
   private final Delivery delivery;
   private Future<Void> closing;
 
@@ -167,11 +169,13 @@ public final class ControlPlane {
       Path tmp,
       String[] url,
       TlsFiles tls) {
-    Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics);
+    // the audit log and the groups no longer held, as the ingester projects them into PostgreSQL (connects lazily)
+    HistoryReads history = HistoryReads.create(vertx, config.postgresUrl(), metrics);
+    Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics, history);
     commands.keys().expiry().refresh(); // the log is replayed: every key's certificate expiry is known
     RolloutControl rollouts = new Rollouts(commands);
     PublisherApi api =
-        new PublisherApi(vertx, new PublisherApi.Deps(config, commands, processor, storage, metrics, tmp, rollouts));
+        new PublisherApi(vertx, new PublisherApi.Deps(config, commands, processor, storage, metrics, tmp, rollouts, history));
     if (storage instanceof LocalAssetStorage) {
       LocalAssetRoute.mount(vertx, api.router(), (LocalAssetStorage) storage);
     }
@@ -199,7 +203,10 @@ public final class ControlPlane {
     HttpServer server = vertx.createHttpServer(options);
     return mounted
         .compose(v -> server.requestHandler(api.router()).invalidRequestHandler(PublisherApi::invalidRequest).listen())
-        .onFailure(t -> delivery.close())
+        .onFailure(t -> {
+          delivery.close();
+          history.close();
+        })
         .map(
             s -> {
               if (url[0] == null) {
@@ -218,6 +225,7 @@ public final class ControlPlane {
               ControlPlane cp =
                   new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer, delivery);
               cp.housekeeping = Housekeeping.start(vertx, config.lifecycle(), commands);
+              cp.history = history;
               return cp;
             });
   }
@@ -306,6 +314,7 @@ public final class ControlPlane {
     }
     closing =
         ext.eventually(() -> server.close())
+            .eventually(() -> history == null ? Future.<Void>succeededFuture() : history.close())
             .eventually(
                 () -> vertx.executeBlocking(
                     () -> {

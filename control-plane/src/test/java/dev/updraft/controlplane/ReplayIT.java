@@ -130,13 +130,8 @@ class ReplayIT {
       RolloutReverted r = (RolloutReverted) events.get(8).payload();
       assertThat(r.reason()).isEqualTo("crash rate");
       assertThat(events.get(8).actor()).isEqualTo("admin");
-
-      JsonNode audit = h.get("/v1/apps/replay/audit?limit=3").json();
-      assertThat(audit.get("items")).hasSize(3);
-      assertThat(audit.get("items").get(0).get("sequence").asLong()).isEqualTo(last + 1);
-      assertThat(audit.get("items").get(0).get("type").asText()).isEqualTo("channel.mapped");
-      assertThat(audit.get("items").get(0).get("actor").asText()).isEqualTo("admin");
-      assertThat(audit.get("nextBefore").asLong()).isEqualTo(last - 1);
+      // the audit of the new writer's event (newest first, by its actor, paged): system-tests HistoryIT, where an
+      // ingester projects the log into PostgreSQL
     } finally {
       TestSupport.await(second.close());
     }

@@ -91,6 +91,27 @@ public final class EventCodec {
     }
   }
 
+  /**
+   * An update group as JSON, the shape it has inside an event's payload (the history projection stores it
+   * so that a group the control plane no longer holds can still be shown and republished).
+   */
+  public static String groupJson(EventPayload.UpdateGroup g) {
+    try {
+      return MAPPER.writeValueAsString(g);
+    } catch (JsonProcessingException ex) {
+      throw new IllegalStateException("cannot encode group groupId=" + g.groupId(), ex);
+    }
+  }
+
+  /** The group {@link #groupJson} wrote, or null when {@code json} is not one (the reason is logged by the caller). */
+  public static EventPayload.UpdateGroup group(String json) {
+    try {
+      return MAPPER.readValue(json, EventPayload.UpdateGroup.class);
+    } catch (IOException | IllegalArgumentException | NullPointerException ex) {
+      return null;
+    }
+  }
+
   private static String text(JsonNode root, String field) {
     JsonNode n = root.get(field);
     return n == null || !n.isTextual() ? null : n.asText();

@@ -3,6 +3,7 @@ package dev.updraft.ingester;
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import dev.updraft.events.Topics;
+import dev.updraft.ingester.history.HistoryProjection;
 import io.vertx.pgclient.PgConnectOptions;
 import java.time.Duration;
 import java.util.Arrays;
@@ -28,6 +29,9 @@ import java.util.Set;
  * @param bind {@code --bind}: address of that HTTP server
  * @param retention {@code --postgres-retention} and its per-table flags: how long rows are kept in
  *     PostgreSQL (off by default); null is {@link RetentionConfig#NONE}
+ * @param historyConsumerGroup {@code --history-consumer-group}: the consumer group of the history projection
+ *     (the audit log and the update groups, from {@code updraft.events}); every ingester of one deployment uses the same;
+ *     default {@code <topic-prefix>updraft-history}
  */
 public record IngesterConfig(
     String kafkaBootstrap,
@@ -39,7 +43,8 @@ public record IngesterConfig(
     int consumers,
     int metricsPort,
     String bind,
-    RetentionConfig retention) {
+    RetentionConfig retention,
+    String historyConsumerGroup) {
 
   public static final String DEFAULT_KAFKA_BOOTSTRAP = "127.0.0.1:9092";
   public static final String DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/updraft";
@@ -63,7 +68,8 @@ public record IngesterConfig(
           "ingest-batch-wait",
           "ingest-consumers",
           "metrics-port",
-          "bind");
+          "bind",
+          "history-consumer-group");
 
   public IngesterConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -87,7 +93,13 @@ public record IngesterConfig(
     }
     pgOptions(postgresUrl); // validates
     retention = retention == null ? RetentionConfig.NONE : retention;
+    historyConsumerGroup = historyConsumerGroup == null ? topicPrefix + HistoryProjection.DEFAULT_CONSUMER_GROUP : historyConsumerGroup;
+    if (historyConsumerGroup.isBlank() || historyConsumerGroup.equals(consumerGroup)) {
+      throw new ConfigException("--history-consumer-group must not be empty nor the telemetry's --consumer-group: got '"
+          + historyConsumerGroup + "'");
+    }
   }
+
 
   /** Reads and validates the ingester's flags; unknown flags are rejected by name. */
   public static IngesterConfig from(Settings s) {
@@ -102,7 +114,8 @@ public record IngesterConfig(
         s.integer("ingest-consumers", DEFAULT_CONSUMERS, 1, 64),
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
         s.string("bind", DEFAULT_BIND),
-        RetentionConfig.from(s));
+        RetentionConfig.from(s),
+        s.string("history-consumer-group", null));
   }
 
   private static Set<String> union(Set<String> more, String... flags) {
@@ -114,6 +127,11 @@ public record IngesterConfig(
   /** The telemetry topic: {@code <prefix>updraft.telemetry}. */
   public String topic() {
     return Topics.telemetry(topicPrefix);
+  }
+
+  /** The events topic the history projection reads: {@code <prefix>updraft.events}. */
+  public String eventsTopic() {
+    return Topics.events(topicPrefix);
   }
 
   /** Connection options parsed from {@link #postgresUrl()}. */
@@ -149,6 +167,6 @@ public record IngesterConfig(
   public String toString() {
     return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl)
         + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
-        + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + "]";
+        + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + "]";
   }
 }

@@ -1,6 +1,7 @@
 package dev.updraft.ingester;
 
 import dev.updraft.dbschema.SchemaMigrations;
+import dev.updraft.ingester.history.HistoryProjection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The telemetry ingester: device check-ins from {@code <prefix>updraft.telemetry} into PostgreSQL, exactly
- * once, in batches (see {@link IngestLoop} for how). Any number of instances may run with the same
+ * once, in batches (see {@link IngestLoop} for how); and the history projection (the audit log and the update
+ * groups, from {@code <prefix>updraft.events}: {@link HistoryProjection}). Any number of instances may run with the same
  * consumer group; the topic's partitions are spread over them.
  *
  * <p>{@link #start} applies the schema migrations, then consumes with {@code --ingest-consumers} Kafka
@@ -53,6 +56,7 @@ public final class TelemetryIngester {
   private final List<IngestLoop> loops;
   private final List<Thread> threads = new ArrayList<>();
   private final HttpServer http;
+  private final HistoryProjection history;
   /** Null when retention is off. */
   private volatile RetentionJob retention;
   private Future<Void> closed;
@@ -64,7 +68,8 @@ public final class TelemetryIngester {
       PrometheusMeterRegistry registry,
       IngestMetrics metrics,
       List<IngestLoop> loops,
-      HttpServer http) {
+      HttpServer http,
+      HistoryProjection history) {
     this.vertx = vertx;
     this.config = config;
     this.pool = pool;
@@ -72,6 +77,7 @@ public final class TelemetryIngester {
     this.metrics = metrics;
     this.loops = List.copyOf(loops);
     this.http = http;
+    this.history = history;
     int instance = INSTANCES.incrementAndGet();
     for (int i = 0; i < this.loops.size(); i++) {
       Thread t = new Thread(this.loops.get(i), "updraft-ingest-" + instance + "-" + i);
@@ -96,14 +102,20 @@ public final class TelemetryIngester {
       Vertx vertx, IngesterConfig config, IngestLoop.Hook hook, IngestLoop.CommitListener listener) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     IngestMetrics metrics = new IngestMetrics(registry);
-    // per consumer: one connection writing, one reading offsets or finishing a write that timed out
-    Pool pool = pool(vertx, config.pgConnectOptions(), 2 * config.consumers() + 1, "updraft-ingester");
+    AtomicReference<HistoryProjection> history = new AtomicReference<>();
+    // per consumer: one connection writing, one reading offsets or finishing a write that timed out; two for the
+    // history projection
+    Pool pool = pool(vertx, config.pgConnectOptions(), 2 * config.consumers() + 3, "updraft-ingester");
     return SchemaMigrations.apply(pool)
         .compose(
             applied ->
                 vertx.executeBlocking(
                     () -> {
                       List<KafkaConsumer<byte[], byte[]>> consumers = new ArrayList<>();
+                      history.set(HistoryProjection.start(
+                          new HistoryProjection.Settings(config.kafkaBootstrap(), config.eventsTopic(), config.historyConsumerGroup(),
+                              SESSION_TIMEOUT_MS),
+                          pool, registry));
                       for (int i = 0; i < config.consumers(); i++) {
                         consumers.add(new KafkaConsumer<>(consumerProperties(config)));
                       }
@@ -125,13 +137,14 @@ public final class TelemetryIngester {
                         listener));
               }
               HttpServer http = config.metricsPort() == 0 ? null : vertx.createHttpServer();
-              TelemetryIngester ingester = new TelemetryIngester(vertx, config, pool, registry, metrics, loops, http);
+              TelemetryIngester ingester = new TelemetryIngester(vertx, config, pool, registry, metrics, loops, http, history.get());
               Future<?> listening =
                   http == null
                       ? Future.succeededFuture()
                       : http.requestHandler(ingester::handle).listen(config.metricsPort(), config.bind());
               return listening
                   .recover(err -> vertx.executeBlocking(() -> {
+                    history.get().close();
                     for (KafkaConsumer<byte[], byte[]> consumer : consumers) {
                       consumer.close();
                     }
@@ -146,8 +159,12 @@ public final class TelemetryIngester {
                       });
             })
         .onFailure(err -> {
-          pool.close();
-          registry.close();
+          HistoryProjection h = history.get();
+          Future<Void> stopped = h == null ? Future.succeededFuture() : h.close();
+          stopped.onComplete(x -> {
+            pool.close();
+            registry.close();
+          });
         });
   }
 
@@ -227,6 +244,7 @@ public final class TelemetryIngester {
       if (retention != null) {
         exits.add(retention.close());
       }
+      exits.add(history.close());
       closed =
           Future.join(exits)
               .compose(v -> http == null ? Future.<Void>succeededFuture() : http.close())
@@ -252,8 +270,11 @@ public final class TelemetryIngester {
     return http == null ? 0 : http.actualPort();
   }
 
-  /** Whether every consumer loop is running (false once closed, or when one stopped abruptly). */
+  /** Whether every consumer loop is running, the history projection's too (false once closed, or when one stopped abruptly). */
   public boolean running() {
+    if (!history.running()) {
+      return false;
+    }
     for (int i = 0; i < loops.size(); i++) {
       if (!threads.get(i).isAlive() || loops.get(i).exited().isDone()) {
         return false;

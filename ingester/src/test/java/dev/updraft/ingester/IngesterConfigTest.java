@@ -27,6 +27,17 @@ class IngesterConfigTest {
   }
 
   @Test
+  void theHistoryProjectionHasAConsumerGroupOfItsOwn() {
+    assertThat(IngesterConfig.from(Settings.of(Map.of(), Map.of())).historyConsumerGroup()).isEqualTo("updraft-history");
+    IngesterConfig staging = IngesterConfig.from(Settings.of(Map.of("topic-prefix", "staging."), Map.of()));
+    assertThat(staging.historyConsumerGroup()).isEqualTo("staging.updraft-history");
+    assertThat(staging.eventsTopic()).isEqualTo("staging.updraft.events");
+    assertThat(IngesterConfig.from(Settings.of(Map.of("history-consumer-group", "h"), Map.of())).historyConsumerGroup()).isEqualTo("h");
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("history-consumer-group", "updraft-ingester"), Map.of())))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--history-consumer-group");
+  }
+
+  @Test
   void readsFlagsBeforeEnvironmentVariables() {
     IngesterConfig c =
         IngesterConfig.from(

@@ -17,11 +17,14 @@ final class ApiContext {
   final Vertx vertx;
   final PublisherApi.Deps deps;
   final Auth auth;
+  /** The groups held merged with the older ones of the history projection. */
+  final GroupReads groups;
 
   ApiContext(Vertx vertx, PublisherApi.Deps deps, Auth auth) {
     this.vertx = vertx;
     this.deps = deps;
     this.auth = auth;
+    this.groups = new GroupReads(deps.history());
   }
 
   ControlState state() {

@@ -3,13 +3,16 @@ package dev.updraft.controlplane.api;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.history.AuditEntry;
 import dev.updraft.controlplane.state.AppState;
-import dev.updraft.controlplane.state.AuditEntry;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.util.List;
 
-/** {@code GET /v1/apps/{app}/audit}: the app's events newest first, a page at a time. */
+/**
+ * {@code GET /v1/apps/{app}/audit}: the app's events newest first, a page at a time, read from the history
+ * projection in PostgreSQL (the ingester writes it from the event log); 503 {@code history-unavailable}
+ * while PostgreSQL cannot be used.
+ */
 final class AuditRoutes {
   private final ApiContext ctx;
 
@@ -25,38 +28,22 @@ final class AuditRoutes {
     AppState a = ctx.app(rc);
     int limit = ApiContext.intParam(rc, "limit", 50, 1, 500);
     Long before = ApiContext.longParam(rc, "before");
-    ObjectNode n = Json.MAPPER.createObjectNode();
-    ArrayNode items = n.putArray("items");
-    List<AuditEntry> all = a.audit();
-    Long next = null;
-    // entries are in sequence order: start below the cursor instead of walking down to it
-    for (int i = before == null ? all.size() - 1 : below(all, before); i >= 0; i--) {
-      if (items.size() == limit) {
-        next = all.get(i + 1).sequence();
-        break;
+    ctx.deps.history().audit(a.appId(), a.createdAt(), a.lastSequence(), before, limit).onComplete(ar -> {
+      if (ar.failed()) {
+        rc.fail(ar.cause());
+        return;
       }
-      items.add(Views.audit(all.get(i)));
-    }
-    if (next == null) {
-      n.putNull("nextBefore");
-    } else {
-      n.put("nextBefore", next);
-    }
-    Json.send(rc, 200, n);
-  }
-
-  /** The index of the last entry with a sequence below {@code before} (-1 when none). */
-  static int below(List<AuditEntry> all, long before) {
-    int lo = 0;
-    int hi = all.size(); // the first index with sequence >= before is in [lo, hi]
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (all.get(mid).sequence() < before) {
-        lo = mid + 1;
+      ObjectNode n = Json.MAPPER.createObjectNode();
+      ArrayNode items = n.putArray("items");
+      for (AuditEntry e : ar.result().items()) {
+        items.add(Views.audit(e));
+      }
+      if (ar.result().nextBefore() == null) {
+        n.putNull("nextBefore");
       } else {
-        hi = mid;
+        n.put("nextBefore", ar.result().nextBefore());
       }
-    }
-    return lo - 1;
+      Json.send(rc, 200, n);
+    });
   }
 }

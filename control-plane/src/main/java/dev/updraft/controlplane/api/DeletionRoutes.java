@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.Role;
 import dev.updraft.controlplane.commands.DeletionCommands;
 import dev.updraft.controlplane.commands.DeletionCommands.Deleted;
+import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.GroupState;
+import io.vertx.core.Future;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
@@ -33,16 +36,32 @@ final class DeletionRoutes {
     return ctx.deps.commands().deletions();
   }
 
+  /** A held group, or one only the history projection has (then its stored fields are what the command checks). */
   private void deleteGroup(RoutingContext rc) {
-    String app = ctx.app(rc).appId();
+    AppState a = ctx.app(rc);
+    String app = a.appId();
     boolean force = "true".equals(rc.queryParams().get("force"));
-    ApiContext.reply(rc, commands().deleteGroup(ctx.actor(rc), app, rc.pathParam("groupId"), force), 200, DeletionRoutes::deleted);
+    String actor = ctx.actor(rc);
+    String id = rc.pathParam("groupId");
+    ApiContext.reply(
+        rc, notHeld(a, id).compose(stored -> commands().deleteGroup(actor, app, id, force, stored)), 200, DeletionRoutes::deleted);
+  }
+
+  /** The stored group when the control plane does not hold {@code groupId} (null when held or unknown). */
+  private Future<GroupState> notHeld(AppState a, String groupId) {
+    if (groupId == null || a.group(groupId) != null) {
+      return Future.succeededFuture(null);
+    }
+    return ctx.groups.stored(a, groupId).map(s -> s == null ? null : s.group());
   }
 
   private void pin(RoutingContext rc, boolean pinned) {
-    String app = ctx.app(rc).appId();
+    AppState a = ctx.app(rc);
+    String app = a.appId();
+    String actor = ctx.actor(rc);
+    String id = rc.pathParam("groupId");
     ApiContext.reply(
-        rc, commands().pin(ctx.actor(rc), app, rc.pathParam("groupId"), pinned), 200,
+        rc, notHeld(a, id).compose(stored -> commands().pin(actor, app, id, pinned, stored)), 200,
         g -> {
           ObjectNode n = Json.MAPPER.createObjectNode();
           n.put("appId", app);

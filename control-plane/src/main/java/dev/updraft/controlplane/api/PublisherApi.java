@@ -8,6 +8,7 @@ import dev.updraft.controlplane.RolloutControl;
 import dev.updraft.controlplane.commands.CommandException;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
+import dev.updraft.controlplane.history.HistoryReads;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.storage.AssetStorage;
 import io.micrometer.core.instrument.Counter;
@@ -52,7 +53,8 @@ public final class PublisherApi {
       AssetStorage storage,
       PrometheusMeterRegistry metrics,
       Path tmpDir,
-      RolloutControl rollouts) {}
+      RolloutControl rollouts,
+      HistoryReads history) {}
 
   private final Vertx vertx;
   private final Deps d;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.commands.AssetPrune;
 import dev.updraft.controlplane.commands.CommandException;
 import dev.updraft.controlplane.commands.ExportMetadata.AssetFile;
 import dev.updraft.controlplane.commands.ExportMetadata.PlatformFiles;
@@ -203,41 +204,46 @@ final class UpdateRoutes {
     return h != null ? h.trim() : Json.string(b, "idempotencyKey");
   }
 
+  /** Held groups merged with the older ones of the history projection ({@link GroupReads}), newest first. */
   private void listUpdates(RoutingContext rc) {
     AppState a = ctx.app(rc);
     String branch = rc.queryParams().get("branch");
     String runtime = rc.queryParams().get("runtimeVersion");
     int limit = ApiContext.intParam(rc, "limit", 50, 1, 200);
     Long cursor = ApiContext.longParam(rc, "cursor");
-    List<GroupState> all = a.groupsNewestFirst(branch, runtime);
-    ObjectNode n = Json.MAPPER.createObjectNode();
-    ArrayNode items = n.putArray("items");
-    Long next = null;
-    for (GroupState g : all) {
-      if (cursor != null && g.sequence() >= cursor) {
-        continue;
+    ctx.groups.page(a, branch, runtime, cursor, limit).onComplete(ar -> {
+      if (ar.failed()) {
+        rc.fail(ar.cause());
+        return;
       }
-      if (items.size() == limit) {
-        next = items.isEmpty() ? null : items.get(items.size() - 1).get("sequence").asLong();
-        break;
+      List<GroupState> page = ar.result();
+      ObjectNode n = Json.MAPPER.createObjectNode();
+      ArrayNode items = n.putArray("items");
+      for (int i = 0; i < Math.min(limit, page.size()); i++) {
+        items.add(Views.group(page.get(i), false));
       }
-      items.add(Views.group(g, false));
-    }
-    if (next == null) {
-      n.putNull("nextCursor");
-    } else {
-      n.put("nextCursor", Long.toString(next));
-    }
-    Json.send(rc, 200, n);
+      if (page.size() > limit) {
+        n.put("nextCursor", Long.toString(page.get(limit - 1).sequence()));
+      } else {
+        n.putNull("nextCursor");
+      }
+      Json.send(rc, 200, n);
+    });
   }
 
+  /** A held group, or one only the history projection has (shown with its stored fields). */
   private void getUpdate(RoutingContext rc) {
     AppState a = ctx.app(rc);
-    GroupState g = a.group(rc.pathParam("groupId"));
-    if (g == null) {
-      throw CommandException.notFound("update-not-found", "app " + a.appId() + " has no update group " + rc.pathParam("groupId"));
-    }
-    Json.send(rc, 200, Views.group(g, true));
+    String id = rc.pathParam("groupId");
+    ctx.groups.find(a, id).onComplete(ar -> {
+      if (ar.failed()) {
+        rc.fail(ar.cause());
+      } else if (ar.result() == null) {
+        rc.fail(CommandException.notFound("update-not-found", "app " + a.appId() + " has no update group " + id));
+      } else {
+        Json.send(rc, 200, Views.group(ar.result(), true));
+      }
+    });
   }
 
   private void rollback(RoutingContext rc) {
@@ -253,10 +259,11 @@ final class UpdateRoutes {
     if ((to == null) == !embedded) {
       throw CommandException.badRequest("invalid-rollback", "give exactly one of toGroupId (republish that group) or \"embedded\": true");
     }
+    String actor = ctx.actor(rc);
     Future<Published> f =
         embedded
-            ? commands().rollBackToEmbedded(ctx.actor(rc), a.appId(), new EmbeddedRollbackRequest(branch, runtime, platforms, message, idem))
-            : commands().republish(ctx.actor(rc), a.appId(), new RepublishRequest(branch, runtime, to, platforms, message, idem));
+            ? commands().rollBackToEmbedded(actor, a.appId(), new EmbeddedRollbackRequest(branch, runtime, platforms, message, idem))
+            : republish(a, actor, new RepublishRequest(branch, runtime, to, platforms, message, idem));
     f.onComplete(
         ar -> {
           if (ar.failed()) {
@@ -266,6 +273,52 @@ final class UpdateRoutes {
             retain(a.appId(), ar.result());
           }
         });
+  }
+
+  /**
+   * A republish; a source the control plane no longer holds is taken from the history projection, once its
+   * stored objects are known to be still there (409 {@code source-assets-pruned} when a prune removed some:
+   * upload the export again and publish it instead). A retry of an earlier republish answers from the
+   * idempotency window before any of this.
+   */
+  private Future<Published> republish(AppState a, String actor, RepublishRequest req) {
+    if (a.group(req.sourceGroupId()) != null || (req.idempotencyKey() != null && a.idempotencyKeys().get(req.idempotencyKey()) != null)) {
+      return commands().republish(actor, a.appId(), req);
+    }
+    return ctx.groups.stored(a, req.sourceGroupId()).compose(stored -> {
+      if (stored == null) {
+        return commands().republish(actor, a.appId(), req); // refused there: 404 update-not-found
+      }
+      String app = a.appId();
+      List<String> held = new ArrayList<>(AssetPrune.addresses(stored.group().group()));
+      ctx.deps.commands().assets().hold(app, held);
+      return ctx.vertx.executeBlocking(() -> missing(app, held))
+          .compose(missing -> {
+            if (!missing.isEmpty()) {
+              throw CommandException.conflict("source-assets-pruned",
+                  "group " + req.sourceGroupId() + " is older than the groups this control plane holds, and " + missing.size()
+                      + " of the files it needs are no longer stored (deleted by an asset prune), e.g. sha256=" + missing.get(0)
+                      + "; upload its export again and publish it instead");
+            }
+            return commands().republish(actor, app, req, stored.group());
+          })
+          .andThen(ar -> ctx.deps.commands().assets().release(app, held));
+    });
+  }
+
+  /** The addresses of {@code shas} not stored (worker thread); 503 when the storage cannot tell. */
+  private List<String> missing(String app, List<String> shas) {
+    List<String> out = new ArrayList<>();
+    for (String sha : shas) {
+      try {
+        if (ctx.deps.storage().stat(app, sha) == null) {
+          out.add(sha);
+        }
+      } catch (IOException ex) {
+        throw AssetUpload.storageUnavailable("could not say whether sha256=" + sha + " is stored", ex);
+      }
+    }
+    return out;
   }
 
   /** After a new group: the app's retention policies are applied (in the background; failures are logged). */

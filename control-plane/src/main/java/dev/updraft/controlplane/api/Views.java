@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.commands.Requests.Published;
 import dev.updraft.controlplane.state.AppState;
-import dev.updraft.controlplane.state.AuditEntry;
+import dev.updraft.controlplane.history.AuditEntry;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.RolloutState;
 import dev.updraft.controlplane.state.SigningState;

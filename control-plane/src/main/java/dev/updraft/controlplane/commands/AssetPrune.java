@@ -14,6 +14,7 @@ import dev.updraft.events.EventPayload.BundlePatch;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.PatchesComputed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.UpdateGroup;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -162,6 +163,15 @@ public final class AssetPrune {
     }
     for (BuildRegistered b : d.builds().values()) {
       out.add(b.bundleSha256());
+    }
+    return out;
+  }
+
+  /** The hex SHA-256 of every stored object the manifests of {@code g} name (a republish of it needs them). */
+  public static Set<String> addresses(UpdateGroup g) {
+    Set<String> out = new HashSet<>();
+    for (PlatformUpdate p : g.platforms()) {
+      manifestAssets(p.body(), out);
     }
     return out;
   }

@@ -4,6 +4,7 @@ import dev.updraft.controlplane.signing.KeyStore;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.storage.AssetStorage;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.updraft.controlplane.history.HistoryReads;
 import io.vertx.core.Vertx;
 
 /**
@@ -35,7 +36,12 @@ public final class Commands {
   private final RetentionCommands retention;
   private final AssetPrune assets;
 
-  public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics) {
+  /**
+   * @param history the groups the control plane no longer holds (the history projection), which retention
+   *     policies delete too; null: none (policies act on the held groups only)
+   */
+  public Commands(
+      Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics, HistoryReads history) {
     this.processor = processor;
     Groups groups = new Groups(storage, keys);
     KeyExpiry expiry = new KeyExpiry(metrics, () -> processor.state().apps().values(), processor.clock());
@@ -47,7 +53,7 @@ public final class Commands {
     this.renewals = new Renewals(vertx, processor, storage, groups, metrics);
     this.deliveries = new DeliveryCommands(vertx, processor);
     this.deletions = new DeletionCommands(vertx, processor, keys);
-    this.retention = new RetentionCommands(vertx, processor);
+    this.retention = new RetentionCommands(vertx, processor, history);
     this.assets = new AssetPrune(storage, processor::state, processor.clock());
   }
 

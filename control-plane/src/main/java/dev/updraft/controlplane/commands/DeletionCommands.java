@@ -46,12 +46,21 @@ public final class DeletionCommands {
    * update, unless {@code force} (devices then get the next older group).
    */
   public Future<Deleted> deleteGroup(String actor, String appId, String groupId, boolean force) {
+    return deleteGroup(actor, appId, groupId, force, null);
+  }
+
+  /**
+   * {@link #deleteGroup(String, String, String, boolean)}, or of {@code stored} when the control plane does
+   * not hold it (a group only the history projection has: older than every group its line holds, so neither
+   * a rollout nor a channel's newest update; the edges and the fold skip the id they do not hold).
+   */
+  public Future<Deleted> deleteGroup(String actor, String appId, String groupId, boolean force, GroupState stored) {
     return processor.submit(
         vertx,
         "delete-update",
         (s, now) -> {
           AppState app = Prologue.app(s, appId);
-          GroupState g = existing(app, groupId);
+          GroupState g = existing(app, groupId, stored);
           notInRollout(app, g);
           if (!force) {
             List<String> channels = channelsServingAsNewest(app, g);
@@ -72,16 +81,27 @@ public final class DeletionCommands {
 
   /** Pins or unpins a group (a retention policy never deletes a pinned group); 404 for an unknown group. */
   public Future<GroupState> pin(String actor, String appId, String groupId, boolean pinned) {
+    return pin(actor, appId, groupId, pinned, null);
+  }
+
+  /**
+   * {@link #pin(String, String, String, boolean)}, or of {@code stored} when the control plane does not hold
+   * it (the pin is recorded, and shown by the history; it cannot bring the group back into what is held).
+   */
+  public Future<GroupState> pin(String actor, String appId, String groupId, boolean pinned, GroupState stored) {
     return processor.submit(
         vertx,
         pinned ? "pin-update" : "unpin-update",
         (s, now) -> {
           AppState app = Prologue.app(s, appId);
-          GroupState g = existing(app, groupId);
+          GroupState g = existing(app, groupId, stored);
           if (s.retention(appId).isPinned(groupId) == pinned) {
             return Plan.nothing(g);
           }
-          return Plan.of(List.of(new NewEvent(appId, actor, new UpdatePinned(groupId, pinned))), st -> st.app(appId).group(groupId));
+          return Plan.of(List.of(new NewEvent(appId, actor, new UpdatePinned(groupId, pinned))), st -> {
+            GroupState after = st.app(appId).group(groupId);
+            return after != null ? after : g;
+          });
         });
   }
 
@@ -177,8 +197,11 @@ public final class DeletionCommands {
     return d;
   }
 
-  private static GroupState existing(AppState app, String groupId) {
+  private static GroupState existing(AppState app, String groupId, GroupState stored) {
     GroupState g = groupId == null ? null : app.group(groupId);
+    if (g == null && stored != null && stored.groupId().equals(groupId)) {
+      g = stored;
+    }
     if (g == null) {
       throw CommandException.notFound("update-not-found", "app " + app.appId() + " has no update group " + groupId);
     }

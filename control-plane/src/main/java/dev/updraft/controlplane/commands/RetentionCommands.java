@@ -6,6 +6,7 @@ import dev.updraft.controlplane.state.RetentionState;
 import dev.updraft.events.EventPayload.RetentionSet;
 import dev.updraft.events.EventPayload.UpdatesDeleted;
 import io.vertx.core.Future;
+import dev.updraft.controlplane.history.HistoryReads;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,10 +29,13 @@ public final class RetentionCommands {
 
   private final Vertx vertx;
   private final CommandProcessor processor;
+  /** Null: the policies act on the held groups only. */
+  private final StoredRetention stored;
 
-  RetentionCommands(Vertx vertx, CommandProcessor processor) {
+  RetentionCommands(Vertx vertx, CommandProcessor processor, HistoryReads history) {
     this.vertx = vertx;
     this.processor = processor;
+    this.stored = history == null ? null : new StoredRetention(vertx, processor, history);
   }
 
   /** What an application of the policies did. */
@@ -81,9 +85,13 @@ public final class RetentionCommands {
         });
   }
 
-  /** Applies the app's policies now (nothing when it has none or they delete nothing). */
+  /**
+   * Applies the app's policies now (nothing when it has none or they delete nothing): to the groups the
+   * control plane holds, then to the older ones only the history projection has ({@link StoredRetention}).
+   */
   public Future<Applied> apply(String appId) {
-    return step(appId, new Applied(appId, 0, 0));
+    Future<Applied> held = step(appId, new Applied(appId, 0, 0));
+    return stored == null ? held : held.compose(a -> stored.apply(appId).map(n -> new Applied(appId, a.groupsDeleted() + n[0], a.events() + n[1])));
   }
 
   /** Applies the policies of every app that has one, one app after the other. */

@@ -167,10 +167,19 @@ public final class UpdateCommands {
 
   /** Republishes an earlier group (an update or a roll back to embedded) as the newest on a branch. */
   public Future<Published> republish(String actor, String appId, RepublishRequest req) {
+    return republish(actor, appId, req, null);
+  }
+
+  /**
+   * Republishes, the source being {@code stored} when the control plane does not hold it (a group only the
+   * history projection has; its assets were checked to be stored by the caller).
+   */
+  public Future<Published> republish(String actor, String appId, RepublishRequest req, GroupState stored) {
     return head(
         "republish", actor, appId, Maker.REPUBLISH, req.idempotencyKey(), req.branch(), req.runtimeVersion(),
         (app, now) -> {
-          GroupState source = app.group(req.sourceGroupId());
+          GroupState held = app.group(req.sourceGroupId());
+          GroupState source = held != null ? held : stored != null && stored.groupId().equals(req.sourceGroupId()) ? stored : null;
           if (source == null) {
             throw CommandException.notFound("update-not-found", "app " + appId + " has no update group " + req.sourceGroupId());
           }

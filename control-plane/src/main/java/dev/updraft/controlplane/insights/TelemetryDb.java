@@ -18,7 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The control plane's connection to the telemetry database: a small pool that connects lazily, the
+ * The control plane's connection to the telemetry database (insights, and the history projection's audit
+ * and groups: {@code dev.updraft.controlplane.history}): a small pool that connects lazily, the
  * telemetry schema applied on first contact (so the routes work before any ingester ran), and the
  * difference between "PostgreSQL cannot be used now" (a 503 the caller can wait out) and a bug in a query.
  *
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * a pooled connection (and at most {@link #MAX_WAITING} requests wait at all), and {@link #bounded} gives up
  * on an answer that does not come (a network that stalls answers no cancel). Thread-safe.
  */
-final class TelemetryDb {
+public final class TelemetryDb {
   private static final Logger LOG = LoggerFactory.getLogger(TelemetryDb.class);
 
   /** Requests that may wait for a pooled connection; more are answered 503 at once. */
@@ -37,13 +38,16 @@ final class TelemetryDb {
   private final Pool pool;
   private final String where;
   private final Duration timeout;
+  /** What reads through it, for its log lines ({@code insights}, {@code history}). */
+  private final String purpose;
   private final AtomicReference<Future<Void>> schema = new AtomicReference<>();
   private volatile boolean down;
 
-  private TelemetryDb(Pool pool, String where, Duration timeout) {
+  private TelemetryDb(Pool pool, String where, Duration timeout, String purpose) {
     this.pool = pool;
     this.where = where;
     this.timeout = timeout;
+    this.purpose = purpose;
   }
 
   /**
@@ -52,7 +56,12 @@ final class TelemetryDb {
    * @param timeout the longest a request waits for PostgreSQL ({@code --insights-timeout})
    * @throws ConfigException when the URL is not a PostgreSQL URL
    */
-  static TelemetryDb create(Vertx vertx, String postgresUrl, Duration timeout) {
+  public static TelemetryDb create(Vertx vertx, String postgresUrl, Duration timeout) {
+    return create(vertx, postgresUrl, timeout, "insights");
+  }
+
+  /** {@link #create(Vertx, String, Duration)} for another reader ({@code purpose} names it in logs). */
+  public static TelemetryDb create(Vertx vertx, String postgresUrl, Duration timeout, String purpose) {
     PgConnectOptions options;
     if (postgresUrl == null || !(postgresUrl.startsWith("postgresql://") || postgresUrl.startsWith("postgres://"))) {
       throw new ConfigException("--postgres-url must look like postgresql://user@host:port/database (insights read the telemetry there)");
@@ -63,7 +72,7 @@ final class TelemetryDb {
       throw new ConfigException("--postgres-url is not a valid PostgreSQL URL (insights read the telemetry there): " + e.getMessage());
     }
     options.setCachePreparedStatements(true)
-        .addProperty("application_name", "updraft-insights")
+        .addProperty("application_name", "updraft-" + purpose)
         // a query stuck behind a lock or a slow disk gives up server-side rather than holding a connection
         .addProperty("statement_timeout", Long.toString(timeout.toMillis()));
     int millis = (int) timeout.toMillis();
@@ -79,26 +88,26 @@ final class TelemetryDb {
             .connectingTo(options)
             .using(vertx)
             .build();
-    return new TelemetryDb(pool, options.getHost() + ":" + options.getPort() + "/" + options.getDatabase(), timeout);
+    return new TelemetryDb(pool, options.getHost() + ":" + options.getPort() + "/" + options.getDatabase(), timeout, purpose);
   }
 
   /**
    * {@code f}, failed with a {@link TimeoutException} naming the timeout when it has not completed within
    * it (its result, if it comes later, is dropped).
    */
-  <T> Future<T> bounded(Future<T> f) {
+  public <T> Future<T> bounded(Future<T> f) {
     return f.timeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
         .recover(t -> Future.failedFuture(t instanceof TimeoutException
             ? new TimeoutException("no answer within " + timeout.toMillis() + " ms (--insights-timeout)")
             : t));
   }
 
-  Pool pool() {
+  public Pool pool() {
     return pool;
   }
 
   /** {@code host:port/database}, never the password: for messages. */
-  String where() {
+  public String where() {
     return where;
   }
 
@@ -106,7 +115,7 @@ final class TelemetryDb {
    * Completes once the telemetry schema is known to be there (applied now or by the ingester). After a
    * failure the next call tries again, so PostgreSQL coming back is noticed without a restart.
    */
-  Future<Void> ready() {
+  public Future<Void> ready() {
     Future<Void> f = schema.get();
     if (f != null && (!f.isComplete() || f.succeeded())) {
       return f;
@@ -125,22 +134,21 @@ final class TelemetryDb {
   }
 
   /** Records a query that worked: logs once when PostgreSQL is back after an outage. */
-  void available() {
+  public void available() {
     if (down) {
       down = false;
-      LOG.info("insights: PostgreSQL at {} is reachable again", where);
+      LOG.info("{}: PostgreSQL at {} is reachable again", purpose, where);
     }
   }
 
   /** Records a failure that made PostgreSQL unusable: logs once per outage, not per request. */
-  void unavailable(Throwable cause) {
+  public void unavailable(Throwable cause) {
     if (!down) {
       down = true;
-      LOG.warn(
-          "insights: PostgreSQL at {} cannot be used ({}); insights answer 503 and the guard waits until it is back",
-          where, describe(cause));
+      LOG.warn("{}: PostgreSQL at {} cannot be used ({}); {} answer 503 until it is back", purpose, where, describe(cause),
+          "insights".equals(purpose) ? "insights (and the guard waits)" : "its reads");
     } else {
-      LOG.debug("insights: PostgreSQL at {} still unavailable: {}", where, describe(cause));
+      LOG.debug("{}: PostgreSQL at {} still unavailable: {}", purpose, where, describe(cause));
     }
   }
 
@@ -149,7 +157,7 @@ final class TelemetryDb {
    * starting or shutting down, timeouts, no such database, authentication), as opposed to a bug in our
    * SQL or our Java (a 500).
    */
-  static boolean isOutage(Throwable t) {
+  public static boolean isOutage(Throwable t) {
     if (t instanceof PgException) {
       String state = ((PgException) t).getSqlState();
       // 22 data exception, 23 integrity violation, 42 syntax error or undefined object: our query is wrong
@@ -164,7 +172,7 @@ final class TelemetryDb {
   }
 
   /** The cause in one line: its message, or its class when it has none. */
-  static String describe(Throwable t) {
+  public static String describe(Throwable t) {
     String m = t.getMessage();
     if (m == null || m.isBlank()) {
       return t.getClass().getSimpleName();
@@ -173,7 +181,7 @@ final class TelemetryDb {
     return nl < 0 ? m : m.substring(0, nl);
   }
 
-  Future<Void> close() {
+  public Future<Void> close() {
     return pool.close();
   }
 }

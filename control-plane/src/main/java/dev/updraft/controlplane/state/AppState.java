@@ -12,9 +12,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.pcollections.PSortedMap;
-import org.pcollections.PVector;
 import org.pcollections.TreePMap;
-import org.pcollections.TreePVector;
 
 /**
  * One app as folded from its events. Immutable and persistent: maps are sorted persistent maps, lists
@@ -28,7 +26,7 @@ import org.pcollections.TreePVector;
  * @param history the update groups the retention rule holds ({@link dev.updraft.events.Retention#CONTROL_PLANE_WINDOW}
  *     per line), in log order, indexed
  * @param idempotencyKeys the bounded window of idempotency keys ({@link IdempotencyWindow})
- * @param audit one entry per event, in sequence order
+ *     (the audit log is history: the ingester projects it into PostgreSQL, where the audit API reads it)
  */
 public record AppState(
     String appId,
@@ -41,8 +39,7 @@ public record AppState(
     String defaultChannel,
     PSortedMap<String, ChannelMapped> channels,
     GroupHistory history,
-    IdempotencyWindow idempotencyKeys,
-    PVector<AuditEntry> audit) {
+    IdempotencyWindow idempotencyKeys) {
 
   public AppState {
     Objects.requireNonNull(appId, "appId");
@@ -51,7 +48,6 @@ public record AppState(
     Objects.requireNonNull(channels, "channels");
     Objects.requireNonNull(history, "history");
     Objects.requireNonNull(idempotencyKeys, "idempotencyKeys");
-    Objects.requireNonNull(audit, "audit");
   }
 
   /** An app from plain collections (a snapshot, a test) with at most one key; the indexes are built here. */
@@ -65,54 +61,52 @@ public record AppState(
       SigningState signing,
       Map<String, ChannelMapped> channels,
       List<GroupState> groups,
-      List<IdempotencyWindow.Entry> idempotencyKeys,
-      List<AuditEntry> audit) {
+      List<IdempotencyWindow.Entry> idempotencyKeys) {
     this(
         appId, displayName, createdAt, createdBy, lastSequence, TreePMap.from(tokens), signing == null ? List.of() : List.of(signing),
-        null, TreePMap.from(channels), GroupHistory.of(groups), IdempotencyWindow.of(idempotencyKeys), TreePVector.from(audit));
+        null, TreePMap.from(channels), GroupHistory.of(groups), IdempotencyWindow.of(idempotencyKeys));
   }
 
   /** A new app: nothing but its creation. */
   static AppState created(String appId, String displayName, Instant createdAt, String createdBy) {
     return new AppState(
         appId, displayName, createdAt, createdBy, 0, TreePMap.empty(), List.of(), null, TreePMap.empty(), GroupHistory.EMPTY,
-        IdempotencyWindow.EMPTY, TreePVector.empty());
+        IdempotencyWindow.EMPTY);
   }
 
   AppState withTokens(PSortedMap<String, TokenState> t) {
     return new AppState(
-        appId, displayName, createdAt, createdBy, lastSequence, t, keys, defaultChannel, channels, history, idempotencyKeys, audit);
+        appId, displayName, createdAt, createdBy, lastSequence, t, keys, defaultChannel, channels, history, idempotencyKeys);
   }
 
   AppState withKeys(List<SigningState> ring) {
     return new AppState(
-        appId, displayName, createdAt, createdBy, lastSequence, tokens, ring, defaultChannel, channels, history, idempotencyKeys,
-        audit);
+        appId, displayName, createdAt, createdBy, lastSequence, tokens, ring, defaultChannel, channels, history, idempotencyKeys);
   }
 
   AppState withDefaultChannel(String channel) {
     return new AppState(
-        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, channel, channels, history, idempotencyKeys, audit);
+        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, channel, channels, history, idempotencyKeys);
   }
 
   AppState withChannels(PSortedMap<String, ChannelMapped> c) {
     return new AppState(
-        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, defaultChannel, c, history, idempotencyKeys, audit);
+        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, defaultChannel, c, history, idempotencyKeys);
   }
 
   AppState withHistory(GroupHistory h, IdempotencyWindow idempotency) {
     return new AppState(
-        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, defaultChannel, channels, h, idempotency, audit);
+        appId, displayName, createdAt, createdBy, lastSequence, tokens, keys, defaultChannel, channels, h, idempotency);
   }
 
   /**
-   * This app after the event at {@code sequence}, which the audit log shows as {@code entry}; the
-   * idempotency window moves to the event's time (none for an event this build cannot read).
+   * This app after the event at {@code sequence} that happened at {@code occurredAt}; the idempotency window
+   * moves to the event's time (none, null, for an event this build cannot read).
    */
-  AppState advanced(long sequence, AuditEntry entry) {
-    IdempotencyWindow idem = entry.occurredAt() == null ? idempotencyKeys : idempotencyKeys.trimmed(entry.occurredAt());
+  AppState advanced(long sequence, Instant occurredAt) {
+    IdempotencyWindow idem = occurredAt == null ? idempotencyKeys : idempotencyKeys.trimmed(occurredAt);
     return new AppState(
-        appId, displayName, createdAt, createdBy, sequence, tokens, keys, defaultChannel, channels, history, idem, audit.plus(entry));
+        appId, displayName, createdAt, createdBy, sequence, tokens, keys, defaultChannel, channels, history, idem);
   }
 
   /** Whether the app signs its answers (its key ring is not empty). */

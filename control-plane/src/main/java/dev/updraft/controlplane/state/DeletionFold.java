@@ -25,25 +25,21 @@ final class DeletionFold {
   static ControlState updatesDeleted(ControlState s, AppState app, EventEnvelope e, UpdatesDeleted d) {
     RetentionState retention = s.retention(app.appId());
     AppState next = app;
-    int n = 0;
     for (String groupId : d.groupIds()) {
       long pos = next.history().position(groupId);
       if (pos < 0) {
-        LOG.warn("updates.deleted names an unknown group appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
+        // expected: a group the control plane no longer holds (deleted from the history projection, retention of old groups)
+        LOG.debug("updates.deleted names a group not held appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
         continue;
       }
       next = deleteAt(next, pos);
       retention = retention.withPin(groupId, false);
-      n++;
     }
-    String summary =
-        "deleted " + n + (n == 1 ? " update group" : " update groups") + (d.groupIds().size() <= 5 ? " " + String.join(", ", d.groupIds()) : "")
-            + (d.reason() == null ? "" : " (" + d.reason() + ")");
-    return s.with(StateFold.done(next, e, summary)).withRetention(app.appId(), retention);
+    return s.with(StateFold.done(next, e)).withRetention(app.appId(), retention);
   }
 
   static ControlState updatePinned(ControlState s, AppState app, EventEnvelope e, UpdatePinned p) {
-    return s.with(StateFold.done(app, e, (p.pinned() ? "pinned group " : "unpinned group ") + p.groupId()))
+    return s.with(StateFold.done(app, e))
         .withRetention(app.appId(), s.retention(app.appId()).withPin(p.groupId(), p.pinned()));
   }
 
@@ -55,12 +51,12 @@ final class DeletionFold {
       retention = retention.withPin(app.history().at(pos).groupId(), false);
       next = deleteAt(next, pos);
     }
-    return s.with(StateFold.done(next, e, "deleted branch " + b.branch() + " and its " + positions.size() + " update groups"))
+    return s.with(StateFold.done(next, e))
         .withRetention(app.appId(), retention);
   }
 
   static AppState channelDeleted(AppState app, EventEnvelope e, ChannelDeleted c) {
-    return StateFold.done(app.withChannels(app.channels().minus(c.channel())), e, "deleted channel " + c.channel());
+    return StateFold.done(app.withChannels(app.channels().minus(c.channel())), e);
   }
 
   static ControlState appDeleted(ControlState s, AppState app, EventEnvelope e, AppDeleted d) {
@@ -69,15 +65,14 @@ final class DeletionFold {
   }
 
   static ControlState retentionSet(ControlState s, AppState app, EventEnvelope e, RetentionSet r) {
-    String where = r.branch() == null ? "app-wide" : "branch " + r.branch();
     if (r.removes()) {
-      return s.with(StateFold.done(app, e, "removed the " + where + " retention policy"))
+      return s.with(StateFold.done(app, e))
           .withRetention(app.appId(), s.retention(app.appId()).withPolicy(r.branch(), null));
     }
     int keep = r.keep() == null ? Integer.MAX_VALUE : r.keep();
     Duration maxAge = r.maxAgeSeconds() == null ? null : Duration.ofSeconds(r.maxAgeSeconds());
     RetentionState.Policy p = new RetentionState.Policy(r.branch(), keep, maxAge, e.occurredAt(), e.actor());
-    return s.with(StateFold.done(app, e, "set the " + where + " retention policy: " + describe(p)))
+    return s.with(StateFold.done(app, e))
         .withRetention(app.appId(), s.retention(app.appId()).withPolicy(r.branch(), p));
   }
 

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.pcollections.PSortedMap;
 import org.pcollections.TreePMap;
-import org.pcollections.TreePVector;
 
 /**
  * An app's state to and from its snapshot ({@link AppSnapshot}): every component of {@link AppState}, the
@@ -97,8 +96,8 @@ public final class Snapshots {
   }
 
   /**
-   * {@code s} with the app of {@code snap} replaced by the snapshot's state (its audit log keeps what
-   * {@code s} had: none for a fresh start), its deliveries, its pins and retention policies, and its tokens
+   * {@code s} with the app of {@code snap} replaced by the snapshot's state, its deliveries, its pins and
+   * retention policies, and its tokens
    * in the index.
    */
   public static ControlState restore(ControlState s, AppSnapshot snap) {
@@ -137,7 +136,7 @@ public final class Snapshots {
     }
     AppState app = new AppState(
         snap.appId(), snap.displayName(), instant(snap.createdAt()), snap.createdBy(), snap.lastSequence(), tokens, keys, snap.defaultChannel(),
-        channels, GroupHistory.of(groups), IdempotencyWindow.of(idem), old == null ? TreePVector.empty() : old.audit());
+        channels, GroupHistory.of(groups), IdempotencyWindow.of(idem));
     Deliveries d = Deliveries.EMPTY;
     for (AppSnapshot.LaunchAsset l : snap.launchAssets()) {
       d = d.stored(l.stored(), instant(l.at()));

@@ -29,8 +29,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
@@ -108,11 +106,7 @@ public final class StateFold {
     if (app == null || u.sequence() <= app.lastSequence()) {
       return s;
     }
-    return s.with(
-        app.advanced(
-            u.sequence(),
-            new AuditEntry(
-                u.sequence(), null, u.type(), null, null, "event of a type this version does not know (schema version " + u.schemaVersion() + ")")));
+    return s.with(app.advanced(u.sequence(), null));
   }
 
   /** Whether {@code e} is the app's next event (a gap is logged and still applied). */
@@ -136,9 +130,9 @@ public final class StateFold {
     return true;
   }
 
-  /** {@code app} advanced to {@code e}, which the audit log shows as {@code summary}. */
-  static AppState done(AppState app, EventEnvelope e, String summary) {
-    return app.advanced(e.sequence(), new AuditEntry(e.sequence(), e.eventId().toString(), e.type().wireName(), e.occurredAt(), e.actor(), summary));
+  /** {@code app} advanced to {@code e} (the audit log is projected from the events by the ingester, not held here). */
+  static AppState done(AppState app, EventEnvelope e) {
+    return app.advanced(e.sequence(), e.occurredAt());
   }
 
   // ---------------------------------------------------------------- one method per event type
@@ -149,28 +143,23 @@ public final class StateFold {
       return s;
     }
     AppState created = AppState.created(e.appId(), c.displayName(), e.occurredAt(), e.actor());
-    return s.with(done(created, e, "created app " + e.appId() + (c.displayName() == null ? "" : " (" + c.displayName() + ")")));
+    return s.with(done(created, e));
   }
 
   private static ControlState tokenIssued(ControlState s, AppState app, EventEnvelope e, TokenIssued t) {
     TokenState token = new TokenState(t.tokenId(), t.role(), t.label(), t.secretSha256(), e.occurredAt(), e.actor(), null);
-    AppState next =
-        done(
-            app.withTokens(app.tokens().plus(t.tokenId(), token)),
-            e,
-            "issued token " + t.tokenId() + " (role " + t.role() + (t.label() == null ? "" : ", label " + t.label()) + ")");
+    AppState next = done(app.withTokens(app.tokens().plus(t.tokenId(), token)), e);
     return s.with(next, s.tokensBySha256().plus(t.secretSha256(), new TokenRef(app.appId(), t.tokenId(), t.role())));
   }
 
   private static ControlState tokenRevoked(ControlState s, AppState app, EventEnvelope e, TokenRevoked t) {
     TokenState old = app.tokens().get(t.tokenId());
-    String summary = "revoked token " + t.tokenId();
     if (old == null || old.revoked()) {
-      return s.with(done(app, e, summary));
+      return s.with(done(app, e));
     }
     TokenState revoked =
         new TokenState(old.tokenId(), old.role(), old.label(), old.secretSha256(), old.issuedAt(), old.issuedBy(), e.occurredAt());
-    return s.with(done(app.withTokens(app.tokens().plus(t.tokenId(), revoked)), e, summary), s.tokensBySha256().minus(old.secretSha256()));
+    return s.with(done(app.withTokens(app.tokens().plus(t.tokenId(), revoked)), e), s.tokensBySha256().minus(old.secretSha256()));
   }
 
   /**
@@ -184,7 +173,6 @@ public final class StateFold {
             k.keyId(), k.certificatePem(), k.certificateSha256(), k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature(),
             e.occurredAt(), chain, SigningState.earliestNotAfter(chain != null ? chain : k.certificatePem()));
     List<SigningState> ring;
-    boolean replaced = false;
     if (!k.joinsRing()) {
       ring = List.of(key);
     } else {
@@ -195,22 +183,16 @@ public final class StateFold {
           at = i;
         }
       }
-      replaced = at >= 0;
-      if (replaced) {
+      if (at >= 0) {
         ring.set(at, key);
       } else {
         ring.add(key);
       }
     }
-    return done(
-        renew(app.withKeys(ring), e, k.resigned()),
-        e,
-        "registered signing key keyid=" + k.keyId() + (chain == null ? "" : " (certificate chain)") + " certificate sha256="
-            + k.certificateSha256() + (k.joinsRing() ? (replaced ? ", replacing the key of that keyid" : ", added to the key ring")
-                : ", replacing every other key") + ", re-signed " + k.resigned().size() + " entries");
+    return done(renew(app.withKeys(ring), e, k.resigned()), e);
   }
 
-  /** The key leaves the ring; a keyid the app does not have changes nothing but the audit log. */
+  /** The key leaves the ring; a keyid the app does not have changes nothing (but shows in the audit log). */
   private static AppState signingKeyRetired(AppState app, EventEnvelope e, SigningKeyRetired r) {
     List<SigningState> ring = new ArrayList<>(app.keys());
     boolean removed = ring.removeIf(k -> k.keyId().equals(r.keyId()));
@@ -218,55 +200,32 @@ public final class StateFold {
       LOG.warn("signing-key.retired for a keyid the app does not have appId={} keyId={} sequence={}", app.appId(), r.keyId(),
           e.sequence());
     }
-    return done(app.withKeys(ring), e, "retired signing key keyid=" + r.keyId());
+    return done(app.withKeys(ring), e);
   }
 
   private static AppState appUpdated(AppState app, EventEnvelope e, AppUpdated u) {
-    return done(
-        app.withDefaultChannel(u.defaultChannel()),
-        e,
-        u.defaultChannel() == null ? "removed the default channel" : "set the default channel to " + u.defaultChannel());
+    return done(app.withDefaultChannel(u.defaultChannel()), e);
   }
 
   private static AppState channelMapped(AppState app, EventEnvelope e, ChannelMapped c) {
-    return done(
-        app.withChannels(app.channels().plus(c.channel(), c)),
-        e,
-        "mapped channel " + c.channel() + " to branch " + c.branch()
-            + (c.rollout() == null
-                ? ""
-                : " with " + c.rollout().percentage() + "% to branch " + c.rollout().branch()
-                    + (c.rollout().runtimeVersion() == null ? "" : " for runtime " + c.rollout().runtimeVersion())));
+    return done(app.withChannels(app.channels().plus(c.channel(), c)), e);
   }
 
   private static AppState updatePublished(AppState app, RetentionState pins, EventEnvelope e, UpdatePublished p) {
-    UpdateGroup g = p.group();
-    return done(
-        addGroup(app, pins, e, g),
-        e,
-        (g.republishedFrom() == null ? "published" : "republished group " + g.republishedFrom() + " as")
-            + " group " + g.groupId() + " on branch " + g.branch() + ", runtime " + g.runtimeVersion() + " ("
-            + platforms(g) + ")" + (g.rollout() == null ? "" : " as a rollout at " + g.rollout().percentage() + "%"));
+    return done(addGroup(app, pins, e, p.group()), e);
   }
 
   private static AppState rolledBackToEmbedded(AppState app, RetentionState pins, EventEnvelope e, RolledBackToEmbedded r) {
-    UpdateGroup g = r.group();
-    return done(
-        addGroup(app, pins, e, g),
-        e,
-        "rolled back branch " + g.branch() + ", runtime " + g.runtimeVersion() + " to the embedded update ("
-            + platforms(g) + "), group " + g.groupId());
+    return done(addGroup(app, pins, e, r.group()), e);
   }
 
   private static AppState rolloutChanged(AppState app, RetentionState pins, EventEnvelope e, RolloutChanged r) {
-    GroupState g = app.group(r.groupId());
-    RolloutState before = g == null ? null : g.rollout();
     AppState next =
         updateRollout(
             app, pins, e, r.groupId(),
             old -> new RolloutState(old.rolloutId(), r.percentage(), old.controlGroupId(), r.guard(), old.status(), old.startedAt(), e.occurredAt()),
             null);
-    return done(next, e, rolloutChangeSummary(r, before));
+    return done(next, e);
   }
 
   private static AppState rolloutFinished(AppState app, RetentionState pins, EventEnvelope e, RolloutFinished r) {
@@ -275,7 +234,7 @@ public final class StateFold {
             app, pins, e, r.groupId(),
             old -> new RolloutState(old.rolloutId(), old.percentage(), old.controlGroupId(), old.guard(), RolloutState.FINISHED, old.startedAt(), e.occurredAt()),
             null);
-    return done(next, e, "rollout of group " + r.groupId() + " finished");
+    return done(next, e);
   }
 
   private static AppState rolloutReverted(AppState app, RetentionState pins, EventEnvelope e, RolloutReverted r) {
@@ -287,40 +246,25 @@ public final class StateFold {
     if (r.replacement() != null) {
       next = addGroup(next, pins, e, r.replacement());
     }
-    return done(
-        next,
-        e,
-        "rollout of group " + r.groupId() + " reverted" + (r.reason() == null ? "" : ": " + r.reason())
-            + (r.replacement() == null ? "" : "; replaced by group " + r.replacement().groupId()
-                + (r.replacement().rollsBackToEmbedded() ? " (roll back to embedded)" : "")));
+    return done(next, e);
   }
 
   private static AppState manifestsRenewed(AppState app, EventEnvelope e, ManifestsRenewed m) {
-    return done(
-        renew(app, e, m.renewals()), e, "renewed " + m.renewals().size() + " manifests" + (m.reason() == null ? "" : ": " + m.reason()));
+    return done(renew(app, e, m.renewals()), e);
   }
 
   private static ControlState launchAssetStored(ControlState s, AppState app, EventEnvelope e, LaunchAssetStored l) {
-    StringJoiner encodings = new StringJoiner(", ");
-    for (EventPayload.AssetVariant v : l.variants()) {
-      encodings.add(v.encoding() + " " + v.size() + " bytes");
-    }
-    return s.with(done(app, e, "stored launch asset " + l.sha256() + " (" + encodings + ")"))
+    return s.with(done(app, e))
         .withDeliveries(app.appId(), s.deliveries(app.appId()).stored(l, e.occurredAt()));
   }
 
   private static ControlState patchesComputed(ControlState s, AppState app, EventEnvelope e, PatchesComputed p) {
-    StringJoiner sizes = new StringJoiner(", ");
-    for (EventPayload.BundlePatch b : p.patches()) {
-      sizes.add(b.platform() + " from " + b.baseSha256().substring(0, 12) + " " + b.size() + " bytes");
-    }
-    return s.with(done(app, e, "bundle patches for group " + p.groupId() + ": " + (p.patches().isEmpty() ? "none worth keeping" : sizes.toString())))
+    return s.with(done(app, e))
         .withDeliveries(app.appId(), s.deliveries(app.appId()).computed(p, e.occurredAt()));
   }
 
   private static ControlState buildRegistered(ControlState s, AppState app, EventEnvelope e, BuildRegistered b) {
-    return s.with(done(app, e, "registered " + b.platform() + " build of runtime " + b.runtimeVersion() + " embedding update "
-            + b.embeddedUpdateId() + " (bundle " + b.bundleSha256() + ")"))
+    return s.with(done(app, e))
         .withDeliveries(app.appId(), s.deliveries(app.appId()).registered(b));
   }
 
@@ -408,44 +352,5 @@ public final class StateFold {
               pos, new GroupState(g.group().renewed(byId), g.sequence(), g.publishedAt(), g.actor(), rendered, g.rollout(), g.revertedBy()));
     }
     return app.withHistory(history, app.idempotencyKeys());
-  }
-
-  private static String platforms(UpdateGroup g) {
-    StringJoiner j = new StringJoiner(", ");
-    for (PlatformUpdate p : g.platforms()) {
-      j.add(p.platform());
-    }
-    return j.toString();
-  }
-
-  /** "rollout of group g set to 40% (from 10%)", or what changed of its guard when the share did not. */
-  static String rolloutChangeSummary(RolloutChanged r, RolloutState before) {
-    StringBuilder b = new StringBuilder("rollout of group ").append(r.groupId());
-    boolean shareChanged = before == null || before.percentage() != r.percentage();
-    if (shareChanged) {
-      b.append(" set to ").append(r.percentage()).append('%');
-      if (before != null) {
-        b.append(" (from ").append(before.percentage()).append("%)");
-      }
-    }
-    boolean guardChanged = before == null ? r.guard() != null : !Objects.equals(before.guard(), r.guard());
-    if (guardChanged) {
-      b.append(shareChanged ? "; " : ": ");
-      if (r.guard() == null) {
-        b.append("guard removed");
-      } else {
-        EventPayload.RolloutGuard g = r.guard();
-        b.append("guard set: revert above ").append(fmt(g.maxFailureRatePercent())).append("% failures among at least ")
-            .append(g.minDevices()).append(" devices within ").append(g.windowSeconds()).append(" s");
-      }
-    }
-    if (!shareChanged && !guardChanged) {
-      b.append(" unchanged at ").append(r.percentage()).append('%');
-    }
-    return b.toString();
-  }
-
-  private static String fmt(double d) {
-    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
   }
 }

@@ -38,7 +38,7 @@ class OpenApiRoutesTest {
                   Map.of("admin-token", "0123456789abcdef", "data-dir", dir.toString(), "postgres-url", "postgresql://postgres@127.0.0.1:1/none"),
                   Map.of()));
       PublisherApi api =
-          new PublisherApi(vertx, new PublisherApi.Deps(config, null, null, null, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), dir, null));
+          new PublisherApi(vertx, new PublisherApi.Deps(config, null, null, null, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), dir, null, null));
       Router router = api.router();
       LocalAssetRoute.mount(vertx, router, new LocalAssetStorage(dir, () -> "http://x"));
       ConsoleRoutes.load().mount(router); // ControlPlane mounts the console on every instance

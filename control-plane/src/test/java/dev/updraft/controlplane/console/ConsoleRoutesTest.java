@@ -70,7 +70,7 @@ class ConsoleRoutesTest {
     ControlPlaneConfig config =
         ControlPlaneConfig.from(Settings.of(Map.of("admin-token", "0123456789abcdef", "data-dir", dir.toString()), Map.of()));
     PublisherApi api =
-        new PublisherApi(vertx, new PublisherApi.Deps(config, null, null, null, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), dir, null));
+        new PublisherApi(vertx, new PublisherApi.Deps(config, null, null, null, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), dir, null, null));
     router = api.router();
     LocalAssetRoute.mount(vertx, router, new LocalAssetStorage(dir, () -> "http://x"));
     ConsoleRoutes.load().mount(router);

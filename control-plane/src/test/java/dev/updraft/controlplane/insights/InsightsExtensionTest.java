@@ -84,7 +84,7 @@ class InsightsExtensionTest {
   }
 
   private static AppState app(GroupState... groups) {
-    return new AppState("shop", null, T, "admin", 3, Map.of(), null, Map.of(), List.of(groups), List.of(), List.of());
+    return new AppState("shop", null, T, "admin", 3, Map.of(), null, Map.of(), List.of(groups), List.of());
   }
 
   private static DeviceRecord device(String current, String outcome, String reason, Integer bucket, String servedUpdate, String servedGroup) {

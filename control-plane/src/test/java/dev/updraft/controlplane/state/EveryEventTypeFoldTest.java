@@ -135,11 +135,7 @@ class EveryEventTypeFoldTest {
 
       assertThat(app).as(type + " folds").isNotNull();
       assertThat(app.lastSequence()).as(type + " advances the sequence").isEqualTo(seq);
-      int auditBefore = old == null ? 0 : old.audit().size();
-      assertThat(app.audit()).as(type + " shows in the audit log").hasSize(auditBefore + 1);
-      AuditEntry entry = app.audit().get(auditBefore);
-      assertThat(entry.type()).isEqualTo(type.wireName());
-      assertThat(entry.summary()).as(type + " says what happened").isNotBlank();
+      // what the audit log says of each type: the ingester's AuditSummariesTest (the audit is projected there)
       if (!AUDIT_ONLY.contains(type)) {
         assertThat(Content.of(app, after)).as(type + " changes the app, not only its audit log").isNotEqualTo(Content.of(old, before));
       }

@@ -83,8 +83,7 @@ class StateFoldTest {
     assertThat(app.group("g3").platform("ios").createdAt()).isEqualTo("2026-11-30T10:00:00.000Z");
     assertThat(app.group("g3").renderedAt().get("g3-ios")).isEqualTo(T0.plusSeconds(9));
     assertThat(app.idempotencyKeys().get("idem-g1")).isEqualTo("g1");
-    assertThat(app.audit()).hasSize(9);
-    assertThat(app.audit().get(5).summary()).contains("reverted").contains("bad").contains("g3");
+    // the audit of this log (9 entries, the revert's naming its reason and replacement): the ingester's HistoryProjectionIT
   }
 
   @Test
@@ -105,22 +104,6 @@ class StateFoldTest {
     assertThat(StateFold.apply(s, log.get(2))).isEqualTo(s);
     ControlState after = StateFold.applyUnknown(s, new Decoded.Unknown("app.renamed", 2, "demo", 4));
     assertThat(after.app("demo").lastSequence()).isEqualTo(4);
-    assertThat(after.app("demo").audit().get(3).type()).isEqualTo("app.renamed");
     assertThat(StateFold.apply(ControlState.EMPTY, log.get(1))).isEqualTo(ControlState.EMPTY);
-  }
-
-  @Test
-  void auditSaysWhatARolloutChangeChanged() {
-    List<EventEnvelope> log = new ArrayList<>(log().subList(0, 5)); // g2 at 10% then 40%
-    log.add(e(6, new RolloutChanged("g2", "r2", 40, new EventPayload.RolloutGuard(2.5, 100, 3600))));
-    log.add(e(7, new RolloutChanged("g2", "r2", 60, new EventPayload.RolloutGuard(2.5, 100, 3600))));
-    log.add(e(8, new RolloutChanged("g2", "r2", 60, null)));
-    List<String> audit = fold(log).app("demo").audit().stream().map(a -> a.summary()).toList();
-    assertThat(audit.subList(4, 8))
-        .containsExactly(
-            "rollout of group g2 set to 40% (from 10%)",
-            "rollout of group g2: guard set: revert above 2.5% failures among at least 100 devices within 3600 s",
-            "rollout of group g2 set to 60% (from 40%)",
-            "rollout of group g2: guard removed");
   }
 }

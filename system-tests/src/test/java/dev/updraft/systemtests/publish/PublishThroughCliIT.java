@@ -16,9 +16,11 @@ import dev.updraft.events.EventPayload.SigningKeyRegistered;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.events.EventPayload.UpdatePublished;
 import dev.updraft.events.Topics;
+import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
+import dev.updraft.systemtests.reliability.Services;
 import io.vertx.core.Vertx;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -61,6 +63,8 @@ class PublishThroughCliIT {
   static final String ADMIN = "system-test-admin-token-0123";
   static Vertx vertx;
   static ControlPlane cp;
+  /** Projects the event log into PostgreSQL, where the audit (`updraft audit`) is read. */
+  static TelemetryIngester ingester;
   static Map<String, String> env;
   static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -74,13 +78,17 @@ class PublishThroughCliIT {
     flags.put("bind", "127.0.0.1");
     flags.put("admin-token", ADMIN);
     flags.put("data-dir", dir.toString());
+    String postgresUrl = Services.postgresUrl(infra.pgPort(), infra.database(), infra.pgUser());
+    flags.put("postgres-url", postgresUrl);
     cp = ControlPlane.start(vertx, ControlPlaneConfig.from(Settings.of(flags, Map.of())))
         .toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+    ingester = Services.ingester(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), postgresUrl);
     env = Map.of("UPDRAFT_SERVER", "http://127.0.0.1:" + cp.port(), "UPDRAFT_TOKEN", ADMIN);
   }
 
   @AfterAll
   static void stop() throws Exception {
+    ingester.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     cp.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }

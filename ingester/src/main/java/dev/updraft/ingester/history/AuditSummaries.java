@@ -1,0 +1,208 @@
+package dev.updraft.ingester.history;
+
+import dev.updraft.events.EventEnvelope;
+import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventPayload.AppCreated;
+import dev.updraft.events.EventPayload.AppUpdated;
+import dev.updraft.events.EventPayload.BranchDeleted;
+import dev.updraft.events.EventPayload.BuildRegistered;
+import dev.updraft.events.EventPayload.ChannelDeleted;
+import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.EventPayload.LaunchAssetStored;
+import dev.updraft.events.EventPayload.ManifestsRenewed;
+import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.EventPayload.RetentionSet;
+import dev.updraft.events.EventPayload.RolledBackToEmbedded;
+import dev.updraft.events.EventPayload.RolloutChanged;
+import dev.updraft.events.EventPayload.RolloutFinished;
+import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.EventPayload.RolloutReverted;
+import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventPayload.SigningKeyRetired;
+import dev.updraft.events.EventPayload.TokenIssued;
+import dev.updraft.events.EventPayload.TokenRevoked;
+import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.EventPayload.UpdatePinned;
+import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.EventPayload.UpdatesDeleted;
+import java.util.Objects;
+import java.util.StringJoiner;
+
+/**
+ * The one-line summary the audit log shows for each event (the texts the control plane's fold wrote
+ * before the audit moved to PostgreSQL). One case per {@link dev.updraft.events.EventType}, a switch
+ * expression without a default. Pure.
+ */
+final class AuditSummaries {
+  private AuditSummaries() {}
+
+  /**
+   * What a summary needs from before the event: the group's rollout (for {@code rollout.changed}) and how
+   * many groups a deletion removed.
+   *
+   * @param rollout nullable: the group is unknown or has no rollout
+   * @param groupsDeleted groups an {@code updates.deleted} or {@code branch.deleted} removed
+   * @param keyReplaced whether a {@code signing-key.registered} replaced a key of its keyid in the ring
+   */
+  record Prior(RolloutBefore rollout, int groupsDeleted, boolean keyReplaced) {
+    static final Prior NONE = new Prior(null, 0, false);
+  }
+
+  /** A rollout's share and guard before a change. */
+  record RolloutBefore(int percentage, RolloutGuard guard) {}
+
+  static String of(EventEnvelope e, Prior prior) {
+    EventPayload p = e.payload();
+    return switch (e.type()) {
+      case APP_CREATED -> {
+        AppCreated c = (AppCreated) p;
+        yield "created app " + e.appId() + (c.displayName() == null ? "" : " (" + c.displayName() + ")");
+      }
+      case TOKEN_ISSUED -> {
+        TokenIssued t = (TokenIssued) p;
+        yield "issued token " + t.tokenId() + " (role " + t.role() + (t.label() == null ? "" : ", label " + t.label()) + ")";
+      }
+      case TOKEN_REVOKED -> "revoked token " + ((TokenRevoked) p).tokenId();
+      case SIGNING_KEY_REGISTERED -> keyRegistered((SigningKeyRegistered) p, prior);
+      case SIGNING_KEY_RETIRED -> "retired signing key keyid=" + ((SigningKeyRetired) p).keyId();
+      case APP_UPDATED -> {
+        AppUpdated u = (AppUpdated) p;
+        yield u.defaultChannel() == null ? "removed the default channel" : "set the default channel to " + u.defaultChannel();
+      }
+      case CHANNEL_MAPPED -> channelMapped((ChannelMapped) p);
+      case UPDATE_PUBLISHED -> published(((UpdatePublished) p).group());
+      case ROLLED_BACK_TO_EMBEDDED -> {
+        UpdateGroup g = ((RolledBackToEmbedded) p).group();
+        yield "rolled back branch " + g.branch() + ", runtime " + g.runtimeVersion() + " to the embedded update ("
+            + platforms(g) + "), group " + g.groupId();
+      }
+      case ROLLOUT_CHANGED -> rolloutChangeSummary((RolloutChanged) p, prior.rollout());
+      case ROLLOUT_FINISHED -> "rollout of group " + ((RolloutFinished) p).groupId() + " finished";
+      case ROLLOUT_REVERTED -> reverted((RolloutReverted) p);
+      case MANIFESTS_RENEWED -> {
+        ManifestsRenewed m = (ManifestsRenewed) p;
+        yield "renewed " + m.renewals().size() + " manifests" + (m.reason() == null ? "" : ": " + m.reason());
+      }
+      case LAUNCH_ASSET_STORED -> launchAssetStored((LaunchAssetStored) p);
+      case PATCHES_COMPUTED -> patchesComputed((PatchesComputed) p);
+      case BUILD_REGISTERED -> {
+        BuildRegistered b = (BuildRegistered) p;
+        yield "registered " + b.platform() + " build of runtime " + b.runtimeVersion() + " embedding update "
+            + b.embeddedUpdateId() + " (bundle " + b.bundleSha256() + ")";
+      }
+      case UPDATES_DELETED -> updatesDeleted((UpdatesDeleted) p, prior.groupsDeleted());
+      case UPDATE_PINNED -> {
+        UpdatePinned u = (UpdatePinned) p;
+        yield (u.pinned() ? "pinned group " : "unpinned group ") + u.groupId();
+      }
+      case BRANCH_DELETED -> "deleted branch " + ((BranchDeleted) p).branch() + " and its " + prior.groupsDeleted() + " update groups";
+      case CHANNEL_DELETED -> "deleted channel " + ((ChannelDeleted) p).channel();
+      case APP_DELETED -> "deleted app " + e.appId();
+      case RETENTION_SET -> retentionSet((RetentionSet) p);
+    };
+  }
+
+  /** The summary of an event of a type (or schema version) this build does not know. */
+  static String unknown(int schemaVersion) {
+    return "event of a type this version does not know (schema version " + schemaVersion + ")";
+  }
+
+  private static String keyRegistered(SigningKeyRegistered k, Prior prior) {
+    String chain = k.certificateChainPem();
+    boolean replaced = prior.keyReplaced();
+    return "registered signing key keyid=" + k.keyId() + (chain == null ? "" : " (certificate chain)") + " certificate sha256="
+        + k.certificateSha256() + (k.joinsRing() ? (replaced ? ", replacing the key of that keyid" : ", added to the key ring")
+            : ", replacing every other key") + ", re-signed " + k.resigned().size() + " entries";
+  }
+
+  private static String channelMapped(ChannelMapped c) {
+    return "mapped channel " + c.channel() + " to branch " + c.branch()
+        + (c.rollout() == null
+            ? ""
+            : " with " + c.rollout().percentage() + "% to branch " + c.rollout().branch()
+                + (c.rollout().runtimeVersion() == null ? "" : " for runtime " + c.rollout().runtimeVersion()));
+  }
+
+  private static String published(UpdateGroup g) {
+    return (g.republishedFrom() == null ? "published" : "republished group " + g.republishedFrom() + " as")
+        + " group " + g.groupId() + " on branch " + g.branch() + ", runtime " + g.runtimeVersion() + " ("
+        + platforms(g) + ")" + (g.rollout() == null ? "" : " as a rollout at " + g.rollout().percentage() + "%");
+  }
+
+  private static String reverted(RolloutReverted r) {
+    return "rollout of group " + r.groupId() + " reverted" + (r.reason() == null ? "" : ": " + r.reason())
+        + (r.replacement() == null ? "" : "; replaced by group " + r.replacement().groupId()
+            + (r.replacement().rollsBackToEmbedded() ? " (roll back to embedded)" : ""));
+  }
+
+  private static String launchAssetStored(LaunchAssetStored l) {
+    StringJoiner encodings = new StringJoiner(", ");
+    for (EventPayload.AssetVariant v : l.variants()) {
+      encodings.add(v.encoding() + " " + v.size() + " bytes");
+    }
+    return "stored launch asset " + l.sha256() + " (" + encodings + ")";
+  }
+
+  private static String patchesComputed(PatchesComputed p) {
+    StringJoiner sizes = new StringJoiner(", ");
+    for (EventPayload.BundlePatch b : p.patches()) {
+      sizes.add(b.platform() + " from " + b.baseSha256().substring(0, Math.min(12, b.baseSha256().length())) + " " + b.size() + " bytes");
+    }
+    return "bundle patches for group " + p.groupId() + ": " + (p.patches().isEmpty() ? "none worth keeping" : sizes.toString());
+  }
+
+  private static String updatesDeleted(UpdatesDeleted d, int n) {
+    return "deleted " + n + (n == 1 ? " update group" : " update groups") + (d.groupIds().size() <= 5 ? " " + String.join(", ", d.groupIds()) : "")
+        + (d.reason() == null ? "" : " (" + d.reason() + ")");
+  }
+
+  private static String retentionSet(RetentionSet r) {
+    String where = r.branch() == null ? "app-wide" : "branch " + r.branch();
+    if (r.removes()) {
+      return "removed the " + where + " retention policy";
+    }
+    String keep = r.keep() == null ? "keep every group" : "keep " + r.keep();
+    return "set the " + where + " retention policy: " + keep + " per branch and runtime version"
+        + (r.maxAgeSeconds() == null ? "" : ", at most " + java.time.Duration.ofSeconds(r.maxAgeSeconds()).toDays() + " days old");
+  }
+
+  static String platforms(UpdateGroup g) {
+    StringJoiner j = new StringJoiner(", ");
+    for (PlatformUpdate p : g.platforms()) {
+      j.add(p.platform());
+    }
+    return j.toString();
+  }
+
+  /** "rollout of group g set to 40% (from 10%)", or what changed of its guard when the share did not. */
+  static String rolloutChangeSummary(RolloutChanged r, RolloutBefore before) {
+    StringBuilder b = new StringBuilder("rollout of group ").append(r.groupId());
+    boolean shareChanged = before == null || before.percentage() != r.percentage();
+    if (shareChanged) {
+      b.append(" set to ").append(r.percentage()).append('%');
+      if (before != null) {
+        b.append(" (from ").append(before.percentage()).append("%)");
+      }
+    }
+    boolean guardChanged = before == null ? r.guard() != null : !Objects.equals(before.guard(), r.guard());
+    if (guardChanged) {
+      b.append(shareChanged ? "; " : ": ");
+      if (r.guard() == null) {
+        b.append("guard removed");
+      } else {
+        RolloutGuard g = r.guard();
+        b.append("guard set: revert above ").append(fmt(g.maxFailureRatePercent())).append("% failures among at least ")
+            .append(g.minDevices()).append(" devices within ").append(g.windowSeconds()).append(" s");
+      }
+    }
+    if (!shareChanged && !guardChanged) {
+      b.append(" unchanged at ").append(r.percentage()).append('%');
+    }
+    return b.toString();
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  }
+}

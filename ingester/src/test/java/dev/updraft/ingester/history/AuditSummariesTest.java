@@ -1,0 +1,62 @@
+package dev.updraft.ingester.history;
+
+import static dev.updraft.ingester.history.HistoryEvents.e;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventPayload.RolloutChanged;
+import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.EventType;
+import dev.updraft.ingester.history.AuditSummaries.Prior;
+import dev.updraft.ingester.history.AuditSummaries.RolloutBefore;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AuditSummariesTest {
+
+  @Test
+  void everyEventTypeSaysWhatHappened() {
+    for (EventType type : EventType.values()) {
+      String summary = AuditSummaries.of(e(2, HistoryEvents.sample(type)), Prior.NONE);
+      assertThat(summary).as(type + " says what happened").isNotBlank();
+    }
+  }
+
+  @Test
+  void auditSaysWhatARolloutChangeChanged() {
+    RolloutGuard guard = new RolloutGuard(2.5, 100, 3600);
+    assertThat(AuditSummaries.of(e(5, new RolloutChanged("g2", "r2", 40, guard)), new Prior(new RolloutBefore(40, null), 0, false)))
+        .isEqualTo("rollout of group g2: guard set: revert above 2.5% failures among at least 100 devices within 3600 s");
+    assertThat(AuditSummaries.of(e(6, new RolloutChanged("g2", "r2", 60, guard)), new Prior(new RolloutBefore(40, guard), 0, false)))
+        .isEqualTo("rollout of group g2 set to 60% (from 40%)");
+    assertThat(AuditSummaries.of(e(7, new RolloutChanged("g2", "r2", 60, null)), new Prior(new RolloutBefore(60, guard), 0, false)))
+        .isEqualTo("rollout of group g2: guard removed");
+    assertThat(AuditSummaries.of(e(8, new RolloutChanged("g2", "r2", 60, null)), new Prior(new RolloutBefore(60, null), 0, false)))
+        .isEqualTo("rollout of group g2 unchanged at 60%");
+    assertThat(AuditSummaries.of(e(8, new RolloutChanged("g9", "r9", 30, null)), Prior.NONE))
+        .as("a group the projection does not know").isEqualTo("rollout of group g9 set to 30%");
+  }
+
+  @Test
+  void deletionsCountWhatTheyRemoved() {
+    assertThat(AuditSummaries.of(e(3, new EventPayload.UpdatesDeleted(List.of("g1", "g2"), "forced")), new Prior(null, 1, false)))
+        .isEqualTo("deleted 1 update group g1, g2 (forced)");
+    assertThat(AuditSummaries.of(e(3, new EventPayload.BranchDeleted("pr-12")), new Prior(null, 40, false)))
+        .isEqualTo("deleted branch pr-12 and its 40 update groups");
+  }
+
+  @Test
+  void aKeyRegistrationSaysWhetherItReplacedAKey() {
+    SigningKeyRegistered k = (SigningKeyRegistered) HistoryEvents.sample(EventType.SIGNING_KEY_REGISTERED);
+    assertThat(AuditSummaries.of(e(3, k), new Prior(null, 0, true))).contains("replacing every other key");
+    SigningKeyRegistered ring = new SigningKeyRegistered("k2", "pem", "dd".repeat(32), "{}", "sig", List.of(), null, true);
+    assertThat(AuditSummaries.of(e(3, ring), new Prior(null, 0, true))).contains(", replacing the key of that keyid");
+    assertThat(AuditSummaries.of(e(3, ring), Prior.NONE)).contains(", added to the key ring");
+  }
+
+  @Test
+  void anUnknownTypeSaysWhichSchemaVersion() {
+    assertThat(AuditSummaries.unknown(2)).isEqualTo("event of a type this version does not know (schema version 2)");
+  }
+}
