@@ -3,7 +3,6 @@ package dev.updraft.controlplane.commands;
 import dev.updraft.controlplane.history.HistoryReads;
 import dev.updraft.controlplane.history.StoredGroup;
 import dev.updraft.controlplane.state.AppState;
-import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.RetentionState;
 import dev.updraft.controlplane.state.RetentionState.Policy;
 import dev.updraft.events.EventPayload.UpdatesDeleted;
@@ -18,8 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Retention policies applied to the groups the control plane no longer holds, which only the history
- * projection in PostgreSQL has: per line under a policy, its stored groups older than every held one, counted
- * on from the held ones; past the policy's {@code keep} or older than its {@code maxAge} and not pinned, they
+ * projection in PostgreSQL has: per line under a policy, its stored groups counted newest first with the
+ * held ones; past the policy's {@code keep} or older than its {@code maxAge} and not pinned, they
  * are deleted with {@code updates.deleted} events of actor {@code retention} (the fold and the edges skip
  * ids they do not hold; the projection marks them deleted). It waits (a little) for the projection to reach
  * the app's last event first; when it does not, or PostgreSQL cannot be used, nothing is done here (logged)
@@ -71,11 +70,13 @@ final class StoredRetention {
     });
   }
 
-  /** One line: its stored groups below the oldest held one, a page at a time. */
+  /**
+   * One line: all its stored groups newest first, a page at a time, counted in the line's order; the held
+   * ones among them count but are left to the held groups' own application (a pinned held group can be
+   * older than stored ones, so "below the oldest held" would miss the stored groups in between).
+   */
   private Future<Void> line(AppState app, Policy p, String branch, String runtime, int[] total) {
-    List<GroupState> held = app.groupsNewestFirst(branch, runtime);
-    Long below = held.isEmpty() ? null : held.get(held.size() - 1).sequence();
-    return page(app, p, branch, runtime, below, held.size(), total);
+    return page(app, p, branch, runtime, null, 0, total);
   }
 
   private Future<Void> page(AppState app, Policy p, String branch, String runtime, Long below, int position, int[] total) {
@@ -89,7 +90,7 @@ final class StoredRetention {
       int i = position;
       for (StoredGroup s : rows) {
         boolean expired = i >= p.keep() || oldest != null && s.group().publishedAt().isBefore(oldest);
-        if (i > 0 && expired && !s.pinned() && !retention.isPinned(s.groupId())) {
+        if (i > 0 && expired && !s.pinned() && !retention.isPinned(s.groupId()) && app.group(s.groupId()) == null) {
           victims.add(s.groupId());
         }
         i++;

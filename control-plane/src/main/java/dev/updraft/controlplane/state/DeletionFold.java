@@ -30,6 +30,9 @@ final class DeletionFold {
       if (pos < 0) {
         // expected: a group the control plane no longer holds (deleted from the history projection, retention of old groups)
         LOG.debug("updates.deleted names a group not held appId={} groupId={} sequence={}", app.appId(), groupId, e.sequence());
+        // its idempotency key (kept for 24 h, longer than the group is held) and its pin go all the same
+        next = next.withHistory(next.history(), next.idempotencyKeys().withoutGroup(groupId));
+        retention = retention.withPin(groupId, false);
         continue;
       }
       next = deleteAt(next, pos);

@@ -69,13 +69,23 @@ public final class IdempotencyWindow {
     return new IdempotencyWindow(byKey.plus(e.key(), e), bySequence.plus(e.sequence(), e));
   }
 
-  /** This window without the keys published before {@code latest} minus {@link #WINDOW}, and at most {@link #MAX_KEYS}. */
   /** This window without {@code key} (its group was deleted: a retry then publishes again). */
   IdempotencyWindow minus(String key) {
     Entry e = byKey.get(key);
     return e == null ? this : new IdempotencyWindow(byKey.minus(key), bySequence.minus(e.sequence()));
   }
 
+  /** This window without the key that made {@code groupId}, if one did (a deleted group the history no longer holds). */
+  IdempotencyWindow withoutGroup(String groupId) {
+    for (Entry e : bySequence.values()) {
+      if (e.groupId().equals(groupId)) {
+        return minus(e.key());
+      }
+    }
+    return this;
+  }
+
+  /** This window without the keys published before {@code latest} minus {@link #WINDOW}, and at most {@link #MAX_KEYS}. */
   IdempotencyWindow trimmed(Instant latest) {
     PSortedMap<String, Entry> k = byKey;
     PSortedMap<Long, Entry> s = bySequence;
