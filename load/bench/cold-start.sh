@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Cold start of an edge (docs/benchmarks/cold-start.md, issue 19): `./updraft dev` (Kafka, PostgreSQL,
+# control plane, ingester) with one app and the fixture's update published; then, for each mode, a fresh
+# edge process (`./updraft edge`, its own JVM) is started and, as soon as its /readyz answers 200, the
+# issue's constant run goes at it (2,000 req/s for 40 s, signatures requested and verified, the
+# generator's own 20,000 untimed warm-up requests first): once with the edge's warm-up on (the default) and
+# once with `--warmup-requests 0` (the behaviour before it). Prints per run the verdict, drops, start to
+# ready, and the worst one-second p99 (first second included, from the time series); copies each summary
+# JSON and a text line to $OUT. Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000])
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUT=${OUT:-$ROOT/docs/benchmarks/runs/$(date -u +%Y-%m-%d)}
+RATE=${RATE:-2000}
+TOKEN=bench-admin-token-0123456789abcdef
+CONTROL=8080; DEV_EDGE=3000; EDGE=3100; KAFKA=19092; PG=15432
+export UPDRAFT_SERVER=http://127.0.0.1:$CONTROL UPDRAFT_TOKEN=$TOKEN
+mkdir -p "$OUT"
+log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+wait_ready() { local i=0; until curl -fs -o /dev/null "$1"; do i=$((i+1)); [ $i -gt 3000 ] && { log "not ready: $1"; return 1; }; sleep 0.1; done; }
+./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale
+
+data=$(mktemp -d /tmp/updraft-cold-XXXX); work=$(mktemp -d /tmp/updraft-cold-out-XXXX)
+log "starting updraft dev (data $data)"
+./updraft dev --data-dir "$data" --control-port $CONTROL --edge-port $DEV_EDGE --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN > "$work/dev.log" 2>&1 &
+dev=$!
+edge=
+trap 'kill $dev $edge 2>/dev/null || true' EXIT
+wait_ready http://127.0.0.1:$DEV_EDGE/readyz
+./updraft keys generate --out "$work/keys" >/dev/null
+./updraft apps create demo --certificate "$work/keys/certificate.pem" --private-key "$work/keys/private-key.pem" >/dev/null
+./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist fixtures/expo-export-sdk57/update-1 --no-progress --json >/dev/null 2>&1
+sleep 5
+
+for mode in default no-warmup; do
+  extra=(); [ "$mode" = no-warmup ] && extra=(--warmup-requests 0)
+  t0=$(date +%s%N)
+  UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE --edge-id "cold-$mode" "${extra[@]}" \
+    > "$work/edge-$mode.log" 2>&1 &
+  edge=$!
+  wait_ready http://127.0.0.1:$EDGE/readyz
+  ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  log "$mode: edge ready in $ready_ms ms (process start to /readyz 200); constant run at $RATE req/s"
+  set +e
+  ./updraft load run --name "cold-start-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 \
+    --target http://127.0.0.1:$EDGE --app demo --channels production --runtime-versions 1.0.0 \
+    --signature --verify-certificate "$work/keys/certificate.pem" --out-dir "$work" \
+    --metrics edge=http://127.0.0.1:$EDGE/metrics --pids edge=$edge > "$work/run-$mode.out" 2>&1
+  status=$?
+  set -e
+  ts="$work/cold-start-$mode-timeseries.csv"
+  worst=$(awk -F, '$2=="generator" && $3=="latency_p99_ms" && $1>=0 {if ($5>m) {m=$5; t=$1}} END {printf "%.2f ms at t=%s s", m, t}' "$ts")
+  first=$(awk -F, '$2=="generator" && $3=="latency_p99_ms" && $1>=0 {print $5; exit}' "$ts")
+  line="$mode: exit $status; edge start to ready $ready_ms ms; worst one-second p99 $worst; first second's p99 $first ms"
+  log "$line"
+  cp "$work/cold-start-$mode-summary.json" "$OUT/"
+  { echo "$line"; tail -n 6 "$work/run-$mode.out"; grep -i "warm-up" "$work/edge-$mode.log" || true; } > "$OUT/cold-start-$mode.txt"
+  kill $edge; wait $edge 2>/dev/null || true
+  edge=
+done
+kill $dev; wait $dev 2>/dev/null || true
+trap - EXIT
+rm -rf "$data"
+log "done: $OUT"
