@@ -4,7 +4,9 @@
 # edge process (`./updraft edge`, its own JVM) is started and, as soon as its /readyz answers 200, the
 # issue's constant run goes at it (2,000 req/s for 40 s, signatures requested and verified, the
 # generator's own 20,000 untimed warm-up requests first): once with the edge's warm-up on (the default) and
-# once with `--warmup-requests 0` (the behaviour before it). Prints per run the verdict, drops, start to
+# once with `--warmup-requests 0` (the behaviour before it), and once with `--checkins false` (to see what the
+# check-ins of the generator's warm-up cost the first seconds; MODES picks). The dev stack's and PostgreSQL's
+# CPU are sampled too (`--pids`). Prints per run the verdict, drops, start to
 # ready, and the worst one-second p99 (first second included, from the time series); copies each summary
 # JSON and a text line to $OUT. Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000])
 set -euo pipefail
@@ -32,8 +34,10 @@ wait_ready http://127.0.0.1:$DEV_EDGE/readyz
 ./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist fixtures/expo-export-sdk57/update-1 --no-progress --json >/dev/null 2>&1
 sleep 5
 
-for mode in default no-warmup; do
-  extra=(); [ "$mode" = no-warmup ] && extra=(--warmup-requests 0)
+for mode in ${MODES:-default no-warmup no-checkins}; do
+  extra=()
+  [ "$mode" = no-warmup ] && extra=(--warmup-requests 0)
+  [ "$mode" = no-checkins ] && extra=(--checkins false)
   t0=$(date +%s%N)
   UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE --edge-id "cold-$mode" "${extra[@]}" \
     > "$work/edge-$mode.log" 2>&1 &
@@ -45,7 +49,7 @@ for mode in default no-warmup; do
   ./updraft load run --name "cold-start-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 \
     --target http://127.0.0.1:$EDGE --app demo --channels production --runtime-versions 1.0.0 \
     --signature --verify-certificate "$work/keys/certificate.pem" --out-dir "$work" \
-    --metrics edge=http://127.0.0.1:$EDGE/metrics --pids edge=$edge > "$work/run-$mode.out" 2>&1
+    --metrics edge=http://127.0.0.1:$EDGE/metrics --pids "edge=$edge,dev=$dev,postgres=$(head -n1 "$data/postgres/postmaster.pid")" > "$work/run-$mode.out" 2>&1
   status=$?
   set -e
   ts="$work/cold-start-$mode-timeseries.csv"
