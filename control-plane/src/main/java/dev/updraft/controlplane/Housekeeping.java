@@ -55,7 +55,7 @@ final class Housekeeping {
     }
     pruning = true;
     List<String> apps = List.copyOf(commands.state().apps().keySet());
-    vertx.executeBlocking(() -> {
+    AssetPrune.executor(vertx).executeBlocking(() -> {
       for (String app : apps) {
         AssetPrune.Result r = commands.assets().prune(app, false, flags.pruneGrace());
         if (!r.deleted().isEmpty()) {

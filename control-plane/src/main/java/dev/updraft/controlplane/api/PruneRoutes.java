@@ -45,7 +45,7 @@ final class PruneRoutes {
       throw CommandException.badRequest("invalid-grace", "grace must be a duration like 7d or 12h: got '" + g + "'");
     }
     AssetPrune prune = ctx.deps.commands().assets();
-    ctx.vertx
+    AssetPrune.executor(ctx.vertx)
         .executeBlocking(() -> prune.prune(app, dryRun, grace))
         .onComplete(ar -> {
           if (ar.failed()) {

@@ -15,6 +15,8 @@ import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.PatchesComputed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.UpdateGroup;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -27,6 +29,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -51,11 +54,24 @@ public final class AssetPrune {
   private final Supplier<ControlState> state;
   private final Clock clock;
   private final ConcurrentHashMap<String, Integer> held = new ConcurrentHashMap<>();
+  /** The references last computed, for the state they were computed from (states are immutable: same object, same answer). */
+  private volatile Refs lastRefs;
+
+  private record Refs(ControlState state, String appId, Set<String> shas) {}
 
   AssetPrune(AssetStorage storage, Supplier<ControlState> state, Clock clock) {
     this.storage = storage;
     this.state = state;
     this.clock = clock;
+  }
+
+  /**
+   * The worker pool prunes run on (one thread, shared by name across the process): a prune of many objects
+   * takes minutes, and on the callers' own worker queue it would hold up their other blocking work (a
+   * publish's storage checks run ordered on the same context) and trip Vert.x's blocked-thread warning.
+   */
+  public static WorkerExecutor executor(Vertx vertx) {
+    return vertx.createSharedWorkerExecutor("updraft-asset-prune", 1, 1, TimeUnit.HOURS);
   }
 
   /** What a prune found, deleted (or, in a dry run, would delete). */
@@ -82,7 +98,7 @@ public final class AssetPrune {
   public Result prune(String appId, boolean dryRun, Duration grace) throws IOException {
     Instant cutoff = clock.instant().minus(grace);
     List<ListedAsset> listed = storage.list(appId);
-    Set<String> refs = references(state.get(), appId);
+    Set<String> refs = referencesNow(appId);
     int referenced = 0;
     int young = 0;
     List<ListedAsset> candidates = new ArrayList<>();
@@ -99,7 +115,7 @@ public final class AssetPrune {
     long bytes = 0;
     for (int i = 0; i < candidates.size(); i++) {
       if (i % RECHECK_EVERY == 0) {
-        refs = references(state.get(), appId);
+        refs = referencesNow(appId);
       }
       ListedAsset a = candidates.get(i);
       if (dryRun ? !refs.contains(a.sha256Hex()) : deleteIfUnused(appId, a.sha256Hex())) {
@@ -117,7 +133,7 @@ public final class AssetPrune {
     boolean[] done = {false};
     IOException[] failed = {null};
     held.compute(appId + "/" + sha256, (k, n) -> {
-      if (n != null || references(state.get(), appId).contains(sha256)) {
+      if (n != null || referencesNow(appId).contains(sha256)) {
         return n;
       }
       try {
@@ -132,6 +148,22 @@ public final class AssetPrune {
       throw failed[0];
     }
     return done[0];
+  }
+
+  /**
+   * {@link #references} of the current state, computed again only when the state changed since the last
+   * call: a prune re-checks before every deletion, and walking every held manifest each time made a prune
+   * of 100,000 objects quadratic.
+   */
+  private Set<String> referencesNow(String appId) {
+    ControlState s = state.get();
+    Refs r = lastRefs;
+    if (r != null && r.state() == s && r.appId().equals(appId)) {
+      return r.shas();
+    }
+    Set<String> shas = references(s, appId);
+    lastRefs = new Refs(s, appId, shas);
+    return shas;
   }
 
   /** Every stored address the app's remaining groups and builds need (empty for an app that does not exist). */
