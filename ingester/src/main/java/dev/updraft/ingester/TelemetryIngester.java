@@ -2,6 +2,7 @@ package dev.updraft.ingester;
 
 import dev.updraft.dbschema.SchemaMigrations;
 import dev.updraft.ingester.history.HistoryProjection;
+import dev.updraft.ingester.history.ReadCommittedConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -15,15 +16,12 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -213,20 +211,11 @@ public final class TelemetryIngester {
   }
 
   static Map<String, Object> consumerProperties(IngesterConfig config) {
-    Map<String, Object> p = new HashMap<>();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, config.consumerGroup());
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "updraft-ingester-" + UUID.randomUUID().toString().substring(0, 8));
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     // an ingester that dies without leaving the group (SIGKILL, a lost machine) holds its partitions until
     // its session times out: 10 s rather than Kafka's 45 s (heartbeats every 3 s; the poll loop never blocks)
-    p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.batchSize());
+    Map<String, Object> p =
+        ReadCommittedConsumer.properties(config.kafkaBootstrap(), config.consumerGroup(), "updraft-ingester-", SESSION_TIMEOUT_MS, config.batchSize());
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     return p;
   }
 

@@ -4,13 +4,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The history projection: {@code <prefix>updraft.events} into PostgreSQL ({@code history_audit},
@@ -57,19 +54,9 @@ public final class HistoryProjection {
   }
 
   static Map<String, Object> consumerProperties(Settings s) {
-    Map<String, Object> p = new HashMap<>();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, s.kafkaBootstrap());
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, s.consumerGroup());
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "updraft-history-" + UUID.randomUUID().toString().substring(0, 8));
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    Map<String, Object> p = ReadCommittedConsumer.properties(s.kafkaBootstrap(), s.consumerGroup(), "updraft-history-", s.sessionTimeoutMs(), 1_000);
     // the control plane creates the events topic with its partitions and settings: never auto-create it here
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-    p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, s.sessionTimeoutMs());
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1_000);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     return p;
   }
 
