@@ -57,8 +57,8 @@ log "starting updraft dev (data $DATA)"
 UPDRAFT_JAVA_OPTS="-Xmx2g" nohup ./updraft dev --data-dir "$DATA" --control-port $CONTROL --edge-port $EDGE \
   --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN > "$OUT/dev.log" 2>&1 &
 PID=$!
-for i in $(seq 1 600); do curl -fs -o /dev/null "$SERVER/readyz" && break; sleep 0.2; done
-curl -fs -o /dev/null "$SERVER/readyz" || { log "control plane not ready; see $OUT/dev.log"; exit 1; }
+for i in $(seq 1 600); do curl -fs -o /dev/null "$SERVER/healthz" && break; sleep 0.2; done
+curl -fs -o /dev/null "$SERVER/healthz" || { log "control plane not ready; see $OUT/dev.log"; exit 1; }
 
 ./updraft keys generate --out "$OUT/keys" --common-name "Updraft insights scale" >/dev/null
 ./updraft apps create demo --certificate "$OUT/keys/certificate.pem" --private-key "$OUT/keys/private-key.pem" >/dev/null
