@@ -61,6 +61,16 @@ class IngesterConfigTest {
   }
 
   @Test
+  void theConsumerLetsTheBrokerGatherAFifthOfTheLinger() {
+    Map<String, Object> lingering = TelemetryIngester.consumerProperties(IngesterConfig.from(Settings.of(Map.of(), Map.of())));
+    assertThat(lingering).containsEntry("fetch.max.wait.ms", 50).containsEntry("fetch.min.bytes", 256 * 1024);
+    Map<String, Object> eager =
+        TelemetryIngester.consumerProperties(IngesterConfig.from(Settings.of(Map.of("ingest-linger", "0ms"), Map.of())));
+    assertThat(eager).as("Kafka's defaults: a fetch answers as soon as a record is there")
+        .doesNotContainKeys("fetch.max.wait.ms", "fetch.min.bytes");
+  }
+
+  @Test
   void rejectsAnUnknownFlagByName() {
     assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-batch-sise", "10"), Map.of())))
         .isInstanceOf(ConfigException.class)
