@@ -21,7 +21,8 @@ import java.util.Set;
  *     so that the telemetry partitions are spread over the running instances
  * @param batchSize {@code --ingest-batch-size}: most check-ins written in one PostgreSQL transaction
  * @param batchWait {@code --ingest-batch-wait}: longest a consumed check-in waits in a batch while the
- *     previous batch is still being written (a batch is otherwise written at the end of each poll)
+ *     previous batch is still being written (with none running, a batch is written once it has lingered:
+ *     {@code --ingest-linger})
  * @param linger {@code --ingest-linger}: how long a batch waits for more check-ins before it is written when
  *     no write is running (one reaching {@code --ingest-batch-size} is written at once); 0 writes at the end of
  *     each poll. Trades lag (up to this much more per check-in) for PostgreSQL's cost per check-in: each
