@@ -295,7 +295,10 @@ final class IngestBenchmark {
     System.out.printf(Locale.ROOT, "  CPU per check-in at %d/s: this JVM (Kafka broker, ingester; the benchmark's producer,"
         + " %.1f s, taken out) %.1f us; PostgreSQL processes %.1f us; total %.1f us over %.1f s; machine busy %.0f %% of 2 cores%n",
         rate, producerNanos / 1e9, jvmUs, pgUs, jvmUs + pgUs, wall, (cpu1[2] - cpu0[2]) / (wall * 2));
+    String split = jvmSplit(threads0, threadCpu(), (cpu1[0] - cpu0[0]) * 10_000_000L - producerNanos, n);
+    System.out.printf(Locale.ROOT, "  JVM CPU per check-in at %d/s by thread group (us, the producer's taken out): %s%n", rate, split);
     report(ingester, db, "after fixed rate " + rate + "/s");
+    summary.put(prefix + "jvm_us_per_check_in_by_thread", split);
     summary.put(prefix + "sent", sent.get());
     summary.put(prefix + "per_second", sent.get() / produced);
     summary.put(prefix + "lag", latencies.summary());
@@ -308,11 +311,36 @@ final class IngestBenchmark {
     summary.put(prefix + "machine_busy_percent", (cpu1[2] - cpu0[2]) / (wall * 2));
   }
 
+  /**
+   * The JVM's CPU per check-in by thread group (groups of at least 1 us, the benchmark's producer threads
+   * left out), and what no Java thread accounts for (GC, JIT compilation).
+   */
+  private static String jvmSplit(Map<String, Long> before, Map<String, Long> after, long jvmNanos, long checkIns) {
+    StringBuilder sb = new StringBuilder();
+    long inThreads = 0;
+    for (Map.Entry<String, Long> e : after.entrySet()) {
+      if (isProducer(e.getKey())) {
+        continue;
+      }
+      long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+      inThreads += d;
+      if (d / 1_000.0 / checkIns >= 1.0) {
+        sb.append(String.format(Locale.ROOT, "%s=%.1f, ", e.getKey(), d / 1_000.0 / checkIns));
+      }
+    }
+    return sb.append(String.format(Locale.ROOT, "not in Java threads (GC, JIT)=%.1f", (jvmNanos - inThreads) / 1_000.0 / checkIns))
+        .toString();
+  }
+
+  private static boolean isProducer(String thread) {
+    return thread.startsWith("bench-producer") || thread.startsWith("kafka-producer-network-thread");
+  }
+
   /** CPU nanoseconds the benchmark's producer threads used since {@code before}. */
   private static long producerCpu(Map<String, Long> now, Map<String, Long> before) {
     long sum = 0;
     for (Map.Entry<String, Long> e : now.entrySet()) {
-      if (e.getKey().startsWith("bench-producer") || e.getKey().startsWith("kafka-producer-network-thread")) {
+      if (isProducer(e.getKey())) {
         sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
       }
     }
