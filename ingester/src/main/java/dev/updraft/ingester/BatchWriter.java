@@ -56,15 +56,19 @@ final class BatchWriter {
    * Upserts the device rows ({@link Tables#DEVICES}) and returns how the devices moved between counting
    * keys of {@code device_counts} (update, platform, channel, source): an update copies the row's previous
    * key into its {@code prev_*} columns, so {@code RETURNING} gives old and new key without a second read
-   * of the registry (a new device has no previous key); the moves are added up per key (devices whose key
-   * did not change cancel out) and applied by {@link #COUNTS_SQL} at the end of the transaction.
+   * of the registry (a new device has no previous key); only devices whose key changed (or that are new)
+   * are added up per key, the others would cancel out, and the moves are applied by {@link #COUNTS_SQL} at
+   * the end of the transaction.
    */
   static final String DEVICES_SQL =
       "WITH up AS (" + Tables.DEVICES.sql() + "),"
+          + " moved AS (SELECT * FROM up WHERE prev_platform IS NULL"
+          + "   OR (current_update_id, platform, channel, source)"
+          + "     IS DISTINCT FROM (prev_update_id, prev_platform, prev_channel, prev_source)),"
           + " delta AS (SELECT app_id, coalesce(current_update_id, '') AS update_id, platform,"
-          + "     coalesce(channel, '') AS channel, source, 1 AS n FROM up"
+          + "     coalesce(channel, '') AS channel, source, 1 AS n FROM moved"
           + "   UNION ALL SELECT app_id, coalesce(prev_update_id, ''), prev_platform, coalesce(prev_channel, ''), prev_source, -1"
-          + "     FROM up WHERE prev_platform IS NOT NULL)"
+          + "     FROM moved WHERE prev_platform IS NOT NULL)"
           + " SELECT app_id, update_id, platform, channel, source, sum(n) FROM delta"
           + " GROUP BY app_id, update_id, platform, channel, source HAVING sum(n) <> 0";
 

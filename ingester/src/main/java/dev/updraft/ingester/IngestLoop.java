@@ -35,10 +35,14 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Smart batching</h2>
  * One write per loop is in flight at a time while the next batch fills (a process runs
- * {@code --ingest-consumers} loops, each with its own partitions, so PostgreSQL works on several): at the end of a poll the batch is written
- * if no write is running; otherwise it keeps filling until the running write ends, the size cap is
- * reached, or its oldest record has waited {@code --ingest-batch-wait} (then the loop waits for the
- * running write). So batches grow with PostgreSQL's latency and the decode work overlaps the database.
+ * {@code --ingest-consumers} loops, each with its own partitions, so PostgreSQL works on several). When no
+ * write is running, the batch is written once its oldest record has waited {@code --ingest-linger} (0: at
+ * the end of the poll that brought it) or it reached the size cap; while a write runs, it keeps filling until
+ * that write ends, the size cap is reached, or its oldest record has waited {@code --ingest-batch-wait}
+ * (then the loop waits for the running write). So batches grow with PostgreSQL's latency and the decode
+ * work overlaps the database; at a low rate the linger makes a transaction carry a linger's worth of
+ * check-ins rather than one poll's, and a check-in waits at most the linger (plus a write) for its commit.
+ * Stopping and handing partitions over write what is held at once, lingering or not.
  *
  * <h2>PostgreSQL down or slow</h2>
  * A failed write keeps its batch, pauses every partition, and is retried with exponential backoff
@@ -95,6 +99,7 @@ final class IngestLoop implements Runnable {
   private final CommitListener listener;
   private final int batchSize;
   private final long batchWaitNanos;
+  private final long lingerNanos;
   private final CompletableFuture<Void> exited = new CompletableFuture<>();
   private volatile boolean stopping;
   /** Stop without writing what is held (another loop of the process died abruptly). */
@@ -117,6 +122,7 @@ final class IngestLoop implements Runnable {
       IngestMetrics metrics,
       int batchSize,
       Duration batchWait,
+      Duration linger,
       Hook hook,
       CommitListener listener) {
     this.topic = topic;
@@ -129,6 +135,7 @@ final class IngestLoop implements Runnable {
     this.intake = new Intake(topic, metrics);
     this.batchSize = batchSize;
     this.batchWaitNanos = batchWait.toNanos();
+    this.lingerNanos = linger.toNanos();
     this.hook = hook;
     this.listener = listener;
     this.current = newBatch();
@@ -241,11 +248,19 @@ final class IngestLoop implements Runnable {
           failed = null;
           startWrite(b);
         }
-      } else if (!current.isEmpty()) {
+      } else if (!current.isEmpty() && lingerNanosLeft(System.nanoTime()) <= 0) {
         startWrite(takeCurrent());
       }
     }
     partitions.updateLag();
+  }
+
+  /** How long the held batch still lingers before it is written (0 or less: due now; full batches are due). */
+  private long lingerNanosLeft(long now) {
+    if (current.records() >= batchSize) {
+      return 0;
+    }
+    return lingerNanos - (now - current.firstRecordNanos());
   }
 
   /** The batch reached the size cap in the middle of a poll: write it as soon as the running write ends. */
@@ -380,6 +395,10 @@ final class IngestLoop implements Runnable {
     }
     if (failed != null || (health.inTrouble() && partitions.waiting())) {
       return Math.max(1, Math.min(100, health.millisUntilRetry()));
+    }
+    if (!current.isEmpty()) {
+      // wake up when the held batch is due, to write it even if nothing more arrives
+      return Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(lingerNanosLeft(System.nanoTime()) + 999_999)));
     }
     return 100;
   }

@@ -131,6 +131,7 @@ public final class TelemetryIngester {
                         metrics,
                         config.batchSize(),
                         config.batchWait(),
+                        config.linger(),
                         hook,
                         listener));
               }
@@ -216,6 +217,13 @@ public final class TelemetryIngester {
     Map<String, Object> p =
         ReadCommittedConsumer.properties(config.kafkaBootstrap(), config.consumerGroup(), "updraft-ingester-", SESSION_TIMEOUT_MS, config.batchSize());
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
+    long lingerMs = config.linger().toMillis();
+    if (lingerMs > 0) {
+      // the loop waits for more check-ins anyway: let the broker gather some too (up to a fifth of the linger,
+      // at most its default 500 ms), so that a low rate costs a few fetches a second rather than one per record
+      p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 256 * 1024);
+      p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) Math.max(1, Math.min(500, lingerMs / 5)));
+    }
     return p;
   }
 

@@ -11,7 +11,11 @@ import java.util.function.Function;
 
 /**
  * A set-based multi-row upsert of one table, generated from its table of columns: {@code INSERT INTO
- * table (columns) SELECT ... FROM unnest($1::type[], ...) ON CONFLICT (keys) DO UPDATE SET ...}. Each
+ * table (columns) SELECT ... FROM (SELECT unnest($1::type[]) AS c1, ...) t ON CONFLICT (keys) DO UPDATE SET
+ * ...}. The arrays are unnested side by side in a select list (they have one length, so they are read in
+ * lockstep), not by {@code FROM unnest($1, $2, ...)}: that form stores each array's elements in a
+ * tuplestore of its own before zipping them, a cost per element and column that the select list does
+ * not have. Each
  * column is declared once, with its name, the array type it is sent as, what an existing row does with it
  * and how its value is read from a row of the batch; the column list, the {@code unnest} parameters,
  * the {@code SET} list and the parameter arrays all come from that one list, so they cannot disagree.
@@ -122,7 +126,6 @@ final class Upsert<R> {
     StringJoiner names = new StringJoiner(", ");
     StringJoiner selects = new StringJoiner(", ");
     StringJoiner arrays = new StringJoiner(", ");
-    StringJoiner params = new StringJoiner(", ");
     StringJoiner keys = new StringJoiner(", ");
     StringJoiner sets = new StringJoiner(", ");
     if (alsoSet != null) {
@@ -132,8 +135,7 @@ final class Upsert<R> {
       Column<R> c = columns.get(k);
       names.add(c.name());
       selects.add(c.select());
-      arrays.add("$" + (k + 1) + "::" + c.type().sql);
-      params.add(c.param());
+      arrays.add("unnest($" + (k + 1) + "::" + c.type().sql + ") AS " + c.param());
       String set = c.onConflict().set();
       if (set == null) {
         keys.add(c.name());
@@ -148,7 +150,7 @@ final class Upsert<R> {
         alsoSet == null && sets.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + sets;
     return "INSERT INTO " + table + " AS " + alias + " (" + names + ")"
         + " SELECT " + selects
-        + " FROM unnest(" + arrays + ") AS t(" + params + ")"
+        + " FROM (SELECT " + arrays + ") AS t"
         + " ON CONFLICT (" + keys + ")" + onConflict
         + (returning == null ? "" : " RETURNING " + returning);
   }

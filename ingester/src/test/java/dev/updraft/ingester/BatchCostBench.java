@@ -94,14 +94,27 @@ final class BatchCostBench {
       System.out.printf(Locale.ROOT, "%d batches of %d check-ins (%d devices, durable=%s): wall %.1f ms per batch;"
           + " PostgreSQL CPU %.1f ms per batch = %.1f us per check-in; load average %s%n", batches, batchSize, devices,
           durable, wallNanos / 1e6 / batches, pgCpuMs, pgCpuMs * 1000 / batchSize, summary.get("load_average_at_end"));
-      List<List<Object>> rows = db.rows("SELECT calls, total_exec_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90)"
+      List<List<Object>> rows = db.rows("SELECT calls, total_exec_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90),"
+          + " wal_bytes, wal_fpi, shared_blks_dirtied"
           + " FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 12");
       int k = 0;
       for (List<Object> r : rows) {
         double perBatch = ((Number) r.get(1)).doubleValue() / batches;
-        System.out.printf(Locale.ROOT, "  %7.1f ms per batch  calls=%-4s rows=%-8s %s%n", perBatch, r.get(0), r.get(2), r.get(3));
+        double walKb = ((Number) r.get(4)).doubleValue() / 1024 / batches;
+        System.out.printf(Locale.ROOT, "  %7.1f ms per batch  WAL %7.0f kB (%5.0f full pages) dirtied %5.0f blocks  calls=%-4s rows=%-8s %s%n",
+            perBatch, walKb, ((Number) r.get(5)).doubleValue() / batches, ((Number) r.get(6)).doubleValue() / batches, r.get(0),
+            r.get(2), r.get(3));
         summary.put("statement_" + (++k) + "_ms_per_batch", perBatch);
+        summary.put("statement_" + k + "_wal_kb_per_batch", walKb);
         summary.put("statement_" + k, r.get(3));
+      }
+      // how the rows were written: HOT updates need no index entry; the rest write one per index
+      for (List<Object> r : db.rows("SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables"
+          + " WHERE n_tup_ins + n_tup_upd > 0 ORDER BY n_tup_ins + n_tup_upd DESC LIMIT 6")) {
+        System.out.printf(Locale.ROOT, "  table %-20s inserted %-9s updated %-9s of which HOT %s (whole run)%n", r.get(0), r.get(1),
+            r.get(2), r.get(3));
+        summary.put("table_" + r.get(0) + "_updates_hot_percent",
+            ((Number) r.get(3)).doubleValue() * 100 / Math.max(1, ((Number) r.get(2)).doubleValue()));
       }
       Files.writeString(summaryFile, IngestBenchmark.json(summary));
       System.out.println("summary: " + summaryFile.toAbsolutePath());

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -47,7 +48,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * </ol>
  *
  * <p>Flags: {@code --prefill 2000000 --devices 500000 --rate 10000 --seconds 60 --partitions 4
- * --ingest-batch-size 10000 --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>}, and
+ * --ingest-batch-size 10000 --ingest-linger 250ms --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>}, and
  * {@code --durable true} (PostgreSQL with fsync on, the default; {@code false}: the earlier runs' fsync off),
  * {@code --format compact|json} (how the records are written, as an edge's {@code --checkin-format}),
  * {@code --summary FILE} (the run's numbers as JSON; default {@code ingest-summary.json} in the working
@@ -68,6 +69,7 @@ final class IngestBenchmark {
     int batchSize = s.integer("ingest-batch-size", IngesterConfig.DEFAULT_BATCH_SIZE, 1, 100_000);
     int instances = s.integer("instances", 1, 1, 16);
     int consumers = s.integer("ingest-consumers", IngesterConfig.DEFAULT_CONSUMERS, 1, 64);
+    Duration linger = s.duration("ingest-linger", IngesterConfig.DEFAULT_LINGER);
     String sharedBuffers = s.string("shared-buffers", "1GB");
     Path dir = s.path("dir", Files.createTempDirectory("updraft-ingest-bench"));
     boolean durable = s.bool("durable", true);
@@ -85,13 +87,14 @@ final class IngestBenchmark {
     summary.put("seconds", seconds);
     summary.put("partitions", partitions);
     summary.put("batch_size", batchSize);
+    summary.put("linger_ms", linger.toMillis());
     summary.put("load_average_at_start", Files.readString(Path.of("/proc/loadavg")).trim());
 
     System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.vm.name"), System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
     System.out.printf(Locale.ROOT, "settings: prefill=%d devices=%d rate=%s/s seconds=%d partitions=%d batch=%d instances=%d"
-        + " consumers per instance=%d shared_buffers=%s dir=%s%n", prefill, devices, rates, seconds, partitions, batchSize,
-        instances, consumers, sharedBuffers, dir);
+        + " consumers per instance=%d linger=%d ms shared_buffers=%s dir=%s%n", prefill, devices, rates, seconds, partitions, batchSize,
+        instances, consumers, linger.toMillis(), sharedBuffers, dir);
     System.out.println("load average at start: " + Files.readString(Path.of("/proc/loadavg")).trim());
 
     EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0, 0);
@@ -133,6 +136,7 @@ final class IngestBenchmark {
                       "postgres-url", TestDb.postgresUrl("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER),
                       "ingest-batch-size", String.valueOf(batchSize),
                       "ingest-consumers", String.valueOf(consumers),
+                      "ingest-linger", linger.toMillis() + "ms",
                       "metrics-port", "0"),
                   Map.of()));
       List<TelemetryIngester> all = new ArrayList<>();
@@ -206,6 +210,7 @@ final class IngestBenchmark {
             format(samples));
         report(ingester, db, "after full speed");
         summary.put("full_speed_per_second_from_start", Math.round(prefill / drain));
+        summary.put("full_speed_mean_batch_records", ingester.meanBatchSince(new double[2]));
         summary.put("full_speed_sustained_per_second", Math.round(sustained));
         summary.put("full_speed_samples_per_second", samples);
         summary.put("cpu_us_per_check_in_jvm", (cpu1[0] - cpu0[0]) * 10_000.0 / prefill);
@@ -256,6 +261,7 @@ final class IngestBenchmark {
       LatencyRecorder latencies, TestDb db, Path pgData, Map<String, Object> summary, String prefix) throws Exception {
     latencies.reset(true);
     long before = counter(ingester);
+    double[] batches0 = ingester.batches();
     long maxLag = 0;
     AtomicLong sent = new AtomicLong();
     long[] cpu0 = cpuTicks(pgData);
@@ -284,25 +290,57 @@ final class IngestBenchmark {
     System.out.printf(Locale.ROOT, "fixed rate %d/s: %d check-ins sent in %.1f s (%.0f/s); end-to-end lag (edge stamp -> commit):"
         + " %s; largest lag reported %d records%n", rate, sent.get(), produced, sent.get() / produced, latencies.summary(),
         maxLag);
+    System.out.printf(Locale.ROOT, "  batches at %d/s: %.0f, mean %.0f records%n", rate, ingester.batches()[0] - batches0[0],
+        ingester.meanBatchSince(batches0));
     System.out.printf(Locale.ROOT, "  CPU per check-in at %d/s: this JVM (Kafka broker, ingester; the benchmark's producer,"
         + " %.1f s, taken out) %.1f us; PostgreSQL processes %.1f us; total %.1f us over %.1f s; machine busy %.0f %% of 2 cores%n",
         rate, producerNanos / 1e9, jvmUs, pgUs, jvmUs + pgUs, wall, (cpu1[2] - cpu0[2]) / (wall * 2));
+    String split = jvmSplit(threads0, threadCpu(), (cpu1[0] - cpu0[0]) * 10_000_000L - producerNanos, n);
+    System.out.printf(Locale.ROOT, "  JVM CPU per check-in at %d/s by thread group (us, the producer's taken out): %s%n", rate, split);
     report(ingester, db, "after fixed rate " + rate + "/s");
+    summary.put(prefix + "jvm_us_per_check_in_by_thread", split);
     summary.put(prefix + "sent", sent.get());
     summary.put(prefix + "per_second", sent.get() / produced);
     summary.put(prefix + "lag", latencies.summary());
     summary.put(prefix + "largest_lag_records", maxLag);
+    summary.put(prefix + "batches", ingester.batches()[0] - batches0[0]);
+    summary.put(prefix + "mean_batch_records", ingester.meanBatchSince(batches0));
     summary.put(prefix + "cpu_us_per_check_in_jvm", jvmUs);
     summary.put(prefix + "cpu_us_per_check_in_postgres", pgUs);
     summary.put(prefix + "cpu_us_per_check_in_total", jvmUs + pgUs);
     summary.put(prefix + "machine_busy_percent", (cpu1[2] - cpu0[2]) / (wall * 2));
   }
 
+  /**
+   * The JVM's CPU per check-in by thread group (groups of at least 1 us, the benchmark's producer threads
+   * left out), and what no Java thread accounts for (GC, JIT compilation).
+   */
+  private static String jvmSplit(Map<String, Long> before, Map<String, Long> after, long jvmNanos, long checkIns) {
+    StringBuilder sb = new StringBuilder();
+    long inThreads = 0;
+    for (Map.Entry<String, Long> e : after.entrySet()) {
+      if (isProducer(e.getKey())) {
+        continue;
+      }
+      long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+      inThreads += d;
+      if (d / 1_000.0 / checkIns >= 1.0) {
+        sb.append(String.format(Locale.ROOT, "%s=%.1f, ", e.getKey(), d / 1_000.0 / checkIns));
+      }
+    }
+    return sb.append(String.format(Locale.ROOT, "not in Java threads (GC, JIT)=%.1f", (jvmNanos - inThreads) / 1_000.0 / checkIns))
+        .toString();
+  }
+
+  private static boolean isProducer(String thread) {
+    return thread.startsWith("bench-producer") || thread.startsWith("kafka-producer-network-thread");
+  }
+
   /** CPU nanoseconds the benchmark's producer threads used since {@code before}. */
   private static long producerCpu(Map<String, Long> now, Map<String, Long> before) {
     long sum = 0;
     for (Map.Entry<String, Long> e : now.entrySet()) {
-      if (e.getKey().startsWith("bench-producer") || e.getKey().startsWith("kafka-producer-network-thread")) {
+      if (isProducer(e.getKey())) {
         sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
       }
     }
@@ -317,6 +355,23 @@ final class IngestBenchmark {
         s += i.registry().get(counter).counter().count();
       }
       return s;
+    }
+
+    /** Committed batches and the Kafka records they held, over all instances, since start. */
+    double[] batches() {
+      double[] out = new double[2];
+      for (TelemetryIngester i : all) {
+        var b = i.registry().get("updraft.ingest.batch.size").summary();
+        out[0] += b.count();
+        out[1] += b.totalAmount();
+      }
+      return out;
+    }
+
+    /** Mean records per batch committed since {@code before} (a {@link #batches()} reading). */
+    double meanBatchSince(double[] before) {
+      double[] now = batches();
+      return (now[1] - before[1]) / Math.max(1, now[0] - before[0]);
     }
 
     double lag() {

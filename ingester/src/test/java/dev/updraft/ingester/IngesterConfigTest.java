@@ -21,6 +21,7 @@ class IngesterConfigTest {
     assertThat(c.metricsPort()).isEqualTo(9400);
     assertThat(c.batchSize()).isEqualTo(10_000);
     assertThat(c.batchWait()).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.linger()).isEqualTo(Duration.ofMillis(250));
     assertThat(c.consumers()).isEqualTo(2);
     assertThat(c.pgConnectOptions().getDatabase()).isEqualTo("updraft");
     assertThat(c.pgConnectOptions().getPort()).isEqualTo(5432);
@@ -53,6 +54,23 @@ class IngesterConfigTest {
   }
 
   @Test
+  void aLingerOfZeroWritesAtTheEndOfEachPoll() {
+    assertThat(IngesterConfig.from(Settings.of(Map.of("ingest-linger", "0ms"), Map.of())).linger()).isZero();
+    assertThat(IngesterConfig.from(Settings.of(Map.of(), Map.of("UPDRAFT_INGEST_LINGER", "1s"))).linger())
+        .isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void theConsumerLetsTheBrokerGatherAFifthOfTheLinger() {
+    Map<String, Object> lingering = TelemetryIngester.consumerProperties(IngesterConfig.from(Settings.of(Map.of(), Map.of())));
+    assertThat(lingering).containsEntry("fetch.max.wait.ms", 50).containsEntry("fetch.min.bytes", 256 * 1024);
+    Map<String, Object> eager =
+        TelemetryIngester.consumerProperties(IngesterConfig.from(Settings.of(Map.of("ingest-linger", "0ms"), Map.of())));
+    assertThat(eager).as("Kafka's defaults: a fetch answers as soon as a record is there")
+        .doesNotContainKeys("fetch.max.wait.ms", "fetch.min.bytes");
+  }
+
+  @Test
   void rejectsAnUnknownFlagByName() {
     assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-batch-sise", "10"), Map.of())))
         .isInstanceOf(ConfigException.class)
@@ -67,6 +85,12 @@ class IngesterConfigTest {
     assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-batch-wait", "2m"), Map.of())))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--ingest-batch-wait");
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-linger", "11s"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("--ingest-linger must be between 0ms and 10s: got 11000ms");
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-linger", "soon"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ingest-linger");
     assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-consumers", "0"), Map.of())))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--ingest-consumers");

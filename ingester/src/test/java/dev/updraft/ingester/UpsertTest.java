@@ -28,7 +28,8 @@ class UpsertTest {
     assertThat(T.sql()).isEqualTo(
         "INSERT INTO things AS x (id, n, tags, seen)"
             + " SELECT id, n, coalesce(string_to_array(nullif(tags, ''), ','), '{}'), to_timestamp(seen_ms::float8 / 1000)"
-            + " FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) AS t(id, n, tags, seen_ms)"
+            + " FROM (SELECT unnest($1::text[]) AS id, unnest($2::bigint[]) AS n, unnest($3::text[]) AS tags,"
+            + " unnest($4::bigint[]) AS seen_ms) AS t"
             + " ON CONFLICT (id) DO UPDATE SET n = x.n + EXCLUDED.n, tags = EXCLUDED.tags");
   }
 

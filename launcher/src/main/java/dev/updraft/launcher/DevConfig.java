@@ -22,6 +22,7 @@ import java.util.Set;
  *     passed on as they are and checked by the control plane's own configuration
  * @param snapshotIntervalEvents null: the control plane's default ({@code --snapshot-interval-events})
  * @param snapshotInterval null: the control plane's default ({@code --snapshot-interval})
+ * @param ingestLinger null: the ingester's default ({@code --ingest-linger})
  */
 record DevConfig(
     Path dataDir,
@@ -36,7 +37,8 @@ record DevConfig(
     String edgePublicUrl,
     Map<String, String> storage,
     String snapshotIntervalEvents,
-    String snapshotInterval) {
+    String snapshotInterval,
+    String ingestLinger) {
 
   static final Set<String> FLAGS = flags();
 
@@ -44,7 +46,7 @@ record DevConfig(
     Set<String> f =
         new HashSet<>(
             Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
-                "edge-public-url", "snapshot-interval-events", "snapshot-interval"));
+                "edge-public-url", "snapshot-interval-events", "snapshot-interval", "ingest-linger"));
     f.addAll(ControlPlaneConfig.STORAGE_FLAGS);
     return Set.copyOf(f);
   }
@@ -86,7 +88,8 @@ record DevConfig(
         edgeUrl,
         storage(s),
         s.raw("snapshot-interval-events"),
-        s.raw("snapshot-interval"));
+        s.raw("snapshot-interval"),
+        s.has("ingest-linger") ? s.duration("ingest-linger", null).toMillis() + "ms" : null);
   }
 
   private static Map<String, String> storage(Settings s) {

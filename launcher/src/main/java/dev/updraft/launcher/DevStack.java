@@ -145,6 +145,9 @@ final class DevStack implements AutoCloseable {
     ingesterMetricsPort = Ports.freePort();
     in.put("metrics-port", Integer.toString(ingesterMetricsPort));
     in.put("bind", "127.0.0.1");
+    if (config.ingestLinger() != null) {
+      in.put("ingest-linger", config.ingestLinger()); // checked by the ingester's configuration
+    }
     ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, env))), "telemetry ingester");
 
     Map<String, String> ed = new LinkedHashMap<>();

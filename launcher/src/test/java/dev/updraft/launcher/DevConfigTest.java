@@ -50,6 +50,14 @@ class DevConfigTest {
   }
 
   @Test
+  void passesTheIngestLingerOnToTheIngester() {
+    assertThat(parse("--ingest-linger", "1s").ingestLinger()).isEqualTo("1000ms");
+    assertThat(parse().ingestLinger()).as("the ingester's default").isNull();
+    assertThatThrownBy(() -> parse("--ingest-linger", "soon")).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ingest-linger");
+  }
+
+  @Test
   void refusesMisspelledFlagsSamePortsAndBadUrls() {
     assertThatThrownBy(() -> parse("--edge-prot", "3001")).isInstanceOf(ConfigException.class).hasMessageContaining("--edge-prot");
     assertThatThrownBy(() -> parse("--control-port", "3000")).hasMessageContaining("must differ");

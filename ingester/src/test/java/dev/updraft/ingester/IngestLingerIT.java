@@ -1,0 +1,94 @@
+package dev.updraft.ingester;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.updraft.events.CheckIn;
+import dev.updraft.events.Topics;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code --ingest-linger} at a steady low rate: a transaction carries a linger's worth of check-ins rather
+ * than the few one poll brings, and no check-in waits much longer than the linger for its commit.
+ */
+@ExtendWith(RealInfrastructure.class)
+class IngestLingerIT {
+  private static final Duration TIMEOUT = Duration.ofSeconds(90);
+  private static final long LINGER_MS = 500;
+  /** Kafka's delivery, one write of a small batch, and a shared machine's scheduling. */
+  private static final long MARGIN_MS = 1_500;
+
+  private Vertx vertx;
+
+  @BeforeEach
+  void startVertx() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void stopVertx() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void batchesALingersWorthOfCheckInsAtALowRateAndCommitsEachWithinTheLinger(Infra infra) throws Exception {
+    String prefix = infra.topicPrefix() + "linger.";
+    String topic = Topics.telemetry(prefix);
+    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    String app = "app-linger";
+    IngesterConfig config = TelemetryIngesterIT.config(infra, prefix,
+        Map.of("ingest-linger", LINGER_MS + "ms", "ingest-consumers", "1"));
+    AtomicLong committed = new AtomicLong();
+    AtomicLong worstDelay = new AtomicLong();
+    IngestLoop.CommitListener listener = (commitMillis, times) -> {
+      for (long t : times) {
+        worstDelay.accumulateAndGet(commitMillis - t, Math::max);
+      }
+      committed.addAndGet(times.length);
+    };
+    TestDb db = TelemetryIngesterIT.db(infra);
+    TelemetryIngester ingester =
+        TelemetryIngesterIT.await(TelemetryIngester.start(vertx, config, IngestLoop.Hook.NONE, listener));
+    int sent = 0;
+    try (TestKafka kafka = new TestKafka(infra.kafkaBootstrap())) {
+      // ~200 check-ins/s for 3 s, five every 25 ms, each stamped with its send time
+      long end = System.currentTimeMillis() + 3_000;
+      while (System.currentTimeMillis() < end) {
+        List<CheckIn> burst = new ArrayList<>();
+        for (int i = 0; i < 5; i++, sent++) {
+          burst.add(TelemetryIngesterIT.checkIn(app, "c" + sent, "d" + (sent % 50)).toBuilder()
+              .atEpochMillis(System.currentTimeMillis()).build());
+        }
+        kafka.send(topic, burst);
+        Thread.sleep(25);
+      }
+      db.awaitConsumed(topic, sent, TIMEOUT);
+      int total = sent;
+      TestDb.await(() -> committed.get() == total, TIMEOUT, () -> "check-ins seen committed: " + committed.get() + " of " + total);
+
+      assertThat(db.scalar("SELECT sum(check_ins) FROM devices WHERE app_id = ?", app)).as("counts stay exact")
+          .isEqualTo((long) sent);
+      double batches = TelemetryIngesterIT.counter(ingester, "updraft.ingest.batches");
+      double mean = ingester.registry().get("updraft.ingest.batch.size").summary().mean();
+      assertThat(mean)
+          .as("records per committed batch (%s batches for %s check-ins): a poll brings about five, a linger of %d ms about 100",
+              batches, sent, LINGER_MS)
+          .isGreaterThanOrEqualTo(40.0);
+      assertThat(worstDelay.get()).as("longest wait of a check-in from its send to its commit, in ms")
+          .isLessThan(LINGER_MS + MARGIN_MS);
+    } finally {
+      TelemetryIngesterIT.await(ingester.close());
+    }
+  }
+}
