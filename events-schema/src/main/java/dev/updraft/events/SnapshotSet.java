@@ -9,6 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * What a reader of {@code updraft.snapshots} found, read from its start to its end ({@code read_committed}):
@@ -31,12 +33,22 @@ public final class SnapshotSet {
     }
   }
 
-  /** What the records say. */
+  /** What the records say, each snapshot decoded on the calling thread. */
   public Result result() {
+    return result(Runnable::run);
+  }
+
+  /**
+   * What the records say, each app's snapshot decoded (decompressed, checked, parsed) as one task on
+   * {@code executor}: the result is the same whatever the executor (the tasks only read the records, and
+   * their results are gathered in key order).
+   */
+  public Result result(Executor executor) {
     Map<String, AppSnapshot> snapshots = new TreeMap<>();
     Map<String, SnapshotManifest> manifests = new TreeMap<>();
     List<Read.Fallback> fallbacks = new ArrayList<>();
     Map<Integer, Long> markers = new TreeMap<>();
+    Map<String, SnapshotManifest> decoded = new TreeMap<>(); // key order: the fallbacks' order does not depend on the executor
     for (Map.Entry<String, byte[]> e : latest.entrySet()) {
       String key = e.getKey();
       if (SnapshotCodec.isMarkerKey(key)) {
@@ -45,16 +57,27 @@ public final class SnapshotSet {
           markers.put(m.partition(), m.fromOffset());
         }
       } else if (SnapshotCodec.isManifestKey(key)) {
-        SnapshotManifest m = SnapshotCodec.decodeManifest(e.getValue());
-        if (m == null || m.appId() == null || !m.appId().equals(key)) {
-          fallbacks.add(new Read.Fallback(key, SnapshotCodec.CORRUPT, "the manifest of app " + key + " does not decode"));
-          continue;
-        }
+        decoded.put(key, SnapshotCodec.decodeManifest(e.getValue()));
+      }
+    }
+    Map<String, CompletableFuture<Read>> reads = new TreeMap<>();
+    for (Map.Entry<String, SnapshotManifest> e : decoded.entrySet()) {
+      SnapshotManifest m = e.getValue();
+      if (m != null && m.appId() != null && m.appId().equals(e.getKey())) {
         List<byte[]> chunks = new ArrayList<>();
         for (int i = 0; i < Math.max(0, m.chunks()); i++) {
-          chunks.add(latest.get(SnapshotCodec.chunkKey(key, m.snapshotId(), i)));
+          chunks.add(latest.get(SnapshotCodec.chunkKey(e.getKey(), m.snapshotId(), i)));
         }
-        Read r = SnapshotCodec.read(m, chunks);
+        reads.put(e.getKey(), CompletableFuture.supplyAsync(() -> read(m, chunks), executor));
+      }
+    }
+    for (Map.Entry<String, SnapshotManifest> e : decoded.entrySet()) {
+      String key = e.getKey();
+      SnapshotManifest m = e.getValue();
+      if (!reads.containsKey(key)) {
+        fallbacks.add(new Read.Fallback(key, SnapshotCodec.CORRUPT, "the manifest of app " + key + " does not decode"));
+      } else {
+        Read r = reads.get(key).join();
         if (r instanceof Read.Ok) {
           snapshots.put(key, ((Read.Ok) r).snapshot());
           manifests.put(key, m);
@@ -71,6 +94,15 @@ public final class SnapshotSet {
       covered.put(snap.appId(), new Position(snap.partition(), snap.offset()));
     }
     return new Result(snapshots, manifests, fallbacks, markers, covered);
+  }
+
+  /** {@link SnapshotCodec#read}, with a failure of the decoder (a bug) turned into a fallback: that app is replayed. */
+  private static Read read(SnapshotManifest m, List<byte[]> chunks) {
+    try {
+      return SnapshotCodec.read(m, chunks);
+    } catch (RuntimeException e) {
+      return new Read.Fallback(m.appId(), SnapshotCodec.CORRUPT, "snapshot " + m.snapshotId() + " does not decode: " + e);
+    }
   }
 
   /** Where an app's snapshot stands in the events topic. */
