@@ -114,6 +114,7 @@ public final class EdgeNode {
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(registry);
     LiveImage live = new LiveImage();
+    live.phases().jvmToNow();
     Gauge.builder("updraft.edge.image.apps", live, l -> l.image().appCount()).description("Apps in the image").register(registry);
     Gauge.builder("updraft.edge.image.groups", live, l -> l.image().groupCount()).description("Update groups in the image").register(registry);
     Gauge.builder("updraft.edge.image.bytes", live, l -> l.image().bytes())
@@ -179,7 +180,10 @@ public final class EdgeNode {
           Warmup warmup = new Warmup();
           parts.warmup = warmup;
           handlerOf.get().warmup(warmup);
-          warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupTimeout());
+          warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupTimeout()).onComplete(ar -> {
+            parts.live.phases().totalToNow();
+            LOG.info("edge {} ready: {}", config.edgeId(), parts.live.phases());
+          });
           LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}",
               config.edgeId(), config.bind(), bound, config.eventLoops(),
               vertx.isNativeTransportEnabled() ? "native" : "NIO", config.checkins() ? "on" : "off",
