@@ -20,6 +20,26 @@ import java.util.concurrent.Executor;
  */
 public final class SnapshotSet {
   private final Map<String, byte[]> latest = new HashMap<>();
+  /** Nullable: where an app's snapshot starts decoding as soon as its manifest arrives. */
+  private final Executor early;
+  /** By app id: a decode started while reading, and the exact records it read (used only if they are still the latest). */
+  private final Map<String, Early> started = new HashMap<>();
+
+  private record Early(byte[] manifest, List<byte[]> chunks, CompletableFuture<Read> read) {}
+
+  /** A set that decodes only in {@link #result}. */
+  public SnapshotSet() {
+    this(null);
+  }
+
+  /**
+   * A set that starts decoding an app's snapshot on {@code early} as soon as its manifest and chunks have
+   * arrived (the writer puts a snapshot's chunks before its manifest), while the rest of the topic is read;
+   * {@link #result} uses that decode only when the records it read are still the latest ones.
+   */
+  public SnapshotSet(Executor early) {
+    this.early = early;
+  }
 
   /** One record of the topic, in offset order. */
   public void accept(String key, byte[] value) {
@@ -30,7 +50,36 @@ public final class SnapshotSet {
       latest.remove(key);
     } else {
       latest.put(key, value);
+      if (early != null && SnapshotCodec.isManifestKey(key)) {
+        SnapshotManifest m = SnapshotCodec.decodeManifest(value);
+        List<byte[]> chunks = m == null || !key.equals(m.appId()) ? null : chunks(m);
+        if (chunks != null && !chunks.contains(null)) {
+          started.put(key, new Early(value, chunks, CompletableFuture.supplyAsync(() -> read(m, chunks), early)));
+        }
+      }
     }
+  }
+
+  private List<byte[]> chunks(SnapshotManifest m) {
+    List<byte[]> chunks = new ArrayList<>();
+    for (int i = 0; i < Math.max(0, m.chunks()); i++) {
+      chunks.add(latest.get(SnapshotCodec.chunkKey(m.appId(), m.snapshotId(), i)));
+    }
+    return chunks;
+  }
+
+  /** The decode started while reading, if it read exactly the latest records of the app. */
+  private CompletableFuture<Read> startedFor(String key, List<byte[]> chunks) {
+    Early e = started.get(key);
+    if (e == null || e.manifest() != latest.get(key) || e.chunks().size() != chunks.size()) {
+      return null;
+    }
+    for (int i = 0; i < chunks.size(); i++) {
+      if (e.chunks().get(i) != chunks.get(i)) {
+        return null;
+      }
+    }
+    return e.read();
   }
 
   /** What the records say, each snapshot decoded on the calling thread. */
@@ -64,11 +113,9 @@ public final class SnapshotSet {
     for (Map.Entry<String, SnapshotManifest> e : decoded.entrySet()) {
       SnapshotManifest m = e.getValue();
       if (m != null && m.appId() != null && m.appId().equals(e.getKey())) {
-        List<byte[]> chunks = new ArrayList<>();
-        for (int i = 0; i < Math.max(0, m.chunks()); i++) {
-          chunks.add(latest.get(SnapshotCodec.chunkKey(e.getKey(), m.snapshotId(), i)));
-        }
-        reads.put(e.getKey(), CompletableFuture.supplyAsync(() -> read(m, chunks), executor));
+        List<byte[]> chunks = chunks(m);
+        CompletableFuture<Read> done = startedFor(e.getKey(), chunks);
+        reads.put(e.getKey(), done != null ? done : CompletableFuture.supplyAsync(() -> read(m, chunks), executor));
       }
     }
     for (Map.Entry<String, SnapshotManifest> e : decoded.entrySet()) {

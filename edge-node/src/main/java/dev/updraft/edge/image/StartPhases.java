@@ -8,8 +8,8 @@ import java.util.Map;
  * Where an edge's start went, phase by phase, in milliseconds: what {@code /readyz} reports as
  * {@code startMillis} and the log line at ready. Phases, in order: {@code jvm} (JVM start to the node's
  * start), {@code kafkaConnect} (the consumer created and the events topic's partitions known),
- * {@code snapshotRead} (the snapshots topic read to its end), {@code snapshotDecode} (the snapshot bodies
- * decompressed and decoded), {@code imageBuild} (the image built from them and published),
+ * {@code snapshotRead} (the snapshots topic read to its end; each app's snapshot starts decoding as soon as
+ * it has arrived), {@code snapshotDecode} (what is left of decompressing and decoding the snapshot bodies), {@code imageBuild} (the image built from them and published),
  * {@code tailReplay} (the events after the snapshots, up to the log end seen at start), {@code warmup},
  * and {@code total} (JVM start to ready). The snapshots are read, decoded and built while the consumer
  * connects, so {@code kafkaConnect} overlaps the three snapshot phases; the others follow one another. A phase

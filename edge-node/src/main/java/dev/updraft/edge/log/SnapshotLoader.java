@@ -30,8 +30,8 @@ final class SnapshotLoader {
   private SnapshotLoader() {}
 
   /**
-   * Reads the topic, decodes every app's snapshot and builds the image from them, one app per task on a
-   * pool with a thread per core (the image is still published with one reference swap), and counts each
+   * Reads the topic, decodes every app's snapshot (each as soon as it has arrived) and builds the image from
+   * them, one app per task on a pool with a thread per core (the image is still published with one reference swap), and counts each
    * snapshot that cannot be used in {@code updraft_snapshot_fallbacks_total}. Records {@code snapshotRead},
    * {@code snapshotDecode} and {@code imageBuild} in the image's start phases. Returns what was read,
    * without the snapshots themselves (the image holds them now).
@@ -47,7 +47,7 @@ final class SnapshotLoader {
     });
     try {
       long t0 = System.nanoTime();
-      SnapshotSet set = read(bootstrap, topic, clientId);
+      SnapshotSet set = read(bootstrap, topic, clientId, pool);
       phases.since("snapshotRead", t0);
       long t1 = System.nanoTime();
       SnapshotSet.Result snapshots = set.result(pool);
@@ -72,6 +72,14 @@ final class SnapshotLoader {
 
   /** The latest record of every key of the topic; none when it cannot be read to its end. */
   static SnapshotSet read(String bootstrap, String topic, String clientId) {
+    return read(bootstrap, topic, clientId, null);
+  }
+
+  /**
+   * @param early nullable: where each app's snapshot starts decoding as soon as it has arrived (while the
+   *     rest is read)
+   */
+  static SnapshotSet read(String bootstrap, String topic, String clientId, java.util.concurrent.Executor early) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-snapshots");
@@ -79,7 +87,7 @@ final class SnapshotLoader {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
-    SnapshotSet set = new SnapshotSet();
+    SnapshotSet set = new SnapshotSet(early);
     TopicToEnd.Read read;
     try {
       read = TopicToEnd.read(p, topic, TIMEOUT, set::accept);
