@@ -95,8 +95,11 @@ class SnapshotStartIT {
    * every app answers byte for byte as on an edge that read the log from offset 0.
    */
   @Test
-  void manyAppsDecodedConcurrentlyAnswerLikeAReplayFromZero(Infra infra) throws Exception {
+  void manyAppsDecodedConcurrentlyAnswerLikeAReplayFromZero(Infra shared) throws Exception {
     int apps = 8;
+    // topics of its own: the other test's app is not in this log
+    Infra infra = new Infra(shared.kafkaBootstrap(), shared.topicPrefix() + "many.", shared.pgHost(), shared.pgPort(), shared.database(),
+        shared.pgUser(), shared.pgPassword());
     try (Stack stack = Stack.start(infra, work.resolve("many"), Map.of("snapshot-interval-events", "4"))) {
       CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
       Map<String, List<String>> ids = new java.util.TreeMap<>();
