@@ -61,6 +61,11 @@ final class Warmup {
     stopped = true;
   }
 
+  /** Whether {@link #stop} was called (the node is closing). */
+  boolean stopped() {
+    return stopped;
+  }
+
   /** Whether the warm-up has finished (or was off): {@code /readyz} may answer 200. */
   boolean done() {
     return done;
