@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # State at scale (issue "state that grows with what is live"): generate a log of PUBLISHES historical
 # publishes over APPS apps straight into Kafka, let the control plane snapshot it, then measure
-#   - edge: start-to-ready (process start until /readyz 200), heap after a full GC, what /readyz reports
+#   - edge: start-to-ready (process start until /readyz 200), its start phases (/readyz startMillis), heap after
+#     a full GC, what /readyz reports
 #   - control plane: start-to-accepting-writes (process start until /healthz 200), heap after a full GC
 # and write a summary JSON. Runs `./updraft dev` for Kafka, PostgreSQL and the writing control plane, and
 # starts the measured edge and control plane as separate JVMs against its Kafka.
@@ -83,13 +84,15 @@ cp_replayed=$(metric http://127.0.0.1:$CONTROL2 updraft_control_events_replayed)
 kill $cp_pid
 
 live_groups=$(echo "$readyz" | sed -E 's/.*"groups":([0-9]+).*/\1/')
+# where the edge's start went (jvm, kafkaConnect, snapshotRead, snapshotDecode, imageBuild, tailReplay, warmup, total)
+edge_phases=$(echo "$readyz" | grep -o '"startMillis":{[^}]*}' | sed 's/"startMillis"://' || true)
 cat > "$OUT" <<JSON
 {
   "publishes": $PUBLISHES,
   "apps": $APPS,
   "rolloutEvery": $ROLLOUT_EVERY,
   "generateMillis": $generate_ms,
-  "edge": {"startToReadyMillis": $edge_ready_ms, "heapAfterGcBytes": $edge_heap, "liveGroups": $live_groups,
+  "edge": {"startToReadyMillis": $edge_ready_ms, "startPhasesMillis": ${edge_phases:-null}, "heapAfterGcBytes": $edge_heap, "liveGroups": $live_groups,
            "heapPerLiveGroupBytes": $(( edge_heap / (live_groups > 0 ? live_groups : 1) )), "readyz": $readyz},
   "controlPlane": {"startToAcceptingWritesMillis": $cp_ready_ms, "heapAfterGcBytes": $cp_heap, "snapshotApps": $cp_snapshot_apps,
                    "eventsReplayed": $cp_replayed},

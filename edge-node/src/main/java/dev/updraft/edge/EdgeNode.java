@@ -114,6 +114,7 @@ public final class EdgeNode {
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(registry);
     LiveImage live = new LiveImage();
+    live.phases().jvmToNow();
     Gauge.builder("updraft.edge.image.apps", live, l -> l.image().appCount()).description("Apps in the image").register(registry);
     Gauge.builder("updraft.edge.image.groups", live, l -> l.image().groupCount()).description("Update groups in the image").register(registry);
     Gauge.builder("updraft.edge.image.bytes", live, l -> l.image().bytes())
@@ -179,7 +180,8 @@ public final class EdgeNode {
           Warmup warmup = new Warmup();
           parts.warmup = warmup;
           handlerOf.get().warmup(warmup);
-          warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupTimeout());
+          warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupTimeout())
+              .onComplete(ar -> logWhenReady(vertx, parts.live, warmup, config.edgeId()));
           LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}",
               config.edgeId(), config.bind(), bound, config.eventLoops(),
               vertx.isNativeTransportEnabled() ? "native" : "NIO", config.checkins() ? "on" : "off",
@@ -187,6 +189,22 @@ public final class EdgeNode {
           return new EdgeNode(vertx, parts, deployments, bound);
         })
         .recover(failure -> stop(vertx, deployments, parts).transform(ignored -> Future.failedFuture(failure)));
+  }
+
+  /**
+   * Once the warm-up is done, records the {@code total} start phase and logs the phases when the image is
+   * ready too (without a warm-up the warm-up is done before the image is ready); gives up when the node closes.
+   */
+  private static void logWhenReady(Vertx vertx, LiveImage live, Warmup warmup, String edgeId) {
+    vertx.setPeriodic(0, 20, id -> {
+      if (warmup.stopped()) {
+        vertx.cancelTimer(id);
+      } else if (live.ready()) {
+        vertx.cancelTimer(id);
+        live.phases().totalToNow();
+        LOG.info("edge {} ready: {}", edgeId, live.phases());
+      }
+    });
   }
 
   /** Undeploys the servers, then closes the node's threads and clients off the event loop. */

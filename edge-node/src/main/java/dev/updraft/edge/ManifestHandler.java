@@ -412,7 +412,8 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         } else if (live.ready()) {
           req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"ready\":true,\"apps\":"
               + image.appCount() + ",\"groups\":" + image.groupCount() + ",\"logStalenessSeconds\":" + staleness()
-              + ",\"snapshotApps\":" + live.snapshotApps() + ",\"eventsReplayed\":" + live.eventsReplayed() + "}");
+              + ",\"snapshotApps\":" + live.snapshotApps() + ",\"eventsReplayed\":" + live.eventsReplayed()
+              + ",\"startMillis\":" + live.phases().json() + "}");
         } else {
           req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
               .end(ErrorBody.of("not-ready", "still reading the event log: apps=" + image.appCount() + " groups="

@@ -40,6 +40,8 @@ final class Warmup {
   static final String HEADER = "x-updraft-warmup";
   static final String SECRET = UUID.randomUUID().toString();
   private static final int CONCURRENCY = 16;
+  /** The warm-up's latency curve is logged as the mean of this many slices of its requests. */
+  private static final int SLICES = 20;
 
   /** Failed requests after which the warm-up gives up (the node is closing, or its servers cannot be reached). */
   private static final int MAX_FAILURES = 100;
@@ -57,6 +59,11 @@ final class Warmup {
   /** Ends a running warm-up after its requests in flight (the node is closing). */
   void stop() {
     stopped = true;
+  }
+
+  /** Whether {@link #stop} was called (the node is closing). */
+  boolean stopped() {
+    return stopped;
   }
 
   /** Whether the warm-up has finished (or was off): {@code /readyz} may answer 200. */
@@ -87,7 +94,7 @@ final class Warmup {
         p.complete();
       } else if (live.ready()) {
         vertx.cancelTimer(id);
-        warm(vertx, live.image(), host, port, requests, timeout).onComplete(ar -> {
+        warm(vertx, live, host, port, requests, timeout).onComplete(ar -> {
           done = true;
           p.complete();
         });
@@ -96,7 +103,8 @@ final class Warmup {
     return p.future();
   }
 
-  private Future<Void> warm(Vertx vertx, ResolveImage image, String host, int port, int requests, Duration timeout) {
+  private Future<Void> warm(Vertx vertx, LiveImage live, String host, int port, int requests, Duration timeout) {
+    ResolveImage image = live.image();
     List<RequestOptions> variants = variants(image, "0.0.0.0".equals(host) || "::".equals(host) ? "127.0.0.1" : host, port);
     if (variants.isEmpty()) {
       LOG.info("warm-up: the image has no line to warm up (apps={}); ready", image.appCount());
@@ -108,24 +116,39 @@ final class Warmup {
     long deadline = t0 + timeout.toNanos();
     AtomicInteger started = new AtomicInteger();
     Map<Integer, Long> statuses = new TreeMap<>();
+    int slice = Math.max(1, (requests + SLICES - 1) / SLICES);
+    long[] sliceNanos = new long[SLICES + 1]; // guarded by statuses
+    long[] sliceCount = new long[SLICES + 1];
     Promise<Void> all = Promise.promise();
     AtomicInteger running = new AtomicInteger(CONCURRENCY);
     for (int w = 0; w < CONCURRENCY; w++) {
-      next(client, variants, requests, deadline, started, answered, statuses, running, all);
+      next(client, variants, requests, deadline, started, statuses, running, all, new long[][] {sliceNanos, sliceCount}, slice);
     }
     return all.future().eventually(client::close).onComplete(ar -> {
       long ms = (System.nanoTime() - t0) / 1_000_000;
+      live.phases().took("warmup", System.nanoTime() - t0);
       String cut = answered.get() >= requests ? ""
           : stopped ? ", stopped: the node is closing"
           : failures.get() >= MAX_FAILURES ? ", stopped after " + failures.get() + " failed requests"
           : ", stopped by --warmup-timeout " + timeout.toMillis() + " ms before " + requests;
+      StringBuilder curve = new StringBuilder();
+      synchronized (statuses) {
+        for (int i = 0; i <= SLICES && sliceCount[i] > 0; i++) {
+          curve.append(i == 0 ? "" : " ").append(sliceNanos[i] / sliceCount[i] / 1000);
+        }
+      }
       LOG.info("warm-up: {} requests over {} variants of {} apps in {} ms{} (statuses {}, -1: failed); check-ins not"
-          + " emitted; ready", answered.get(), variants.size(), image.appCount(), ms, cut, statuses);
+          + " emitted; ready; mean µs per {} requests: {}", answered.get(), variants.size(), image.appCount(), ms, cut, statuses,
+          slice, curve);
     });
   }
 
-  private void next(HttpClient client, List<RequestOptions> variants, int requests, long deadline,
-      AtomicInteger started, AtomicLong answered, Map<Integer, Long> statuses, AtomicInteger running, Promise<Void> all) {
+  /**
+   * Sends request number {@code started} (then the next, until done), adding its latency to {@code curve}
+   * (total nanos and count per {@code slice} requests).
+   */
+  private void next(HttpClient client, List<RequestOptions> variants, int requests, long deadline, AtomicInteger started,
+      Map<Integer, Long> statuses, AtomicInteger running, Promise<Void> all, long[][] curve, int slice) {
     int n = started.getAndIncrement();
     if (n >= requests || System.nanoTime() - deadline > 0 || stopped || failures.get() >= MAX_FAILURES) {
       if (running.decrementAndGet() == 0) {
@@ -133,6 +156,7 @@ final class Warmup {
       }
       return;
     }
+    long sent = System.nanoTime();
     client.request(variants.get(n % variants.size()))
         .compose(req -> req.send().compose(res -> res.body().map(b -> res.statusCode())))
         .onComplete(ar -> {
@@ -141,9 +165,12 @@ final class Warmup {
           }
           synchronized (statuses) {
             statuses.merge(ar.succeeded() ? ar.result() : -1, 1L, Long::sum);
+            int at = Math.min(SLICES, n / slice);
+            curve[0][at] += System.nanoTime() - sent;
+            curve[1][at]++;
           }
           answered.incrementAndGet();
-          next(client, variants, requests, deadline, started, answered, statuses, running, all);
+          next(client, variants, requests, deadline, started, statuses, running, all, curve, slice);
         });
   }
 

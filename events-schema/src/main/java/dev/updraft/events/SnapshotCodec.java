@@ -1,6 +1,8 @@
 package dev.updraft.events;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -130,8 +132,43 @@ public final class SnapshotCodec {
     return out.toByteArray();
   }
 
-  /** Decodes an uncompressed body. */
+  /**
+   * Decodes an uncompressed body. A body whose first field is its version (what {@link #bodyJson} writes)
+   * is bound in one pass once the version is known; any other shape goes through a tree first.
+   */
   public static Read decodeJson(String appId, byte[] json) {
+    int v = leadingVersion(json);
+    if (v >= 1 && v <= AppSnapshot.VERSION) {
+      try {
+        return checked(appId, EventCodec.MAPPER.readValue(json, AppSnapshot.class));
+      } catch (IOException | IllegalArgumentException | NullPointerException e) {
+        return new Read.Fallback(appId, CORRUPT, "snapshot body does not decode: " + e.getMessage());
+      }
+    }
+    return decodeTree(appId, json);
+  }
+
+  /** The version when the body is an object whose first field is an integer {@code v}, else -1. */
+  private static int leadingVersion(byte[] json) {
+    try (JsonParser p = EventCodec.MAPPER.getFactory().createParser(json)) {
+      if (p.nextToken() == JsonToken.START_OBJECT && p.nextToken() == JsonToken.FIELD_NAME && "v".equals(p.currentName())
+          && p.nextToken() == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT) {
+        return p.getIntValue();
+      }
+      return -1;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private static Read checked(String appId, AppSnapshot s) {
+    if (!s.appId().equals(appId)) {
+      return new Read.Fallback(appId, CORRUPT, "snapshot body is for appId=" + s.appId());
+    }
+    return new Read.Ok(s);
+  }
+
+  private static Read decodeTree(String appId, byte[] json) {
     JsonNode root;
     try {
       root = EventCodec.MAPPER.readTree(json);
@@ -146,11 +183,7 @@ public final class SnapshotCodec {
       return new Read.Fallback(appId, UNKNOWN_VERSION, "snapshot format v=" + v + " (this build reads 1.." + AppSnapshot.VERSION + ")");
     }
     try {
-      AppSnapshot s = EventCodec.MAPPER.treeToValue(root, AppSnapshot.class);
-      if (!s.appId().equals(appId)) {
-        return new Read.Fallback(appId, CORRUPT, "snapshot body is for appId=" + s.appId());
-      }
-      return new Read.Ok(s);
+      return checked(appId, EventCodec.MAPPER.treeToValue(root, AppSnapshot.class));
     } catch (IOException | IllegalArgumentException | NullPointerException e) {
       return new Read.Fallback(appId, CORRUPT, "snapshot body does not decode: " + e.getMessage());
     }

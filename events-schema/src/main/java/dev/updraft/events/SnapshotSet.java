@@ -9,6 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * What a reader of {@code updraft.snapshots} found, read from its start to its end ({@code read_committed}):
@@ -18,6 +20,26 @@ import java.util.TreeMap;
  */
 public final class SnapshotSet {
   private final Map<String, byte[]> latest = new HashMap<>();
+  /** Nullable: where an app's snapshot starts decoding as soon as its manifest arrives. */
+  private final Executor early;
+  /** By app id: a decode started while reading, and the exact records it read (used only if they are still the latest). */
+  private final Map<String, Early> started = new HashMap<>();
+
+  private record Early(byte[] manifest, List<byte[]> chunks, CompletableFuture<Read> read) {}
+
+  /** A set that decodes only in {@link #result}. */
+  public SnapshotSet() {
+    this(null);
+  }
+
+  /**
+   * A set that starts decoding an app's snapshot on {@code early} as soon as its manifest and chunks have
+   * arrived (the writer puts a snapshot's chunks before its manifest), while the rest of the topic is read;
+   * {@link #result} uses that decode only when the records it read are still the latest ones.
+   */
+  public SnapshotSet(Executor early) {
+    this.early = early;
+  }
 
   /** One record of the topic, in offset order. */
   public void accept(String key, byte[] value) {
@@ -28,15 +50,54 @@ public final class SnapshotSet {
       latest.remove(key);
     } else {
       latest.put(key, value);
+      if (early != null && SnapshotCodec.isManifestKey(key)) {
+        SnapshotManifest m = SnapshotCodec.decodeManifest(value);
+        List<byte[]> chunks = m == null || !key.equals(m.appId()) ? null : chunks(m);
+        if (chunks != null && !chunks.contains(null)) {
+          started.put(key, new Early(value, chunks, CompletableFuture.supplyAsync(() -> read(m, chunks), early)));
+        }
+      }
     }
   }
 
-  /** What the records say. */
+  private List<byte[]> chunks(SnapshotManifest m) {
+    List<byte[]> chunks = new ArrayList<>();
+    for (int i = 0; i < Math.max(0, m.chunks()); i++) {
+      chunks.add(latest.get(SnapshotCodec.chunkKey(m.appId(), m.snapshotId(), i)));
+    }
+    return chunks;
+  }
+
+  /** The decode started while reading, if it read exactly the latest records of the app. */
+  private CompletableFuture<Read> startedFor(String key, List<byte[]> chunks) {
+    Early e = started.get(key);
+    if (e == null || e.manifest() != latest.get(key) || e.chunks().size() != chunks.size()) {
+      return null;
+    }
+    for (int i = 0; i < chunks.size(); i++) {
+      if (e.chunks().get(i) != chunks.get(i)) {
+        return null;
+      }
+    }
+    return e.read();
+  }
+
+  /** What the records say, each snapshot decoded on the calling thread. */
   public Result result() {
+    return result(Runnable::run);
+  }
+
+  /**
+   * What the records say, each app's snapshot decoded (decompressed, checked, parsed) as one task on
+   * {@code executor}: the result is the same whatever the executor (the tasks only read the records, and
+   * their results are gathered in key order).
+   */
+  public Result result(Executor executor) {
     Map<String, AppSnapshot> snapshots = new TreeMap<>();
     Map<String, SnapshotManifest> manifests = new TreeMap<>();
     List<Read.Fallback> fallbacks = new ArrayList<>();
     Map<Integer, Long> markers = new TreeMap<>();
+    Map<String, SnapshotManifest> decoded = new TreeMap<>(); // key order: the fallbacks' order does not depend on the executor
     for (Map.Entry<String, byte[]> e : latest.entrySet()) {
       String key = e.getKey();
       if (SnapshotCodec.isMarkerKey(key)) {
@@ -45,16 +106,25 @@ public final class SnapshotSet {
           markers.put(m.partition(), m.fromOffset());
         }
       } else if (SnapshotCodec.isManifestKey(key)) {
-        SnapshotManifest m = SnapshotCodec.decodeManifest(e.getValue());
-        if (m == null || m.appId() == null || !m.appId().equals(key)) {
-          fallbacks.add(new Read.Fallback(key, SnapshotCodec.CORRUPT, "the manifest of app " + key + " does not decode"));
-          continue;
-        }
-        List<byte[]> chunks = new ArrayList<>();
-        for (int i = 0; i < Math.max(0, m.chunks()); i++) {
-          chunks.add(latest.get(SnapshotCodec.chunkKey(key, m.snapshotId(), i)));
-        }
-        Read r = SnapshotCodec.read(m, chunks);
+        decoded.put(key, SnapshotCodec.decodeManifest(e.getValue()));
+      }
+    }
+    Map<String, CompletableFuture<Read>> reads = new TreeMap<>();
+    for (Map.Entry<String, SnapshotManifest> e : decoded.entrySet()) {
+      SnapshotManifest m = e.getValue();
+      if (m != null && m.appId() != null && m.appId().equals(e.getKey())) {
+        List<byte[]> chunks = chunks(m);
+        CompletableFuture<Read> done = startedFor(e.getKey(), chunks);
+        reads.put(e.getKey(), done != null ? done : CompletableFuture.supplyAsync(() -> read(m, chunks), executor));
+      }
+    }
+    for (Map.Entry<String, SnapshotManifest> e : decoded.entrySet()) {
+      String key = e.getKey();
+      SnapshotManifest m = e.getValue();
+      if (!reads.containsKey(key)) {
+        fallbacks.add(new Read.Fallback(key, SnapshotCodec.CORRUPT, "the manifest of app " + key + " does not decode"));
+      } else {
+        Read r = reads.get(key).join();
         if (r instanceof Read.Ok) {
           snapshots.put(key, ((Read.Ok) r).snapshot());
           manifests.put(key, m);
@@ -71,6 +141,15 @@ public final class SnapshotSet {
       covered.put(snap.appId(), new Position(snap.partition(), snap.offset()));
     }
     return new Result(snapshots, manifests, fallbacks, markers, covered);
+  }
+
+  /** {@link SnapshotCodec#read}, with a failure of the decoder (a bug) turned into a fallback: that app is replayed. */
+  private static Read read(SnapshotManifest m, List<byte[]> chunks) {
+    try {
+      return SnapshotCodec.read(m, chunks);
+    } catch (RuntimeException e) {
+      return new Read.Fallback(m.appId(), SnapshotCodec.CORRUPT, "snapshot " + m.snapshotId() + " does not decode: " + e);
+    }
   }
 
   /** Where an app's snapshot stands in the events topic. */

@@ -20,6 +20,40 @@ class SnapshotSetTest {
     set.accept(SnapshotCodec.manifestKey(s.appId()), SnapshotCodec.encodeManifest(SnapshotCodec.manifest(s, id, gz, chunks.size())));
   }
 
+  /**
+   * A set that starts decoding as each manifest arrives gives what a set decoding at the end gives, also when
+   * a later record deletes a chunk or replaces the snapshot (the early decode read records that are no longer
+   * the latest).
+   */
+  @Test
+  void decodingWhileReadingGivesWhatDecodingAtTheEndGives() {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+    try {
+      SnapshotSet plain = new SnapshotSet();
+      SnapshotSet early = new SnapshotSet(pool);
+      List<java.util.function.Consumer<SnapshotSet>> steps = List.of(
+          x -> write(x, SnapshotCodecTest.V1, "s1"),
+          x -> x.accept(SnapshotCodec.markerKey(2), SnapshotCodec.encodeMarker(new PartitionMarker(1, 2, 30))),
+          x -> x.accept(SnapshotCodec.chunkKey("demo", "s1", 0), null),
+          x -> write(x, SnapshotCodecTest.V2, "s2"),
+          x -> x.accept(SnapshotCodec.chunkKey("demo", "s2", 1), new byte[] {1, 2, 3}),
+          x -> write(x, SnapshotCodecTest.V1, "s3"));
+      for (java.util.function.Consumer<SnapshotSet> step : steps) {
+        step.accept(plain);
+        step.accept(early);
+        SnapshotSet.Result a = plain.result();
+        SnapshotSet.Result b = early.result(pool);
+        assertThat(b.snapshots()).isEqualTo(a.snapshots());
+        assertThat(b.fallbacks()).extracting(SnapshotCodec.Read.Fallback::reason)
+            .isEqualTo(a.fallbacks().stream().map(SnapshotCodec.Read.Fallback::reason).toList());
+        assertThat(b.startOffsets(List.of(0, 1, 2))).isEqualTo(a.startOffsets(List.of(0, 1, 2)));
+      }
+      assertThat(early.result(pool).snapshots()).containsOnlyKeys("demo");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void theLatestSnapshotOfEachAppAndTheMarkersGiveWhereToStart() {
     SnapshotSet set = new SnapshotSet();

@@ -2,8 +2,13 @@ package dev.updraft.edge.image;
 
 import dev.updraft.events.AppSnapshot;
 import dev.updraft.events.EventEnvelope;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 /**
  * Changes on top of a {@link ResolveImage}: events are replayed into it one at a time and
@@ -67,6 +72,31 @@ public final class ImageDelta {
    */
   public void load(AppSnapshot snapshot) {
     changed.put(snapshot.appId(), SnapshotState.delta(snapshot));
+  }
+
+  /**
+   * The image {@code base} with each of {@code snapshots} loaded as {@link #load} and {@link #apply} would,
+   * one app per task on {@code executor}: an app's image depends only on its snapshot and its previous
+   * image, so the result is the same whatever the executor; it is published as one image.
+   */
+  public static ResolveImage loadAll(ResolveImage base, Collection<AppSnapshot> snapshots, Executor executor) {
+    Map<String, CompletableFuture<AppImage>> built = new TreeMap<>();
+    for (AppSnapshot s : snapshots) {
+      AppImage previous = base.app(s.appId());
+      built.put(s.appId(), CompletableFuture.supplyAsync(() -> SnapshotState.delta(s).build(previous), executor));
+    }
+    if (built.isEmpty()) {
+      return base;
+    }
+    Map<String, AppImage> apps = new HashMap<>(base.apps());
+    for (Map.Entry<String, CompletableFuture<AppImage>> b : built.entrySet()) {
+      try {
+        apps.put(b.getKey(), b.getValue().join());
+      } catch (CompletionException e) {
+        throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
+      }
+    }
+    return new ResolveImage(apps);
   }
 
   /** Whether no event was replayed since the base image. */

@@ -10,6 +10,12 @@ public final class LiveImage {
   private volatile boolean ready;
   private volatile int snapshotApps;
   private volatile long eventsReplayed;
+  private final StartPhases phases = new StartPhases();
+
+  /** Where the node's start went ({@code /readyz}'s {@code startMillis}). */
+  public StartPhases phases() {
+    return phases;
+  }
 
   /** The current image. */
   public ResolveImage image() {

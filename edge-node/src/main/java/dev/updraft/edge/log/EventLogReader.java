@@ -2,9 +2,7 @@ package dev.updraft.edge.log;
 
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
-import dev.updraft.events.AppSnapshot;
 import dev.updraft.events.Decoded;
-import dev.updraft.events.SnapshotCodec;
 import dev.updraft.events.SnapshotSet;
 import dev.updraft.events.EventCodec;
 import io.micrometer.core.instrument.Counter;
@@ -19,6 +17,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -176,6 +176,14 @@ public final class EventLogReader implements AutoCloseable {
   }
 
   private void run() {
+    long t0 = System.nanoTime();
+    // the snapshots are read and decoded while this consumer connects and finds the partitions
+    CompletableFuture<SnapshotSet.Result> loading = snapshotsTopic == null ? null
+        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, snapshotsTopic, clientId, live, registry), r -> {
+          Thread t = new Thread(r, "updraft-edge-snapshots");
+          t.setDaemon(true);
+          t.start();
+        });
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
       consumer = c;
       if (closed) {
@@ -186,14 +194,16 @@ public final class EventLogReader implements AutoCloseable {
       if (partitions == null) {
         return;
       }
+      live.phases().since("kafkaConnect", t0);
       c.assign(partitions);
       c.seekToBeginning(partitions);
-      Map<Integer, Long> from = loadSnapshots(partitions);
+      Map<Integer, Long> from = loadSnapshots(loading, partitions);
       for (TopicPartition tp : partitions) {
         if (from.getOrDefault(tp.partition(), 0L) > 0) {
           c.seek(tp, from.get(tp.partition()));
         }
       }
+      long tail = System.nanoTime();
       Map<TopicPartition, Long> target = new HashMap<>(c.endOffsets(partitions));
       LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots; ready after end offsets {}", topic, from,
           partitions.size(), live.snapshotApps(), target);
@@ -202,6 +212,7 @@ public final class EventLogReader implements AutoCloseable {
         try {
           pollOnce(c);
           if (!live.ready() && reached(c, target)) {
+            live.phases().since("tailReplay", tail);
             live.markReady();
             LOG.info("image ready: apps={} groups={} bytes={}", live.image().appCount(), live.image().groupCount(),
                 live.image().bytes());
@@ -230,32 +241,22 @@ public final class EventLogReader implements AutoCloseable {
   }
 
   /**
-   * Builds the image from the snapshots (when there is a snapshots topic) and returns where to start each
-   * partition; each snapshot that cannot be used is counted in {@code updraft_snapshot_fallbacks_total}.
+   * Waits for the image built from the snapshots (when there is a snapshots topic, {@link SnapshotLoader#load},
+   * started with the reader) and returns where to start each partition.
    */
-  private Map<Integer, Long> loadSnapshots(List<TopicPartition> partitions) {
+  private Map<Integer, Long> loadSnapshots(CompletableFuture<SnapshotSet.Result> loading, List<TopicPartition> partitions) {
     List<Integer> ids = new ArrayList<>();
     for (TopicPartition tp : partitions) {
       ids.add(tp.partition());
     }
-    if (snapshotsTopic == null) {
+    if (loading == null) {
       return Map.of();
     }
-    snapshots = SnapshotLoader.read(bootstrap, snapshotsTopic, clientId);
-    if (!snapshots.snapshots().isEmpty()) {
-      ImageDelta delta = new ImageDelta(live.image());
-      for (AppSnapshot s : snapshots.snapshots().values()) {
-        delta.load(s);
-      }
-      live.publish(delta.apply());
+    try {
+      snapshots = loading.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
     }
-    for (SnapshotCodec.Read.Fallback f : snapshots.fallbacks()) {
-      Counter.builder("updraft.snapshot.fallbacks").description("Snapshots not used: the app is replayed from the log")
-          .tag("reason", f.reason()).register(registry).increment();
-      LOG.warn("snapshot of appId={} not used ({}: {}); replaying the app from the log", f.appId(), f.reason(), f.detail());
-    }
-    live.loadedSnapshots(snapshots.snapshots().size());
-    snapshots = snapshots.withoutSnapshots(); // the image holds them now; keep only where they stand
     return snapshots.startOffsets(ids);
   }
 

@@ -90,10 +90,65 @@ class SnapshotStartIT {
     }
   }
 
+  /**
+   * An edge builds its image from many apps' snapshots at once (one app per task, as many tasks as cores):
+   * every app answers byte for byte as on an edge that read the log from offset 0.
+   */
+  @Test
+  void manyAppsDecodedConcurrentlyAnswerLikeAReplayFromZero(Infra shared) throws Exception {
+    int apps = 8;
+    // topics of its own: the other test's app is not in this log
+    Infra infra = new Infra(shared.kafkaBootstrap(), shared.topicPrefix() + "many.", shared.pgHost(), shared.pgPort(), shared.database(),
+        shared.pgUser(), shared.pgPassword());
+    try (Stack stack = Stack.start(infra, work.resolve("many"), Map.of("snapshot-interval-events", "4"))) {
+      CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
+      Map<String, List<String>> ids = new java.util.TreeMap<>();
+      for (int a = 0; a < apps; a++) {
+        String app = "many-" + a;
+        cli.json("apps", "create", app, "--certificate", Fixtures.certificatePem().toString(), "--private-key",
+            Fixtures.privateKeyPkcs1Pem().toString());
+        List<String> mine = new ArrayList<>();
+        for (int i = 0; i < 4 + a % 3; i++) {
+          JsonNode g = cli.json("publish", "--app", app, "--branch", "main", "--runtime-version", "1.0.0", "--dist",
+              ((i + a) % 2 == 0 ? Fixtures.update1() : Fixtures.update2()).toString());
+          g.path("platforms").forEach(p -> mine.add(p.path("updateId").asText()));
+        }
+        cli.json("publish", "--app", app, "--branch", "beta", "--runtime-version", "1.0.0", "--dist", Fixtures.update2().toString(),
+            "--rollout-percentage", Integer.toString(10 + 10 * a));
+        cli.json("channel", "--app", app, "--channel", "production", "--branch", "main", "--rollout-branch", "beta", "--percentage",
+            Integer.toString(5 * a));
+        ids.put(app, mine);
+      }
+      EdgeNode fromZero = stack.edge; // started before any snapshot existed: it read the log from offset 0
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (gaugeIn(Http.get(stack.controlUrl() + "/metrics").body(), "updraft_control_snapshots_written_total") < apps) {
+        assertThat(System.nanoTime()).as("a snapshot of every app within 60 s").isLessThan(deadline);
+        Thread.sleep(200);
+      }
+      Thread.sleep(1500);
+
+      EdgeNode fresh = stack.startEdge("fresh-many", Map.of("checkins", "false"));
+      JsonNode ready = JSON.readTree(Http.get("http://127.0.0.1:" + fresh.port() + "/readyz").body());
+      assertThat(ready.path("snapshotApps").asInt()).as("%s", ready).isEqualTo(apps);
+      assertThat(ready.path("startMillis").has("imageBuild")).as("the start phases: %s", ready).isTrue();
+      int compared = 0;
+      for (Map.Entry<String, List<String>> app : ids.entrySet()) {
+        for (List<String> device : grid(app.getValue())) {
+          Answer a = ask("http://127.0.0.1:" + fromZero.port(), app.getKey(), device);
+          Answer b = ask("http://127.0.0.1:" + fresh.port(), app.getKey(), device);
+          assertThat(b).as("app %s request %s", app.getKey(), device).isEqualTo(a);
+          compared += a.body.contains("launchAsset") ? 1 : 0;
+        }
+      }
+      assertThat(compared).as("the grids include served manifests").isGreaterThan(10 * apps);
+      Stack.await(fresh.close());
+    }
+  }
+
   /** Device requests over platforms, channels, current and failed updates, signatures and protocols. */
   static List<List<String>> grid(List<String> ids) {
     List<List<String>> out = new ArrayList<>();
-    List<String> recent = ids.subList(ids.size() - 14, ids.size());
+    List<String> recent = ids.subList(Math.max(0, ids.size() - 14), ids.size());
     int n = 0;
     for (String platform : List.of("ios", "android")) {
       for (String channel : List.of("production", "main", "beta", "old")) {
@@ -123,7 +178,11 @@ class SnapshotStartIT {
   record Answer(int status, String body, String signature, String filters) {}
 
   static Answer ask(String base, List<String> headers) throws Exception {
-    HttpResponse<String> r = Http.get(base + "/apps/live/manifest", headers.toArray(new String[0]));
+    return ask(base, "live", headers);
+  }
+
+  static Answer ask(String base, String app, List<String> headers) throws Exception {
+    HttpResponse<String> r = Http.get(base + "/apps/" + app + "/manifest", headers.toArray(new String[0]));
     return new Answer(r.statusCode(), r.body(), r.headers().firstValue("expo-signature").orElse(null),
         r.headers().firstValue("expo-manifest-filters").orElse(null));
   }
