@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,16 +71,13 @@ final class SnapshotLoader {
     }
   }
 
-  /** The latest record of every key of the topic; none when it cannot be read to its end. */
-  static SnapshotSet read(String bootstrap, String topic, String clientId) {
-    return read(bootstrap, topic, clientId, null);
-  }
-
   /**
+   * The latest record of every key of the topic; none when it cannot be read to its end.
+   *
    * @param early nullable: where each app's snapshot starts decoding as soon as it has arrived (while the
    *     rest is read)
    */
-  static SnapshotSet read(String bootstrap, String topic, String clientId, java.util.concurrent.Executor early) {
+  static SnapshotSet read(String bootstrap, String topic, String clientId, Executor early) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-snapshots");
