@@ -181,7 +181,12 @@ public final class EdgeNode {
           parts.warmup = warmup;
           handlerOf.get().warmup(warmup);
           warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupTimeout())
-              .onComplete(ar -> logWhenReady(vertx, parts.live, warmup, config.edgeId()));
+              .onComplete(ar -> {
+                if (!warmup.stopped()) {
+                  parts.live.phases().totalToNow();
+                  LOG.info("edge {} ready: {}", config.edgeId(), parts.live.phases());
+                }
+              });
           LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}",
               config.edgeId(), config.bind(), bound, config.eventLoops(),
               vertx.isNativeTransportEnabled() ? "native" : "NIO", config.checkins() ? "on" : "off",
@@ -189,22 +194,6 @@ public final class EdgeNode {
           return new EdgeNode(vertx, parts, deployments, bound);
         })
         .recover(failure -> stop(vertx, deployments, parts).transform(ignored -> Future.failedFuture(failure)));
-  }
-
-  /**
-   * Once the warm-up is done, records the {@code total} start phase and logs the phases when the image is
-   * ready too (without a warm-up the warm-up is done before the image is ready); gives up when the node closes.
-   */
-  private static void logWhenReady(Vertx vertx, LiveImage live, Warmup warmup, String edgeId) {
-    vertx.setPeriodic(0, 20, id -> {
-      if (warmup.stopped()) {
-        vertx.cancelTimer(id);
-      } else if (live.ready()) {
-        vertx.cancelTimer(id);
-        live.phases().totalToNow();
-        LOG.info("edge {} ready: {}", edgeId, live.phases());
-      }
-    });
   }
 
   /** Undeploys the servers, then closes the node's threads and clients off the event loop. */

@@ -76,7 +76,9 @@ final class Warmup {
   }
 
   /**
-   * Waits for the image, then warms up; completes (never fails) when done, having logged what it took.
+   * Waits for the image, then warms up (unless {@code requests} is 0: then {@code /readyz} may answer 200 as
+   * soon as the image is ready); completes (never fails) once the image is ready and warm, having logged what
+   * the warm-up took, or when the node closes ({@link #stopped()}).
    *
    * @param host where the servers listen (a wildcard bind is reached on loopback)
    */
@@ -84,7 +86,6 @@ final class Warmup {
     if (requests <= 0) {
       done = true;
       LOG.info("warm-up off (--warmup-requests 0): ready as soon as the image has caught up with the log");
-      return Future.succeededFuture();
     }
     Promise<Void> p = Promise.promise();
     vertx.setPeriodic(0, 20, id -> {
@@ -94,6 +95,10 @@ final class Warmup {
         p.complete();
       } else if (live.ready()) {
         vertx.cancelTimer(id);
+        if (requests <= 0) {
+          p.complete();
+          return;
+        }
         warm(vertx, live, host, port, requests, timeout).onComplete(ar -> {
           done = true;
           p.complete();
