@@ -180,7 +180,8 @@ public final class EdgeNode {
           Warmup warmup = new Warmup();
           parts.warmup = warmup;
           handlerOf.get().warmup(warmup);
-          warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupTimeout())
+          warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupUntilFlat(),
+              config.warmupTimeout())
               .onComplete(ar -> {
                 if (!warmup.stopped()) {
                   parts.live.phases().totalToNow();

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * device requests over loopback HTTP (its own servers, its own {@link ManifestHandler}), spread over every
  * app's lines ({@link AppImage#warmupLines}) and varied as devices vary them (platform, protocol 0 and 1,
  * multipart and JSON, signed with each key of the ring, client ids in every bucket), so that the JIT has
- * compiled the hot path before {@code /readyz} answers 200 and a load balancer sends traffic. Bounded by
- * {@code timeout}; {@code requests} 0 turns it off.
+ * compiled the hot path before {@code /readyz} answers 200 and a load balancer sends traffic. It sends at most
+ * {@code requests} and stops earlier once its latency curve is flat ({@link WarmupCurve}, {@code
+ * --warmup-until-flat}); bounded by {@code timeout}; {@code requests} 0 turns it off.
  *
  * <p>Warm-up requests carry {@link #HEADER} with this process's random {@link #SECRET}: the handler emits
  * no check-in, counts no metric and records no sample for them (an outside request cannot forge it).
@@ -40,8 +41,6 @@ final class Warmup {
   static final String HEADER = "x-updraft-warmup";
   static final String SECRET = UUID.randomUUID().toString();
   private static final int CONCURRENCY = 16;
-  /** The warm-up's latency curve is logged as the mean of this many slices of its requests. */
-  private static final int SLICES = 20;
 
   /** Failed requests after which the warm-up gives up (the node is closing, or its servers cannot be reached). */
   private static final int MAX_FAILURES = 100;
@@ -82,7 +81,7 @@ final class Warmup {
    *
    * @param host where the servers listen (a wildcard bind is reached on loopback)
    */
-  Future<Void> run(Vertx vertx, LiveImage live, String host, int port, int requests, Duration timeout) {
+  Future<Void> run(Vertx vertx, LiveImage live, String host, int port, int requests, boolean untilFlat, Duration timeout) {
     if (requests <= 0) {
       done = true;
       LOG.info("warm-up off (--warmup-requests 0): ready as soon as the image has caught up with the log");
@@ -99,7 +98,7 @@ final class Warmup {
           p.complete();
           return;
         }
-        warm(vertx, live, host, port, requests, timeout).onComplete(ar -> {
+        warm(vertx, live, host, port, requests, untilFlat, timeout).onComplete(ar -> {
           done = true;
           p.complete();
         });
@@ -108,7 +107,8 @@ final class Warmup {
     return p.future();
   }
 
-  private Future<Void> warm(Vertx vertx, LiveImage live, String host, int port, int requests, Duration timeout) {
+  private Future<Void> warm(Vertx vertx, LiveImage live, String host, int port, int requests, boolean untilFlat,
+      Duration timeout) {
     ResolveImage image = live.image();
     List<RequestOptions> variants = variants(image, "0.0.0.0".equals(host) || "::".equals(host) ? "127.0.0.1" : host, port);
     if (variants.isEmpty()) {
@@ -121,13 +121,11 @@ final class Warmup {
     long deadline = t0 + timeout.toNanos();
     AtomicInteger started = new AtomicInteger();
     Map<Integer, Long> statuses = new TreeMap<>();
-    int slice = Math.max(1, (requests + SLICES - 1) / SLICES);
-    long[] sliceNanos = new long[SLICES + 1]; // guarded by statuses
-    long[] sliceCount = new long[SLICES + 1];
+    WarmupCurve curve = new WarmupCurve(requests, untilFlat);
     Promise<Void> all = Promise.promise();
     AtomicInteger running = new AtomicInteger(CONCURRENCY);
     for (int w = 0; w < CONCURRENCY; w++) {
-      next(client, variants, requests, deadline, started, statuses, running, all, new long[][] {sliceNanos, sliceCount}, slice);
+      next(client, variants, requests, deadline, started, statuses, running, all, curve);
     }
     return all.future().eventually(client::close).onComplete(ar -> {
       long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -135,27 +133,24 @@ final class Warmup {
       String cut = answered.get() >= requests ? ""
           : stopped ? ", stopped: the node is closing"
           : failures.get() >= MAX_FAILURES ? ", stopped after " + failures.get() + " failed requests"
+          : curve.flat() ? ", stopped when flat after " + curve.flatAfter() + " of " + requests + " (" + WarmupCurve.PATIENCE
+              + " windows without a " + WarmupCurve.GAIN_PERCENT + " % gain)"
           : ", stopped by --warmup-timeout " + timeout.toMillis() + " ms before " + requests;
-      StringBuilder curve = new StringBuilder();
+      Map<Integer, Long> counted;
       synchronized (statuses) {
-        for (int i = 0; i <= SLICES && sliceCount[i] > 0; i++) {
-          curve.append(i == 0 ? "" : " ").append(sliceNanos[i] / sliceCount[i] / 1000);
-        }
+        counted = new TreeMap<>(statuses);
       }
       LOG.info("warm-up: {} requests over {} variants of {} apps in {} ms{} (statuses {}, -1: failed); check-ins not"
-          + " emitted; ready; mean µs per {} requests: {}", answered.get(), variants.size(), image.appCount(), ms, cut, statuses,
-          slice, curve);
+          + " emitted; ready; mean µs per {} requests: {}", answered.get(), variants.size(), image.appCount(), ms, cut, counted,
+          curve.window(), curve.means());
     });
   }
 
-  /**
-   * Sends request number {@code started} (then the next, until done), adding its latency to {@code curve}
-   * (total nanos and count per {@code slice} requests).
-   */
+  /** Sends request number {@code started} (then the next, until done), adding its latency to {@code curve}. */
   private void next(HttpClient client, List<RequestOptions> variants, int requests, long deadline, AtomicInteger started,
-      Map<Integer, Long> statuses, AtomicInteger running, Promise<Void> all, long[][] curve, int slice) {
+      Map<Integer, Long> statuses, AtomicInteger running, Promise<Void> all, WarmupCurve curve) {
     int n = started.getAndIncrement();
-    if (n >= requests || System.nanoTime() - deadline > 0 || stopped || failures.get() >= MAX_FAILURES) {
+    if (n >= requests || System.nanoTime() - deadline > 0 || stopped || failures.get() >= MAX_FAILURES || curve.flat()) {
       if (running.decrementAndGet() == 0) {
         all.tryComplete();
       }
@@ -170,12 +165,10 @@ final class Warmup {
           }
           synchronized (statuses) {
             statuses.merge(ar.succeeded() ? ar.result() : -1, 1L, Long::sum);
-            int at = Math.min(SLICES, n / slice);
-            curve[0][at] += System.nanoTime() - sent;
-            curve[1][at]++;
           }
+          curve.record(n, System.nanoTime() - sent);
           answered.incrementAndGet();
-          next(client, variants, requests, deadline, started, statuses, running, all, curve, slice);
+          next(client, variants, requests, deadline, started, statuses, running, all, curve);
         });
   }
 

@@ -38,10 +38,11 @@ class EdgeConfigTest {
         "--edge-id", "e2", "--checkins", "false", "--checkin-buffer", "10", "--event-loops", "3", "--access-log", "0.5",
         "--record-requests", "/tmp/r.jsonl", "--record-sample-rate", "1", "--idle-timeout", "5s", "--max-header-size", "4096", "--header-timeout", "3s",
         "--checkin-producer-buffer", "262144", "--patch-cache-bytes", "1048576", "--checkin-format", "json",
-        "--warmup-requests", "500", "--warmup-timeout", "2s");
+        "--warmup-requests", "500", "--warmup-timeout", "2s", "--warmup-until-flat", "false");
     assertThat(c).isEqualTo(new EdgeConfig("k:1", "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
         Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096, Duration.ofSeconds(3), 262144, 1048576, false, 500,
-        Duration.ofSeconds(2)));
+        Duration.ofSeconds(2), false));
+    assertThat(from("--edge-id", "x").warmupUntilFlat()).as("the warm-up stops when flat by default").isTrue();
     assertThat(from("--edge-id", "x").checkinCompact()).as("compact by default").isTrue();
     assertThatThrownBy(() -> from("--checkin-format", "xml")).hasMessageContaining("--checkin-format must be compact or json");
     assertThat(from("--access-log", "on", "--edge-id", "x").accessLogSample()).isEqualTo(1.0);

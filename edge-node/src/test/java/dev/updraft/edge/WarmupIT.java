@@ -65,7 +65,7 @@ class WarmupIT {
       log.publish(APP, new EventPayload.UpdatePublished(g));
 
       EdgeNode edge = Edges.start(vertx, log, "warmup-edge", "warmup-requests", Integer.toString(WARMUP),
-          "warmup-timeout", "120s");
+          "warmup-timeout", "120s", "warmup-until-flat", "false");
       EdgeHttp http = new EdgeHttp(edge.port());
       int status;
       boolean sawWarmingUp = false;

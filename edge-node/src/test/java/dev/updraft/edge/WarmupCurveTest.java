@@ -1,0 +1,97 @@
+package dev.updraft.edge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** When the warm-up stops: once its latency curve has stopped falling, not before. */
+class WarmupCurveTest {
+
+  /** Feeds {@code curve} one window per entry of {@code meansMicros}, every request of a window at that latency. */
+  private static int feed(WarmupCurve curve, long... meansMicros) {
+    int n = 0;
+    for (long us : meansMicros) {
+      for (int i = 0; i < curve.window(); i++) {
+        if (curve.flat()) {
+          return n;
+        }
+        curve.record(n++, us * 1000);
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void aCurveLikeTheMeasuredOneStopsOnceItIsFlat() {
+    WarmupCurve c = new WarmupCurve(20_000, true);
+    assertThat(c.window()).isEqualTo(1_000);
+    // the 1,000,000-publish image's curve: cold, then falling, then flat around 1.3 ms with noise
+    int sent = feed(c, 15_000, 4_000, 3_500, 3_000, 2_600, 2_200, 1_900, 1_600, 1_400, 1_500, 1_300, 1_400, 1_450, 1_350,
+        1_300, 1_300, 1_300, 1_300, 1_300, 1_300);
+    assertThat(c.flat()).isTrue();
+    // 1,400 at 9,000 is the last 10 % gain; 1,500, 1,300 (7 % better) and 1,400 gain less: flat after 12,000
+    assertThat(c.flatAfter()).isEqualTo(12_000);
+    assertThat(sent).isEqualTo(12_000);
+    assertThat(c.means()).isEqualTo("15000 4000 3500 3000 2600 2200 1900 1600 1400 1500 1300 1400");
+  }
+
+  @Test
+  void aCurveThatKeepsFallingByMoreThanTenPercentRunsToTheEnd() {
+    WarmupCurve c = new WarmupCurve(20_000, true);
+    long[] means = new long[20];
+    long us = 20_000;
+    for (int i = 0; i < means.length; i++) {
+      means[i] = us;
+      us = us * 85 / 100;
+    }
+    assertThat(feed(c, means)).isEqualTo(20_000);
+    assertThat(c.flat()).isFalse();
+  }
+
+  @Test
+  void aFlatStartDoesNotEndTheWarmUpBeforeAQuarterOfItsRequests() {
+    WarmupCurve c = new WarmupCurve(20_000, true);
+    // flat from the first window: three windows without a gain after 4,000 requests, but the minimum is 5,000
+    int sent = feed(c, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000);
+    assertThat(c.flatAfter()).isEqualTo(5_000);
+    assertThat(sent).isEqualTo(5_000);
+  }
+
+  @Test
+  void offItNeverStopsEarly() {
+    WarmupCurve c = new WarmupCurve(20_000, false);
+    assertThat(feed(c, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000,
+        1_000, 1_000, 1_000, 1_000, 1_000, 1_000)).isEqualTo(20_000);
+    assertThat(c.flat()).isFalse();
+  }
+
+  @Test
+  void windowsAreJudgedInOrderOnlyOnceEveryRequestOfThemAnswered() {
+    WarmupCurve c = new WarmupCurve(2_000, true);
+    assertThat(c.window()).isEqualTo(100);
+    // windows 1 to 9 answer (flat at 1 ms) while request 0 of window 0 is still in flight: nothing is judged
+    for (int n = 1; n < 1_000; n++) {
+      c.record(n, 1_000_000);
+    }
+    assertThat(c.flat()).isFalse();
+    // its answer comes: window 0 sets the best, 1 to 3 gain nothing: flat once judged (500 is the minimum)
+    c.record(0, 1_000_000);
+    assertThat(c.flatAfter()).isEqualTo(500);
+    assertThat(c.means()).startsWith("1000 1000 1000");
+  }
+
+  @Test
+  void smallWarmUpsUseWindowsOfFifty() {
+    assertThat(new WarmupCurve(300, true).window()).isEqualTo(WarmupCurve.MIN_WINDOW);
+    assertThatThrownBy(() -> new WarmupCurve(0, true)).hasMessageContaining("got 0");
+  }
+
+  @Test
+  void reachingTheEndIsNotReportedAsFlat() {
+    // 200 requests in windows of 50: the third window without a gain is the last one, so nothing was cut short
+    WarmupCurve c = new WarmupCurve(200, true);
+    assertThat(feed(c, 1_000, 1_000, 1_000, 1_000)).isEqualTo(200);
+    assertThat(c.flat()).isFalse();
+  }
+}
