@@ -9,7 +9,10 @@
 # Usage: load/bench/state-scale.sh [PUBLISHES=10000] [OUT=target/state-scale-<PUBLISHES>.json]
 # Environment: APPS (100), ROLLOUT_EVERY (20), HEAP (-Xmx for the measured JVMs, 2g), EDGE_STARTS (3: the edge is
 # started that many times one after another and its median start-to-ready reported, each one in the summary),
-# EDGE_FLAGS (extra flags for the measured edge, e.g. "--warmup-requests 10000").
+# EDGE_FLAGS (extra flags for the measured edge, e.g. "--warmup-until-flat false"), QUIET_LOAD (1.0) and QUIET_WAIT (1800 s):
+# before each measured start the script waits, at most QUIET_WAIT seconds, for the 1-minute load average to fall
+# under QUIET_LOAD (the dev stack idles at ~0.3 on 2 cores) and records the load average and the CPU steal time
+# of each start in the summary.
 # Not for a shared machine: the figures are only meaningful on a quiet one.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,6 +24,8 @@ ROLLOUT_EVERY=${ROLLOUT_EVERY:-20}
 HEAP=${HEAP:-2g}
 EDGE_STARTS=${EDGE_STARTS:-3}
 EDGE_FLAGS=${EDGE_FLAGS:-}
+QUIET_LOAD=${QUIET_LOAD:-1.0}
+QUIET_WAIT=${QUIET_WAIT:-1800}
 TOKEN=state-scale-bench-token-0123456789
 KAFKA=19092; CONTROL=18080; EDGE=13000; EDGE2=13001; CONTROL2=18081
 WORK=$(mktemp -d /tmp/updraft-state-scale.XXXXXX)
@@ -41,6 +46,20 @@ wait_for() { # url seconds -> ms waited from $2 (epoch ns)
 heap_after_gc() { # pid -> used heap bytes after a full GC
   jcmd "$1" GC.run >/dev/null
   jcmd "$1" GC.heap_info | awk '/used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v * 1024; exit } }'
+}
+load1() { cut -d' ' -f1 /proc/loadavg; }
+wait_quiet() { # waits (at most QUIET_WAIT s) for the 1-minute load average to fall under QUIET_LOAD
+  local waited=0
+  until awk -v l="$(load1)" -v q="$QUIET_LOAD" 'BEGIN { exit !(l < q) }'; do
+    [ $waited -ge "$QUIET_WAIT" ] && { echo "  load average still $(load1) after ${waited}s: measuring anyway (see loadAverage in the summary)"; return; }
+    [ $((waited % 60)) = 0 ] && echo "  waiting for a quiet machine: load average $(load1) (want < $QUIET_LOAD)"
+    sleep 5; waited=$((waited + 5))
+  done
+}
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $9 }' /proc/stat; } # total, steal
+steal_since() { # "total steal" from cpu_ticks -> steal in % of the CPU time since
+  local now; now=$(cpu_ticks)
+  awk -v a="$1" -v b="$now" 'BEGIN { split(a, x, " "); split(b, y, " "); t = y[1] - x[1]; printf "%.1f", t > 0 ? 100 * (y[2] - x[2]) / t : 0 }'
 }
 metric() { curl -fs "$1/metrics" | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d", s }'; }
 
@@ -78,9 +97,12 @@ echo "history projection caught up (waited ${waited}s)"
 sleep 2
 
 # the edge is started EDGE_STARTS times, one after another (each a fresh JVM): its start-to-ready is the median
-edge_times=(); edge_phase_list=()
+edge_times=(); edge_phase_list=(); edge_loads=(); edge_steals=(); edge_warmups=()
 for run in $(seq 1 "$EDGE_STARTS"); do
-  echo "edge: start to ready ($run of $EDGE_STARTS)"
+  wait_quiet
+  edge_loads+=("$(load1)")
+  echo "edge: start to ready ($run of $EDGE_STARTS), load average $(load1)"
+  ticks=$(cpu_ticks)
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
   UPDRAFT_JAVA_OPTS="-Xmx$HEAP" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE2 --bind 127.0.0.1 --checkins false \
@@ -90,14 +112,21 @@ for run in $(seq 1 "$EDGE_STARTS"); do
   readyz=$(curl -fs http://127.0.0.1:$EDGE2/readyz)
   # where the edge's start went (jvm, kafkaConnect, snapshotRead, snapshotDecode, imageBuild, tailReplay, warmup, total)
   edge_phase_list+=("$(echo "$readyz" | grep -o '"startMillis":{[^}]*}' | sed 's/"startMillis"://' || echo null)")
+  edge_steals+=("$(steal_since "$ticks")")
+  sleep 1 # the warm-up's log line follows /readyz by a few milliseconds
+  warm_line=$(grep -o 'warm-up: [0-9]* requests over.*' "$WORK/edge-$run.log" | head -n1 || true)
+  w=$(echo "$warm_line" | awk '{ print $2 }'); edge_warmups+=("${w:-null}")
+  echo "  $warm_line"
   if [ "$run" -eq "$EDGE_STARTS" ]; then edge_heap=$(heap_after_gc $edge_pid); fi
   kill $edge_pid; wait $edge_pid 2>/dev/null || true
-  echo "  ready in ${edge_times[-1]} ms: ${edge_phase_list[-1]}"
+  echo "  ready in ${edge_times[-1]} ms (steal ${edge_steals[-1]} %): ${edge_phase_list[-1]}"
 done
 edge_ready_ms=$(printf '%s\n' "${edge_times[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 edge_phases=${edge_phase_list[-1]}
 
-echo "control plane: start to accepting writes"
+wait_quiet
+cp_load=$(load1)
+echo "control plane: start to accepting writes, load average $cp_load"
 t0=$(date +%s%N)
 UPDRAFT_JAVA_OPTS="-Xmx$HEAP" ./updraft control-plane --kafka-bootstrap 127.0.0.1:$KAFKA --control-port $CONTROL2 --bind 127.0.0.1 \
   --admin-token $TOKEN --data-dir "$WORK/cp" --transactional-id state-scale-measured > "$WORK/control-plane.log" 2>&1 &
@@ -116,9 +145,10 @@ cat > "$OUT" <<JSON
   "rolloutEvery": $ROLLOUT_EVERY,
   "generateMillis": $generate_ms,
   "edge": {"startToReadyMillis": $edge_ready_ms, "starts": $EDGE_STARTS, "startToReadyMillisEach": [$(IFS=,; echo "${edge_times[*]}")],
-           "flags": "$EDGE_FLAGS", "startPhasesMillis": ${edge_phases:-null}, "startPhasesMillisEach": [$(IFS=,; echo "${edge_phase_list[*]}")], "heapAfterGcBytes": $edge_heap, "liveGroups": $live_groups,
+           "flags": "$EDGE_FLAGS", "startPhasesMillis": ${edge_phases:-null}, "startPhasesMillisEach": [$(IFS=,; echo "${edge_phase_list[*]}")],
+           "warmupRequestsEach": [$(IFS=,; echo "${edge_warmups[*]}")], "loadAverageEach": [$(IFS=,; echo "${edge_loads[*]}")], "stealPercentEach": [$(IFS=,; echo "${edge_steals[*]}")], "heapAfterGcBytes": $edge_heap, "liveGroups": $live_groups,
            "heapPerLiveGroupBytes": $(( edge_heap / (live_groups > 0 ? live_groups : 1) )), "readyz": $readyz},
-  "controlPlane": {"startToAcceptingWritesMillis": $cp_ready_ms, "heapAfterGcBytes": $cp_heap, "snapshotApps": $cp_snapshot_apps,
+  "controlPlane": {"startToAcceptingWritesMillis": $cp_ready_ms, "loadAverage": $cp_load, "heapAfterGcBytes": $cp_heap, "snapshotApps": $cp_snapshot_apps,
                    "eventsReplayed": $cp_replayed},
   "machine": {"cores": $(nproc), "java": "$(java -version 2>&1 | head -n1 | sed 's/"/\\"/g')"}
 }
