@@ -59,7 +59,7 @@ wait_quiet() { # waits (at most QUIET_WAIT s) for the 1-minute load average to f
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $9 }' /proc/stat; } # total, steal
 steal_since() { # "total steal" from cpu_ticks -> steal in % of the CPU time since
   local now; now=$(cpu_ticks)
-  awk -v a="$1" -v b="$now" 'BEGIN { split(a, x, " "); split(b, y, " "); t = y[1] - x[1]; printf "%.1f", t > 0 ? 100 * (y[2] - x[2]) / t : 0 }'
+  awk -v a="$1" -v b="$now" 'BEGIN { split(a, x, " "); split(b, y, " "); t = y[1] - x[1]; printf "%.1f", (t > 0 ? 100 * (y[2] - x[2]) / t : 0) }'
 }
 metric() { curl -fs "$1/metrics" | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d", s }'; }
 
