@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Start-to-ready of `./updraft dev` (README "Start-up times"): from launching the command until the
 # edge's /readyz answers 200, on an empty data dir (cold) and again on the same data dir (warm), RUNS
-# times each. Prints one line per start and the medians. Usage: load/bench/startup.sh [RUNS=3]
+# times each. Prints one line per start and the medians, and writes them to a summary JSON.
+# Usage: load/bench/startup.sh [RUNS=3] [OUT=target/startup-summary.json]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 RUNS=${1:-3}
+OUT=${2:-target/startup-summary.json}
+mkdir -p "$(dirname "$OUT")"
 EDGE=3300; CONTROL=8300
 ./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale, outside the clock
 
@@ -24,12 +27,21 @@ start_once() { # data dir -> ms to ready
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-cold=(); warm=()
+cold=(); warm=(); loads=()
 for r in $(seq 1 "$RUNS"); do
+  loads+=("$(cut -d' ' -f1 /proc/loadavg)")
   dir=$(mktemp -d /tmp/updraft-startup.XXXXXX)
   c=$(start_once "$dir/data"); w=$(start_once "$dir/data")
   echo "run $r: cold ${c} ms, warm ${w} ms"
   cold+=("$c"); warm+=("$w")
   rm -rf "$dir"
 done
-echo "median of $RUNS: cold $(printf '%s\n' "${cold[@]}" | median) ms, warm $(printf '%s\n' "${warm[@]}" | median) ms ($(nproc) cores, $(java -version 2>&1 | head -n1))"
+cold_median=$(printf '%s\n' "${cold[@]}" | median); warm_median=$(printf '%s\n' "${warm[@]}" | median)
+echo "median of $RUNS: cold $cold_median ms, warm $warm_median ms ($(nproc) cores, $(java -version 2>&1 | head -n1))"
+cat > "$OUT" <<JSON
+{"runs": $RUNS, "coldMillisMedian": $cold_median, "warmMillisMedian": $warm_median,
+ "coldMillisEach": [$(IFS=,; echo "${cold[*]}")], "warmMillisEach": [$(IFS=,; echo "${warm[*]}")],
+ "loadAverageAtEachRun": [$(IFS=,; echo "${loads[*]}")],
+ "machine": {"cores": $(nproc), "java": "$(java -version 2>&1 | head -n1 | sed 's/"/\\"/g')"}}
+JSON
+echo "wrote $OUT"
