@@ -8,12 +8,16 @@
 # check-ins of the generator's warm-up cost the first seconds; MODES picks). The dev stack's and PostgreSQL's
 # CPU are sampled too (`--pids`). Prints per run the verdict, drops, start to
 # ready, and the worst one-second p99 (first second included, from the time series); copies each summary
-# JSON and a text line to $OUT. Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000])
+# JSON, a text line and the time series' first 10 seconds to $OUT. The generator warms up on a mirror of the
+# edge's answers (`--warmup-on mirror`, its default: its own code hot, no warm-up check-ins into the pipeline);
+# the mode `gen-warmup-on-target` sends its warm-up to the edge instead, as before.
+# Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000], MODES, PREFIX [cold-start]: the files' name prefix)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${OUT:-$ROOT/docs/benchmarks/runs/$(date -u +%Y-%m-%d)}
 RATE=${RATE:-2000}
+PREFIX=${PREFIX:-cold-start}
 TOKEN=bench-admin-token-0123456789abcdef
 CONTROL=8080; DEV_EDGE=3000; EDGE=3100; KAFKA=19092; PG=15432
 export UPDRAFT_SERVER=http://127.0.0.1:$CONTROL UPDRAFT_TOKEN=$TOKEN
@@ -35,30 +39,34 @@ wait_ready http://127.0.0.1:$DEV_EDGE/readyz
 sleep 5
 
 for mode in ${MODES:-default no-warmup no-checkins}; do
-  extra=()
+  extra=(); gen_extra=()
   [ "$mode" = no-warmup ] && extra=(--warmup-requests 0)
   [ "$mode" = no-checkins ] && extra=(--checkins false)
+  [ "$mode" = gen-warmup-on-target ] && gen_extra=(--warmup-on target)
+  load_avg=$(cut -d' ' -f1-3 /proc/loadavg)
   t0=$(date +%s%N)
   UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE --edge-id "cold-$mode" "${extra[@]}" \
     > "$work/edge-$mode.log" 2>&1 &
   edge=$!
   wait_ready http://127.0.0.1:$EDGE/readyz
   ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-  log "$mode: edge ready in $ready_ms ms (process start to /readyz 200); constant run at $RATE req/s"
+  log "$mode: edge ready in $ready_ms ms (process start to /readyz 200); constant run at $RATE req/s; load average before $load_avg"
   set +e
-  ./updraft load run --name "cold-start-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 \
+  ./updraft load run --name "$PREFIX-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 "${gen_extra[@]}" \
     --target http://127.0.0.1:$EDGE --app demo --channels production --runtime-versions 1.0.0 \
     --signature --verify-certificate "$work/keys/certificate.pem" --out-dir "$work" \
     --metrics edge=http://127.0.0.1:$EDGE/metrics --pids "edge=$edge,dev=$dev,postgres=$(head -n1 "$data/postgres/postmaster.pid")" > "$work/run-$mode.out" 2>&1
   status=$?
   set -e
-  ts="$work/cold-start-$mode-timeseries.csv"
+  ts="$work/$PREFIX-$mode-timeseries.csv"
   worst=$(awk -F, '$2=="generator" && $3=="latency_p99_ms" && $1>=0 {if ($5>m) {m=$5; t=$1}} END {printf "%.2f ms at t=%s s", m, t}' "$ts")
   first=$(awk -F, '$2=="generator" && $3=="latency_p99_ms" && $1>=0 {print $5; exit}' "$ts")
-  line="$mode: exit $status; edge start to ready $ready_ms ms; worst one-second p99 $worst; first second's p99 $first ms"
+  line="$mode: exit $status; edge start to ready $ready_ms ms; worst one-second p99 $worst; first second's p99 $first ms; load average before $load_avg"
   log "$line"
-  cp "$work/cold-start-$mode-summary.json" "$OUT/"
-  { echo "$line"; tail -n 6 "$work/run-$mode.out"; grep -i "warm-up" "$work/edge-$mode.log" || true; } > "$OUT/cold-start-$mode.txt"
+  cp "$work/$PREFIX-$mode-summary.json" "$OUT/"
+  { head -n 1 "$ts"; awk -F, 'NR > 1 && $1 >= 0 && $1 < 10' "$ts"; } > "$OUT/$PREFIX-$mode-first-10s.csv"
+  { echo "$line"; grep -i "warm-up" "$work/run-$mode.out" || true; tail -n 6 "$work/run-$mode.out"; grep -i "warm-up" "$work/edge-$mode.log" || true; } \
+    > "$OUT/$PREFIX-$mode.txt"
   kill $edge; wait $edge 2>/dev/null || true
   edge=
 done

@@ -74,6 +74,9 @@ public final class LoadCommand {
       "  --metrics name=URL,... --metric-names alias=metric{label=\"v\"},... --pids name=PID,... --health-path /readyz",
       "  --baseline --baseline-profile knee --baseline-event-loops 2 --baseline-jvm-opts '-Xmx512m'",
       "  --name load --out-dir . --interval 1s --progress 5s --max-error-rate 0.001 --knee-p99 10ms --warmup 200",
+      "  --warmup-on mirror|target [mirror]: the --warmup requests go to an in-process copy of the target's discovered",
+      "    answers (the generator's own code warms up, signatures verified, and the target gets no warm-up traffic) or to",
+      "    the target itself",
       "",
       "exit status: 0 ok, 1 bug, 2 usage, 3 INVALID run (drops), 4 error rate above --max-error-rate, 5 target unreachable");
 

@@ -95,46 +95,66 @@ final class Lane extends VerticleBase {
   }
 
   /**
-   * Sends {@code n} untimed requests (4 at a time) before the run so that connections, JIT and class
-   * loading do not count against the first scheduled requests. Nothing is recorded.
+   * One warm-up request: a device's headers, and whether (and how) its answer is checked.
+   *
+   * @param check whether the answer goes through the run's {@link ResponseCheck} (false: a health path)
    */
-  Future<Void> warmup(Targets.Target target, String uri, MultiMap headers, int n) {
+  record WarmRequest(MultiMap headers, String runtime, boolean signature, boolean check) {}
+
+  /**
+   * Sends {@code n} untimed requests (4 at a time, cycling through {@code requests}) to {@code host:port}, each
+   * answer checked as the run checks answers (multipart, signature, manifest), so that connections, class
+   * loading and JIT of the generator's own code do not count against the first scheduled requests. Nothing is
+   * recorded. Fails on the first request that fails or answer that does not pass its check, naming it.
+   */
+  Future<Void> warmup(String host, int port, boolean ssl, String uri, java.util.List<WarmRequest> requests, int n) {
     io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
     int[] left = {n};
     int[] running = {0};
     context.runOnContext(v -> {
-      if (n <= 0) {
+      if (n <= 0 || requests.isEmpty()) {
         done.complete();
         return;
       }
       for (int i = 0; i < Math.min(4, n); i++) {
-        warmOne(target, uri, headers, left, running, done);
+        warmOne(host, port, ssl, uri, requests, left, running, done);
       }
     });
     return done.future();
   }
 
-  private void warmOne(Targets.Target target, String uri, MultiMap headers, int[] left, int[] running,
-      io.vertx.core.Promise<Void> done) {
-    if (left[0] <= 0) {
+  private void warmOne(String host, int port, boolean ssl, String uri, java.util.List<WarmRequest> requests, int[] left,
+      int[] running, io.vertx.core.Promise<Void> done) {
+    if (left[0] <= 0 || done.future().isComplete()) {
       if (running[0] == 0) {
         done.tryComplete();
       }
       return;
     }
+    WarmRequest w = requests.get(left[0] % requests.size());
     left[0]--;
     running[0]++;
-    RequestOptions ro = new RequestOptions().setMethod(HttpMethod.GET).setHost(target.host).setPort(target.port)
-        .setSsl(target.ssl).setURI(uri).setHeaders(headers).setTimeout(run.config.timeout().toMillis());
-    client.request(ro).compose(HttpClientRequest::send).compose(HttpClientResponse::body).onComplete(ar -> {
-      running[0]--;
-      if (ar.failed()) {
-        done.tryFail(ar.cause());
-        return;
-      }
-      check.check(200, name -> null, ar.result().getBytes(), "", false);
-      warmOne(target, uri, headers, left, running, done);
-    });
+    RequestOptions ro = new RequestOptions().setMethod(HttpMethod.GET).setHost(host).setPort(port)
+        .setSsl(ssl).setURI(uri).setHeaders(w.headers()).setTimeout(run.config.timeout().toMillis());
+    client.request(ro).compose(HttpClientRequest::send)
+        .compose(resp -> resp.body().map(body -> {
+          if (w.check()) {
+            ResponseCheck.Answer a = check.check(resp.statusCode(), resp.headers()::get, body.getBytes(), w.runtime(), w.signature());
+            if (!a.ok()) {
+              throw new IllegalStateException("warm-up answer from " + host + ":" + port + uri + " failed its check: "
+                  + a.error().wire + " " + a.detail());
+            }
+          }
+          return null;
+        }))
+        .onComplete(ar -> {
+          running[0]--;
+          if (ar.failed()) {
+            done.tryFail(ar.cause());
+            return;
+          }
+          warmOne(host, port, ssl, uri, requests, left, running, done);
+        });
   }
 
   /** Hands a batch to the lane's event loop (called by the scheduler thread). */

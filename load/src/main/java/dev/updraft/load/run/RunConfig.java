@@ -62,6 +62,7 @@ public record RunConfig(
     double replaySpeed,
     boolean discovery,
     int warmup,
+    boolean warmupMirror,
     boolean assetPatches,
     boolean assetClientEncodings) {
 
@@ -72,7 +73,8 @@ public record RunConfig(
       "asset-hash", "asset-patches", "asset-encoding", "asset-url-rewrite", "event-loops", "connections", "max-in-flight", "max-lag", "timeout", "grace",
       "trigger-url", "trigger-method", "trigger-body", "trigger-token", "trigger-content-type", "trigger-at",
       "trigger-wait", "metrics", "metric-names", "pids", "health-path", "baseline", "baseline-profile",
-      "baseline-event-loops", "baseline-jvm-opts", "interval", "progress", "max-error-rate", "knee-p99", "warmup");
+      "baseline-event-loops", "baseline-jvm-opts", "interval", "progress", "max-error-rate", "knee-p99", "warmup",
+      "warmup-on");
 
   static final Set<String> REPLAY_FLAGS = Set.of(
       "name", "out-dir", "target", "speed", "event-loops", "connections", "max-in-flight", "max-lag", "timeout",
@@ -176,6 +178,7 @@ public record RunConfig(
         speed,
         run,
         s.integer("warmup", run ? 200 : 0, 0, 100_000),
+        run && "mirror".equals(s.choice("warmup-on", "mirror", "mirror", "target")),
         s.bool("asset-patches", true),
         "clients".equals(s.choice("asset-encoding", "clients", "clients", "identity")));
   }
@@ -186,7 +189,7 @@ public record RunConfig(
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
         baselineProfile, baselineEventLoops, baselineJvmOpts, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery, warmup, assetPatches, assetClientEncodings);
+        discovery, warmup, warmupMirror, assetPatches, assetClientEncodings);
   }
 
   public static Profile profile(Settings s, String name) {
