@@ -23,6 +23,9 @@ import java.util.Set;
  * @param snapshotIntervalEvents null: the control plane's default ({@code --snapshot-interval-events})
  * @param snapshotInterval null: the control plane's default ({@code --snapshot-interval})
  * @param ingestLinger null: the ingester's default ({@code --ingest-linger})
+ * @param startTimeout {@code --start-timeout}, default 10m: the longest each service may take to start (the
+ *     control plane and the edge replay the event log after the snapshots; a long log on a busy machine takes
+ *     minutes)
  */
 record DevConfig(
     Path dataDir,
@@ -38,7 +41,8 @@ record DevConfig(
     Map<String, String> storage,
     String snapshotIntervalEvents,
     String snapshotInterval,
-    String ingestLinger) {
+    String ingestLinger,
+    java.time.Duration startTimeout) {
 
   static final Set<String> FLAGS = flags();
 
@@ -46,7 +50,7 @@ record DevConfig(
     Set<String> f =
         new HashSet<>(
             Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
-                "edge-public-url", "snapshot-interval-events", "snapshot-interval", "ingest-linger"));
+                "edge-public-url", "snapshot-interval-events", "snapshot-interval", "ingest-linger", "start-timeout"));
     f.addAll(ControlPlaneConfig.STORAGE_FLAGS);
     return Set.copyOf(f);
   }
@@ -89,7 +93,16 @@ record DevConfig(
         storage(s),
         s.raw("snapshot-interval-events"),
         s.raw("snapshot-interval"),
-        s.has("ingest-linger") ? s.duration("ingest-linger", null).toMillis() + "ms" : null);
+        s.has("ingest-linger") ? s.duration("ingest-linger", null).toMillis() + "ms" : null,
+        startTimeout(s));
+  }
+
+  private static java.time.Duration startTimeout(Settings s) {
+    java.time.Duration d = s.duration("start-timeout", java.time.Duration.ofMinutes(10));
+    if (d.getSeconds() < 10) {
+      throw new ConfigException("--start-timeout must be at least 10s: got " + d.toMillis() + "ms");
+    }
+    return d;
   }
 
   private static Map<String, String> storage(Settings s) {

@@ -137,7 +137,7 @@ final class DevStack implements AutoCloseable {
         await(
             ControlPlane.start(
                 vertx, ControlPlaneConfig.from(cpSettings, InsightsExtension.FLAGS), List.of(InsightsExtension.from(cpSettings))),
-            "control plane");
+            "control plane", config.startTimeout());
 
     Map<String, String> in = new LinkedHashMap<>();
     in.put("kafka-bootstrap", kafka.bootstrapServers());
@@ -148,18 +148,19 @@ final class DevStack implements AutoCloseable {
     if (config.ingestLinger() != null) {
       in.put("ingest-linger", config.ingestLinger()); // checked by the ingester's configuration
     }
-    ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, env))), "telemetry ingester");
+    ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, env))), "telemetry ingester", config.startTimeout());
 
     Map<String, String> ed = new LinkedHashMap<>();
     ed.put("kafka-bootstrap", kafka.bootstrapServers());
     ed.put("edge-port", Integer.toString(config.edgePort()));
     ed.put("bind", config.bind());
     ed.put("edge-id", "dev-edge");
-    edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, env))), "edge node");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, env))), "edge node", config.startTimeout());
+    long deadline = System.nanoTime() + config.startTimeout().toNanos();
     while (!edge.ready()) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("edge not ready after 120 s: it has not caught up with the event log");
+        throw new IllegalStateException("edge not ready after " + config.startTimeout().toSeconds()
+            + " s: it has not caught up with the event log (--start-timeout)");
       }
       sleep(20);
     }
@@ -252,9 +253,9 @@ final class DevStack implements AutoCloseable {
     }
   }
 
-  private static <T> T await(io.vertx.core.Future<T> f, String what) {
+  private static <T> T await(io.vertx.core.Future<T> f, String what, java.time.Duration timeout) {
     try {
-      return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+      return f.toCompletionStage().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException) {
@@ -262,7 +263,8 @@ final class DevStack implements AutoCloseable {
       }
       throw new IllegalStateException(what + " failed to start: " + cause, cause);
     } catch (java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException(what + " did not start within 120 s", e);
+      throw new IllegalStateException(what + " did not start within " + timeout.toSeconds()
+          + " s (--start-timeout; a long event log replayed on a busy machine may need more)", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while starting " + what, e);

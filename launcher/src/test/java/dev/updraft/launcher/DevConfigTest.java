@@ -50,6 +50,14 @@ class DevConfigTest {
   }
 
   @Test
+  void waitsTenMinutesForAServiceToStartUnlessToldOtherwise() {
+    assertThat(parse().startTimeout()).isEqualTo(java.time.Duration.ofMinutes(10));
+    assertThat(parse("--start-timeout", "30m").startTimeout()).isEqualTo(java.time.Duration.ofMinutes(30));
+    assertThatThrownBy(() -> parse("--start-timeout", "1s")).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--start-timeout must be at least 10s");
+  }
+
+  @Test
   void passesTheIngestLingerOnToTheIngester() {
     assertThat(parse("--ingest-linger", "1s").ingestLinger()).isEqualTo("1000ms");
     assertThat(parse().ingestLinger()).as("the ingester's default").isNull();
