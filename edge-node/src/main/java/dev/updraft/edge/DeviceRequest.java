@@ -55,8 +55,7 @@ final class DeviceRequest {
     this.fatalError = truncate(h.get(Names.FATAL_ERROR));
     String expect = h.get(Names.EXPECT_SIGNATURE);
     this.expectSignature = expect != null;
-    String keyId = expect == null ? null : StructuredHeaders.stringMember(expect, "keyid");
-    this.expectKeyId = expect == null ? null : keyId == null ? ROOT : keyId;
+    this.expectKeyId = expect == null ? null : expectKeyId(expect);
     this.accept = h.get(Names.ACCEPT);
   }
 
@@ -88,11 +87,46 @@ final class DeviceRequest {
       return null;
     }
     for (int i = 0; i < s.length(); i++) {
-      if (Character.isUpperCase(s.charAt(i))) {
+      char c = s.charAt(i);
+      // ASCII (every id a client sends) by range; anything else as before, by Character.isUpperCase
+      if (c < 0x80 ? c >= 'A' && c <= 'Z' : Character.isUpperCase(c)) {
         return s.toLowerCase(Locale.ROOT);
       }
     }
     return s;
+  }
+
+  /** The last {@code expo-expect-signature} value read and its keyid (immutable; shared by the event loops). */
+  private static final class ExpectMemo {
+    final String header;
+    final String keyId;
+
+    ExpectMemo(String header, String keyId) {
+      this.header = header;
+      this.keyId = keyId;
+    }
+  }
+
+  /**
+   * The last header value parsed, with its keyid: a fleet sends a handful of distinct values (one per
+   * build's code-signing metadata), so most requests compare strings instead of parsing. Racy by design:
+   * any thread may replace it, and each instance is immutable, so a reader sees a matching pair or a miss.
+   */
+  private static ExpectMemo lastExpect = new ExpectMemo("", ROOT);
+
+  /**
+   * The {@code keyid} that {@code expo-expect-signature} names ({@link #ROOT} when it names none), as
+   * {@link StructuredHeaders#stringMember} reads it.
+   */
+  static String expectKeyId(String expect) {
+    ExpectMemo m = lastExpect;
+    if (m.header.equals(expect)) {
+      return m.keyId;
+    }
+    String keyId = StructuredHeaders.stringMember(expect, "keyid");
+    keyId = keyId == null ? ROOT : keyId;
+    lastExpect = new ExpectMemo(expect, keyId);
+    return keyId;
   }
 
   /**

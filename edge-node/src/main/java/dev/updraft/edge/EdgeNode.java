@@ -223,7 +223,12 @@ public final class EdgeNode {
         // the header timeout, only once a first request head had arrived
         .setHttp2ClearTextEnabled(false)
         .setTcpNoDelay(true)
-        .setCompressionSupported(false);
+        .setCompressionSupported(false)
+        // the edge serves no WebSocket: without a compression extension to offer, Vert.x leaves Netty's
+        // WebSocket extension handler out of the pipeline, which otherwise looks at every request's headers
+        // and every response on their way through
+        .setPerMessageWebSocketCompressionSupported(false)
+        .setPerFrameWebSocketCompressionSupported(false);
   }
 
   /** The port the HTTP servers listen on. */

@@ -5,6 +5,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.AbstractScheduledEventExecutor;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +20,12 @@ import java.util.concurrent.TimeUnit;
  * closed, after a {@code 408} with a JSON error if it had no request yet, and counted
  * ({@code updraft_edge_header_timeouts_total}). Time between requests on a kept-alive connection is the
  * idle timeout's business. One instance per connection, confined to its event loop.
+ *
+ * <p>The clock is a deadline, not a timer per request: arming sets the deadline and schedules a timer only
+ * when none is pending; a timer that fires before the deadline (armed for an earlier head) re-schedules
+ * itself for the rest, and one that fires after the head was decoded just ends. So a kept-alive connection
+ * at thousands of requests a second schedules about one timer per timeout period instead of scheduling
+ * and cancelling one per request (a scheduled-task queue insert and removal on the hot path).
  */
 final class HeaderTimeout extends ChannelInboundHandlerAdapter {
   static final String NAME = "updraft-header-timeout";
@@ -39,7 +47,10 @@ final class HeaderTimeout extends ChannelInboundHandlerAdapter {
   private final Counter timeouts;
   private State state = State.HEAD;
   private boolean answeredBefore;
+  /** The pending timer, or null; it may be due before {@link #deadline} (armed for an earlier head). */
   private ScheduledFuture<?> timer;
+  /** When the head being waited for is late, in the executor's clock ({@link #now}). */
+  private long deadline;
   private ChannelHandlerContext ctx;
 
   HeaderTimeout(long timeoutNanos, Counter timeouts) {
@@ -62,10 +73,9 @@ final class HeaderTimeout extends ChannelInboundHandlerAdapter {
     c.fireChannelRead(msg);
   }
 
-  /** The decoder produced a request head. */
+  /** The decoder produced a request head (a pending timer stays: it finds the state changed and ends). */
   void headDecoded() {
     state = State.BODY;
-    cancel();
   }
 
   /** The decoder produced the end of a request. */
@@ -81,8 +91,17 @@ final class HeaderTimeout extends ChannelInboundHandlerAdapter {
   }
 
   private void arm() {
-    cancel();
-    timer = ctx.executor().schedule(this::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+    deadline = now() + timeoutNanos;
+    if (timer == null) {
+      timer = ctx.executor().schedule(this::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** The executor's clock (the one its scheduled tasks run by), else {@link System#nanoTime}. */
+  private long now() {
+    EventExecutor e = ctx.executor();
+    return e instanceof AbstractScheduledEventExecutor ? ((AbstractScheduledEventExecutor) e).ticker().nanoTime()
+        : System.nanoTime();
   }
 
   private void cancel() {
@@ -95,6 +114,12 @@ final class HeaderTimeout extends ChannelInboundHandlerAdapter {
   private void expire() {
     timer = null;
     if (state != State.HEAD || !ctx.channel().isActive()) {
+      return;
+    }
+    long left = deadline - now();
+    if (left > 0) {
+      // armed for an earlier head; the one now awaited was armed later
+      timer = ctx.executor().schedule(this::expire, left, TimeUnit.NANOSECONDS);
       return;
     }
     timeouts.increment();

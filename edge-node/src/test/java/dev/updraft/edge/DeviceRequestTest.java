@@ -33,6 +33,24 @@ class DeviceRequestTest {
     String lower = "abcdef01-aaaa";
     assertThat(DeviceRequest.lowerOrNull(lower)).isSameAs(lower);
     assertThat(DeviceRequest.lowerOrNull("  ")).isNull();
+    // non-ASCII upper case is still lowered; non-ASCII lower case and other ASCII are kept as they are
+    assertThat(DeviceRequest.lowerOrNull("abc-\u00c9T\u00c9")).isEqualTo("abc-\u00e9t\u00e9");
+    String kept = "abc-\u00e9t\u00e9-09_~";
+    assertThat(DeviceRequest.lowerOrNull(kept)).isSameAs(kept);
+    assertThat(DeviceRequest.lowerOrNull("@[`{Z")).isEqualTo("@[`{z");
+  }
+
+  @Test
+  void theExpectedKeyIdIsWhatTheHeaderNamesWhateverWasReadBefore() {
+    String[] headers = {"sig, keyid=\"main\", alg=\"rsa-v1_5-sha256\"", "sig", "sig, keyid=\"next\"", "",
+        "sig, keyid=\"main\", alg=\"rsa-v1_5-sha256\"", "keyid=\"a\\\"b\"", "keyid=token", "sig, keyid=\"main\", alg=\"rsa-v1_5-sha256\""};
+    String[] expected = {"main", "root", "next", "root", "main", "a\"b", "root", "main"};
+    for (int round = 0; round < 3; round++) { // repeats (the remembered value) and changes (a miss) alike
+      for (int i = 0; i < headers.length; i++) {
+        assertThat(DeviceRequest.expectKeyId(headers[i])).as(headers[i]).isEqualTo(expected[i]);
+        assertThat(DeviceRequest.expectKeyId(headers[i])).as(headers[i]).isEqualTo(expected[i]);
+      }
+    }
   }
 
   @Test

@@ -21,7 +21,8 @@ import java.util.Objects;
  * and are only ever read (Vert.x writes a slice of them).
  *
  * <p>The bytes are held once ({@link #bytes()}): the body, and the few header and trailer bytes each variant
- * adds; a variant is served as three slices of that array.
+ * adds; the first variant (signed with the ring's first key, else unsigned) is served as one slice of that
+ * array, any other as three slices.
  *
  * <p>Variants: a {@code multipart/mixed} body without {@code expo-signature}, and one per key of the
  * app's key ring the entry was signed with ({@link #multipartSigned(int)}, indexed like the ring): its
@@ -45,10 +46,12 @@ public final class Prepared {
   private final PlatformUpdate source;
   private final AsciiString multipartContentType;
   /**
-   * Every byte this entry is served with, held once: the body, then the heads and tails of the multipart
-   * variants (each variant is its head, the body and its tail: three slices of this array).
+   * Every byte this entry is served with, held once: the first variant's head, the body and that variant's
+   * tail, then the other heads and tails of the multipart variants (each variant is its head, the body and
+   * its tail: one slice of this array for the first, three slices for the others).
    */
   private final byte[] data;
+  private final int bodyOffset;
   private final int bodyLength;
   /** Per variant (0: unsigned, 1 + k: signed with key k), head offset, head length, tail offset, tail length; null: none. */
   private final int[][] layout;
@@ -68,33 +71,47 @@ public final class Prepared {
     this.multipartContentType = new AsciiString("multipart/mixed; boundary=" + boundary); // bytes only, no String kept
     this.signatures = new AsciiString[keys.size()];
     this.layout = new int[keys.size() + 1][];
-    int[] sigAt = new int[keys.size()];
-    ByteArrayOutputStream out = new ByteArrayOutputStream(bodyBytes.length + 400 * (keys.size() + 1));
-    out.writeBytes(bodyBytes);
-    this.bodyLength = bodyBytes.length;
+    byte[][] heads = new byte[keys.size() + 1][];
+    byte[][] tails = new byte[keys.size() + 1][];
     byte[] plainTail = tail(directive, boundary, null);
-    int plainTailAt = append(out, plainTail);
-    layout[0] = new int[] {append(out, head(directive, boundary, null)), head(directive, boundary, null).length, plainTailAt, plainTail.length};
+    heads[0] = head(directive, boundary, null);
+    tails[0] = plainTail;
     for (int k = 0; k < keys.size(); k++) {
-      String sig = signatures[k];
-      if (sig != null) {
-        byte[] h = head(directive, boundary, sig);
-        int headAt = append(out, h);
-        sigAt[k] = headAt + h.length - 4 - sig.length(); // the value ends the head, before CRLF CRLF
+      if (signatures[k] != null) {
         String chain = keys.get(k).chainPem();
-        int[] tailAt = {plainTailAt, plainTail.length};
-        if (chain != null) {
-          byte[] t = tail(directive, boundary, chain);
-          tailAt = new int[] {append(out, t), t.length};
-        }
-        layout[k + 1] = new int[] {headAt, h.length, tailAt[0], tailAt[1]};
+        heads[k + 1] = head(directive, boundary, signatures[k]);
+        tails[k + 1] = chain == null ? plainTail : tail(directive, boundary, chain);
       }
+    }
+    // the variant most requests get (signed with the ring's first key, else unsigned) is laid out as head,
+    // body, tail in a row, so it is served as one slice: Netty copies a heap slice straight to the socket's
+    // direct buffer, while a composite of three is first gathered into a new heap buffer
+    int first = heads.length > 1 && heads[1] != null ? 1 : 0;
+    ByteArrayOutputStream out = new ByteArrayOutputStream(bodyBytes.length + 400 * (keys.size() + 1));
+    int[] headAt = new int[heads.length];
+    int[] tailAt = new int[heads.length];
+    headAt[first] = append(out, heads[first]);
+    this.bodyOffset = append(out, bodyBytes);
+    this.bodyLength = bodyBytes.length;
+    tailAt[first] = append(out, tails[first]);
+    int plainTailAt = tails[first] == plainTail ? tailAt[first] : append(out, plainTail);
+    for (int v = 0; v < heads.length; v++) {
+      if (heads[v] == null) {
+        continue;
+      }
+      if (v != first) {
+        headAt[v] = append(out, heads[v]);
+        tailAt[v] = tails[v] == plainTail ? plainTailAt : append(out, tails[v]);
+      }
+      layout[v] = new int[] {headAt[v], heads[v].length, tailAt[v], tails[v].length};
     }
     this.data = out.toByteArray();
     for (int k = 0; k < keys.size(); k++) {
       if (signatures[k] != null) {
-        // a view of the signed head's bytes, not a copy (signature values are ASCII: usableSignature)
-        this.signatures[k] = new AsciiString(data, sigAt[k], signatures[k].length(), false);
+        // a view of the signed head's bytes, not a copy (signature values are ASCII: usableSignature); the
+        // value ends the head, before CRLF CRLF
+        int sigAt = headAt[k + 1] + heads[k + 1].length - 4 - signatures[k].length();
+        this.signatures[k] = new AsciiString(data, sigAt, signatures[k].length(), false);
       }
     }
   }
@@ -201,25 +218,31 @@ public final class Prepared {
 
   /** The bare JSON body (manifests only; null for directives). */
   public Buffer json() {
-    return directive ? null : BufferInternal.buffer(Unpooled.wrappedBuffer(data, 0, bodyLength));
+    return directive ? null : BufferInternal.buffer(Unpooled.wrappedBuffer(data, bodyOffset, bodyLength));
   }
 
   /** The body as signed (what a re-preparation under another key ring starts from). */
   String body() {
-    return new String(data, 0, bodyLength, StandardCharsets.UTF_8);
+    return new String(data, bodyOffset, bodyLength, StandardCharsets.UTF_8);
   }
 
   /**
-   * Variant {@code v} as a read-only view: its head, the body and its tail, slices of the one array (a
-   * new wrapper per call, so event loops never share reader indexes).
+   * Variant {@code v} as a view: its head, the body and its tail, slices of the one array (a new wrapper per
+   * call, so event loops never share reader indexes). Read-only when it is three slices; the one slice of
+   * the first variant is not wrapped read-only (as {@link #json()} is not): a read-only view would hide the
+   * array from the copy to the socket. Nothing writes to a response buffer.
    */
   private Buffer variant(int v) {
     int[] l = layout[v];
     if (l == null) {
       return null;
     }
+    if (l[0] + l[1] == bodyOffset && bodyOffset + bodyLength == l[2]) {
+      // laid out in a row (the first variant): one slice, copied once on its way to the socket
+      return BufferInternal.buffer(Unpooled.wrappedBuffer(data, l[0], l[1] + bodyLength + l[3]));
+    }
     return BufferInternal.buffer(Unpooled.wrappedUnmodifiableBuffer(
-        Unpooled.wrappedBuffer(data, l[0], l[1]), Unpooled.wrappedBuffer(data, 0, bodyLength), Unpooled.wrappedBuffer(data, l[2], l[3])));
+        Unpooled.wrappedBuffer(data, l[0], l[1]), Unpooled.wrappedBuffer(data, bodyOffset, bodyLength), Unpooled.wrappedBuffer(data, l[2], l[3])));
   }
 
   /** The {@code expo-signature} value of key {@code key} of the ring; null when the entry has none. */

@@ -138,6 +138,43 @@ class PreparedTest {
     assertThat(rootless.signature(0).toString()).as("no keyid: root").isEqualTo("sig=\"AAAA\"");
   }
 
+  @Test
+  void theFirstKeysVariantIsOneSliceOfTheHeldBytesAndEveryVariantKeepsItsBytes() {
+    String chain = "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n";
+    String next = "sig=\"BBBB\", keyid=\"next\", alg=\"rsa-v1_5-sha256\"";
+    // the first key is chain-mode: its tail is not the plain tail, which the unsigned variant still needs
+    List<SigningKey> ring = List.of(new SigningKey("main", "a", null, null, chain), new SigningKey("next", "b", null, null, null));
+    PlatformUpdate u = new PlatformUpdate("ios", "u1", "2026-01-01T00:00:00.000Z", BODY, SIG, null, List.of(),
+        java.util.Map.of("main", SIG, "next", next));
+    Prepared p = Prepared.manifest("g1", u, ring);
+    String b = Prepared.boundaryFor(BODY.getBytes(StandardCharsets.UTF_8), ring);
+    String unsigned = p.multipart().toString(StandardCharsets.UTF_8);
+    String end = "\r\n--" + b + "--\r\n";
+    String signedMain = unsigned.replace("name=\"manifest\"\r\n", "name=\"manifest\"\r\nexpo-signature: " + SIG + "\r\n")
+        .replace(end, "\r\n--" + b + "\r\ncontent-type: application/x-pem-file\r\ncontent-disposition: inline; "
+            + "name=\"certificate_chain\"\r\n\r\n" + chain + end);
+    String signedNext = unsigned.replace("name=\"manifest\"\r\n", "name=\"manifest\"\r\nexpo-signature: " + next + "\r\n");
+
+    assertThat(unsigned).startsWith("--" + b + "\r\n").contains(BODY).endsWith("{\"assetRequestHeaders\":{}}" + end);
+    assertThat(p.multipartSigned(0).toString(StandardCharsets.UTF_8)).isEqualTo(signedMain);
+    assertThat(p.multipartSigned(1).toString(StandardCharsets.UTF_8)).isEqualTo(signedNext);
+    assertThat(p.json().toString(StandardCharsets.UTF_8)).isEqualTo(BODY);
+    assertThat(p.signature(0).toString()).isEqualTo(SIG);
+    assertThat(p.signature(1).toString()).isEqualTo(next);
+    // served as one slice (Netty copies it once to the socket), the others as three
+    assertThat(((io.vertx.core.internal.buffer.BufferInternal) p.multipartSigned(0)).getByteBuf().nioBufferCount()).isEqualTo(1);
+    assertThat(((io.vertx.core.internal.buffer.BufferInternal) p.multipartSigned(1)).getByteBuf().nioBufferCount()).isEqualTo(3);
+    // still held once: the unsigned variant, plus the first key's head and chain tail, plus the next key's head
+    int nextHead = unsigned.indexOf(BODY) + signedNext.length() - unsigned.length();
+    assertThat(p.bytes()).isEqualTo(unsigned.length() + signedMain.length() - BODY.length() + nextHead);
+
+    Prepared unsignedOnly = Prepared.manifest("g1", update(BODY, null), List.of());
+    assertThat(((io.vertx.core.internal.buffer.BufferInternal) unsignedOnly.multipart()).getByteBuf().nioBufferCount()).isEqualTo(1);
+    assertThat(unsignedOnly.multipart().toString(StandardCharsets.UTF_8))
+        .isEqualTo(Prepared.manifest("g1", update(BODY, SIG), MAIN).multipart().toString(StandardCharsets.UTF_8));
+    assertThat(unsignedOnly.bytes()).isEqualTo(unsignedOnly.multipart().length());
+  }
+
   private static byte[] bytes(Prepared p) {
     return p.multipart().getBytes();
   }
