@@ -12,7 +12,9 @@
 # EDGE_FLAGS (extra flags for the measured edge, e.g. "--warmup-until-flat false"), QUIET_LOAD (1.0) and QUIET_WAIT (1800 s):
 # before each measured start the script waits, at most QUIET_WAIT seconds, for the 1-minute load average to fall
 # under QUIET_LOAD (the dev stack idles at ~0.3 on 2 cores) and records the load average and the CPU steal time
-# of each start in the summary.
+# of each start in the summary. EDGE_FLAGS_B: when set, the starts alternate between EDGE_FLAGS and EDGE_FLAGS_B
+# (an A/B in one run, on the same machine state; medians of each in the summary). REUSE_DEV=DIR: measure again on
+# the dev data dir of an earlier run (its $WORK/dev, kept after the run) without generating the log again.
 # Not for a shared machine: the figures are only meaningful on a quiet one.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +26,8 @@ ROLLOUT_EVERY=${ROLLOUT_EVERY:-20}
 HEAP=${HEAP:-2g}
 EDGE_STARTS=${EDGE_STARTS:-3}
 EDGE_FLAGS=${EDGE_FLAGS:-}
+EDGE_FLAGS_B=${EDGE_FLAGS_B-}
+REUSE_DEV=${REUSE_DEV:-}
 QUIET_LOAD=${QUIET_LOAD:-1.0}
 QUIET_WAIT=${QUIET_WAIT:-1800}
 TOKEN=state-scale-bench-token-0123456789
@@ -63,12 +67,18 @@ steal_since() { # "total steal" from cpu_ticks -> steal in % of the CPU time sin
 }
 metric() { curl -fs "$1/metrics" | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d", s }'; }
 
-start_dev() { # the dev stack on $WORK/dev (its Kafka keeps its data there)
-  ./updraft dev --data-dir "$WORK/dev" --kafka-port $KAFKA --control-port $CONTROL --edge-port $EDGE --admin-token $TOKEN \
+DEV_DIR=${REUSE_DEV:-$WORK/dev}
+start_dev() { # the dev stack on $DEV_DIR (its Kafka keeps its data there)
+  ./updraft dev --data-dir "$DEV_DIR" --kafka-port $KAFKA --control-port $CONTROL --edge-port $EDGE --admin-token $TOKEN \
     --snapshot-interval 5s >> "$WORK/dev.log" 2>&1 &
   DEV=$!; PIDS+=($DEV)
   wait_for http://127.0.0.1:$EDGE/readyz "$(date +%s%N)" >/dev/null
 }
+if [ -n "$REUSE_DEV" ]; then
+  echo "dev stack (Kafka on $KAFKA) on the kept data dir $REUSE_DEV: no log generated"
+  start_dev
+  generate_ms=null
+else
 echo "dev stack (Kafka on $KAFKA) in $WORK: creates the topics"
 start_dev
 
@@ -83,12 +93,13 @@ echo "restarting the dev stack: its control plane folds the history and snapshot
 kill $DEV; wait $DEV 2>/dev/null || true
 start_dev
 until [ "$(metric http://127.0.0.1:$CONTROL updraft_control_snapshots_written_total)" -ge "$APPS" ]; do sleep 1; done
+fi
 # the dev stack's ingester projects the whole history into PostgreSQL (the audit): let it finish first, or its
 # work competes with the measured JVMs for the cores
 ingester_port=$(grep -o 'metricsPort=[0-9]*' "$WORK/dev.log" | tail -n1 | cut -d= -f2)
 waited=0
 until [ "$(metric "http://127.0.0.1:$ingester_port" updraft_history_lag_records)" = 0 ] \
-    && [ "$(metric "http://127.0.0.1:$ingester_port" updraft_history_events_total)" -gt 0 ]; do
+    && { [ -n "$REUSE_DEV" ] || [ "$(metric "http://127.0.0.1:$ingester_port" updraft_history_events_total)" -gt 0 ]; }; do
   sleep 5; waited=$((waited + 5))
   [ $((waited % 60)) = 0 ] && echo "  history projection still behind after ${waited}s: $(metric "http://127.0.0.1:$ingester_port" updraft_history_lag_records) events"
   [ $waited -gt 3600 ] && { echo "history projection not caught up after 1 h; logs in $WORK" >&2; exit 1; }
@@ -97,18 +108,22 @@ echo "history projection caught up (waited ${waited}s)"
 sleep 2
 
 # the edge is started EDGE_STARTS times, one after another (each a fresh JVM): its start-to-ready is the median
-edge_times=(); edge_phase_list=(); edge_loads=(); edge_steals=(); edge_warmups=()
+edge_times=(); edge_phase_list=(); edge_loads=(); edge_steals=(); edge_warmups=(); edge_flags_each=(); times_a=(); times_b=()
 for run in $(seq 1 "$EDGE_STARTS"); do
   wait_quiet
   edge_loads+=("$(load1)")
-  echo "edge: start to ready ($run of $EDGE_STARTS), load average $(load1)"
+  flags=$EDGE_FLAGS; ab=A
+  if [ -n "$EDGE_FLAGS_B" ] && [ $((run % 2)) = 0 ]; then flags=$EDGE_FLAGS_B; ab=B; fi
+  edge_flags_each+=("\"$flags\"")
+  echo "edge: start to ready ($run of $EDGE_STARTS, flags $ab: '$flags'), load average $(load1)"
   ticks=$(cpu_ticks)
   t0=$(date +%s%N)
   # shellcheck disable=SC2086
   UPDRAFT_JAVA_OPTS="-Xmx$HEAP" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE2 --bind 127.0.0.1 --checkins false \
-    --edge-id bench $EDGE_FLAGS > "$WORK/edge-$run.log" 2>&1 &
+    --edge-id bench $flags > "$WORK/edge-$run.log" 2>&1 &
   edge_pid=$!; PIDS+=($edge_pid)
   edge_times+=("$(wait_for http://127.0.0.1:$EDGE2/readyz "$t0")")
+  if [ $ab = A ]; then times_a+=("${edge_times[-1]}"); else times_b+=("${edge_times[-1]}"); fi
   readyz=$(curl -fs http://127.0.0.1:$EDGE2/readyz)
   # where the edge's start went (jvm, kafkaConnect, snapshotRead, snapshotDecode, imageBuild, tailReplay, warmup, total)
   edge_phase_list+=("$(echo "$readyz" | grep -o '"startMillis":{[^}]*}' | sed 's/"startMillis"://' || echo null)")
@@ -121,7 +136,10 @@ for run in $(seq 1 "$EDGE_STARTS"); do
   kill $edge_pid; wait $edge_pid 2>/dev/null || true
   echo "  ready in ${edge_times[-1]} ms (steal ${edge_steals[-1]} %): ${edge_phase_list[-1]}"
 done
-edge_ready_ms=$(printf '%s\n' "${edge_times[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+median_of() { printf '%s\n' "$@" | sort -n | awk 'NF { v[++n] = $1 } END { if (n) print v[int((n + 1) / 2)]; else print "null" }'; }
+edge_ready_ms=$(median_of "${edge_times[@]}")
+ready_a=$(median_of "${times_a[@]}")
+ready_b=$(median_of "${times_b[@]:-}")
 edge_phases=${edge_phase_list[-1]}
 
 wait_quiet
@@ -145,7 +163,8 @@ cat > "$OUT" <<JSON
   "rolloutEvery": $ROLLOUT_EVERY,
   "generateMillis": $generate_ms,
   "edge": {"startToReadyMillis": $edge_ready_ms, "starts": $EDGE_STARTS, "startToReadyMillisEach": [$(IFS=,; echo "${edge_times[*]}")],
-           "flags": "$EDGE_FLAGS", "startPhasesMillis": ${edge_phases:-null}, "startPhasesMillisEach": [$(IFS=,; echo "${edge_phase_list[*]}")],
+           "flags": "$EDGE_FLAGS", "flagsB": "$EDGE_FLAGS_B", "flagsEach": [$(IFS=,; echo "${edge_flags_each[*]}")],
+           "startToReadyMillisA": $ready_a, "startToReadyMillisB": $ready_b, "startPhasesMillis": ${edge_phases:-null}, "startPhasesMillisEach": [$(IFS=,; echo "${edge_phase_list[*]}")],
            "warmupRequestsEach": [$(IFS=,; echo "${edge_warmups[*]}")], "loadAverageEach": [$(IFS=,; echo "${edge_loads[*]}")], "stealPercentEach": [$(IFS=,; echo "${edge_steals[*]}")], "heapAfterGcBytes": $edge_heap, "liveGroups": $live_groups,
            "heapPerLiveGroupBytes": $(( edge_heap / (live_groups > 0 ? live_groups : 1) )), "readyz": $readyz},
   "controlPlane": {"startToAcceptingWritesMillis": $cp_ready_ms, "loadAverage": $cp_load, "heapAfterGcBytes": $cp_heap, "snapshotApps": $cp_snapshot_apps,

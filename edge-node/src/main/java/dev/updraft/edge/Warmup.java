@@ -134,15 +134,15 @@ final class Warmup {
           : stopped ? ", stopped: the node is closing"
           : failures.get() >= MAX_FAILURES ? ", stopped after " + failures.get() + " failed requests"
           : curve.flat() ? ", stopped when flat after " + curve.flatAfter() + " of " + requests + " (" + WarmupCurve.PATIENCE
-              + " windows without a " + WarmupCurve.GAIN_PERCENT + " % gain)"
+              + " windows without a " + WarmupCurve.GAIN_PERCENT + " % gain, JIT compiling " + curve.lastJitPercent() + " % of the last)"
           : ", stopped by --warmup-timeout " + timeout.toMillis() + " ms before " + requests;
       Map<Integer, Long> counted;
       synchronized (statuses) {
         counted = new TreeMap<>(statuses);
       }
       LOG.info("warm-up: {} requests over {} variants of {} apps in {} ms{} (statuses {}, -1: failed); check-ins not"
-          + " emitted; ready; mean µs per {} requests: {}", answered.get(), variants.size(), image.appCount(), ms, cut, counted,
-          curve.window(), curve.means());
+          + " emitted; ready; mean µs per {} requests: {}; JIT compiling {} % of the last window", answered.get(), variants.size(),
+          image.appCount(), ms, cut, counted, curve.window(), curve.means(), curve.lastJitPercent());
     });
   }
 

@@ -5,23 +5,32 @@ package dev.updraft.edge;
  * the order they were sent and grouped in windows of {@link #window()} requests (a twentieth of the most the
  * warm-up may send, at least {@value #MIN_WINDOW}); a window is judged once all its requests have answered,
  * in order. The curve is flat when {@value #PATIENCE} windows in a row did not lower the best window mean
- * so far by at least {@value #GAIN_PERCENT} %, and at least a quarter of the requests have been sent: the JIT
- * has compiled what the requests run, and more requests would only add to the start.
+ * so far by at least {@value #GAIN_PERCENT} %, the JIT compilers spent less than {@value #JIT_PERCENT} % of
+ * the last window's time compiling, and at least a quarter of the requests have been sent: the JIT has
+ * compiled what the requests run, and more requests would only add to the start.
  *
- * <p>Measured on the 1,000,000-publish image (docs/benchmarks/state-scale.md): 11–20 ms for the first
- * thousand requests, 2–4 ms up to ~8,000, then flat at 1.2–1.6 ms with spikes while C2 still compiles.
- * Thread-safe.
+ * <p>Why the JIT too: measured on the 1,000,000-publish image (docs/benchmarks/state-scale.md), the curve
+ * falls from 18–24 ms over the first thousand requests to a plateau of 4–6 ms (the C1-compiled code) for
+ * several windows, then to 2 ms once C2 has compiled the route: the latency alone ended a warm-up on that
+ * plateau. Where the JVM does not report compilation time the latency alone decides. Thread-safe.
  */
 final class WarmupCurve {
   static final int MIN_WINDOW = 50;
   static final int PATIENCE = 3;
   static final int GAIN_PERCENT = 10;
+  static final int JIT_PERCENT = 10;
   private static final int WINDOWS = 20;
 
   private final int requests;
   private final int window;
   private final int minRequests;
   private final boolean untilFlat;
+  private final java.util.function.LongSupplier nanoTime;
+  /** Total JIT compilation time so far, in ms; -1 when the JVM does not report it. */
+  private final java.util.function.LongSupplier compileMillis;
+  private long lastJudgedNanos;
+  private long lastCompileMillis;
+  private int lastJitPercent = -1;
   private final long[] nanos;
   private final int[] counts;
   private int judged;
@@ -34,6 +43,15 @@ final class WarmupCurve {
    * @param untilFlat whether {@link #flat()} may end the warm-up before {@code requests}
    */
   WarmupCurve(int requests, boolean untilFlat) {
+    this(requests, untilFlat, System::nanoTime, WarmupCurve::jvmCompileMillis);
+  }
+
+  /**
+   * @param nanoTime the clock
+   * @param compileMillis the JIT's total compilation time so far in ms, -1 when unknown
+   */
+  WarmupCurve(int requests, boolean untilFlat, java.util.function.LongSupplier nanoTime,
+      java.util.function.LongSupplier compileMillis) {
     if (requests < 1) {
       throw new IllegalArgumentException("a warm-up curve needs at least one request: got " + requests);
     }
@@ -41,6 +59,10 @@ final class WarmupCurve {
     this.window = Math.max(MIN_WINDOW, (requests + WINDOWS - 1) / WINDOWS);
     this.minRequests = requests / 4;
     this.untilFlat = untilFlat;
+    this.nanoTime = nanoTime;
+    this.compileMillis = compileMillis;
+    this.lastJudgedNanos = nanoTime.getAsLong();
+    this.lastCompileMillis = compileMillis.getAsLong();
     int n = (requests + window - 1) / window;
     this.nanos = new long[n];
     this.counts = new int[n];
@@ -68,7 +90,18 @@ final class WarmupCurve {
     return Math.min(window, requests - w * window);
   }
 
+  private static long jvmCompileMillis() {
+    java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+    return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
+  }
+
   private void judge(int w) {
+    long now = nanoTime.getAsLong();
+    long compiled = compileMillis.getAsLong();
+    long elapsedMillis = Math.max(1, (now - lastJudgedNanos) / 1_000_000);
+    lastJitPercent = compiled < 0 || lastCompileMillis < 0 ? -1 : (int) Math.min(999, 100 * (compiled - lastCompileMillis) / elapsedMillis);
+    lastJudgedNanos = now;
+    lastCompileMillis = compiled;
     long mean = nanos[w] / counts[w];
     if (bestMeanNanos == Long.MAX_VALUE || mean * 100 <= bestMeanNanos * (100 - GAIN_PERCENT)) {
       windowsWithoutGain = 0;
@@ -77,7 +110,8 @@ final class WarmupCurve {
     }
     bestMeanNanos = Math.min(bestMeanNanos, mean);
     int sent = w * window + size(w);
-    if (untilFlat && flatAfter < 0 && windowsWithoutGain >= PATIENCE && sent >= minRequests && sent < requests) {
+    boolean jitQuiet = lastJitPercent < JIT_PERCENT; // -1: not reported, the latency alone decides
+    if (untilFlat && flatAfter < 0 && windowsWithoutGain >= PATIENCE && jitQuiet && sent >= minRequests && sent < requests) {
       flatAfter = sent;
     }
   }
@@ -90,6 +124,11 @@ final class WarmupCurve {
   /** The requests whose answers made the curve flat (-1 when it is not). */
   int flatAfter() {
     return flatAfter;
+  }
+
+  /** The share of the last judged window's time the JIT spent compiling, in % (-1: not reported, or none judged). */
+  synchronized int lastJitPercent() {
+    return lastJitPercent;
   }
 
   /** The mean latency of each window that has answers, in µs, space-separated. */

@@ -7,6 +7,14 @@ import org.junit.jupiter.api.Test;
 
 /** When the warm-up stops: once its latency curve has stopped falling, not before. */
 class WarmupCurveTest {
+  /** The JIT's total compilation time the curves under test see, in ms (0: it compiles nothing, quiet). */
+  private final long[] compiled = {0};
+  /** A clock that moves 10 ms each time it is read (each window is judged once). */
+  private final long[] now = {0};
+
+  private WarmupCurve curve(int requests, boolean untilFlat) {
+    return new WarmupCurve(requests, untilFlat, () -> now[0] += 10_000_000L, () -> compiled[0]);
+  }
 
   /** Feeds {@code curve} one window per entry of {@code meansMicros}, every request of a window at that latency. */
   private static int feed(WarmupCurve curve, long... meansMicros) {
@@ -24,7 +32,7 @@ class WarmupCurveTest {
 
   @Test
   void aCurveLikeTheMeasuredOneStopsOnceItIsFlat() {
-    WarmupCurve c = new WarmupCurve(20_000, true);
+    WarmupCurve c = curve(20_000, true);
     assertThat(c.window()).isEqualTo(1_000);
     // the 1,000,000-publish image's curve: cold, then falling, then flat around 1.3 ms with noise
     int sent = feed(c, 15_000, 4_000, 3_500, 3_000, 2_600, 2_200, 1_900, 1_600, 1_400, 1_500, 1_300, 1_400, 1_450, 1_350,
@@ -37,8 +45,44 @@ class WarmupCurveTest {
   }
 
   @Test
+  void aPlateauWhileTheJitStillCompilesDoesNotEndTheWarmUp() {
+    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> compiled[0] += 3);
+    // the same curve as the measured one, but each window the compilers work 3 ms of its 10: 30 % > 10 %
+    int sent = feed(c, 15_000, 4_000, 3_500, 3_000, 2_600, 2_200, 1_900, 1_600, 1_400, 1_500, 1_300, 1_400, 1_450, 1_350,
+        1_300, 1_300, 1_300, 1_300, 1_300, 1_300);
+    assertThat(c.flat()).isFalse();
+    assertThat(sent).isEqualTo(20_000);
+    assertThat(c.lastJitPercent()).isEqualTo(30);
+  }
+
+  @Test
+  void theWarmUpEndsOnceTheJitHasGoneQuietOnAFlatCurve() {
+    long[] perWindow = {5};
+    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> compiled[0] += perWindow[0]);
+    // flat from 5,000 on (1,300 µs), the compilers busy (50 %) until the 9th window, then 1 ms of 10 (10 %: not
+    // under 10), then none
+    for (int w = 0; w < 20 && !c.flat(); w++) {
+      perWindow[0] = w < 8 ? 5 : w < 10 ? 1 : 0;
+      for (int i = 0; i < c.window(); i++) {
+        c.record(w * c.window() + i, (w < 4 ? 4_000 - 500 * w : 1_300) * 1000L);
+      }
+    }
+    assertThat(c.flatAfter()).isEqualTo(11_000);
+    assertThat(c.lastJitPercent()).isZero();
+  }
+
+  @Test
+  void withoutTheJitsFiguresTheLatencyAloneDecides() {
+    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> -1);
+    int sent = feed(c, 15_000, 4_000, 3_500, 3_000, 2_600, 2_200, 1_900, 1_600, 1_400, 1_500, 1_300, 1_400);
+    assertThat(c.flatAfter()).isEqualTo(12_000);
+    assertThat(sent).isEqualTo(12_000);
+    assertThat(c.lastJitPercent()).isEqualTo(-1);
+  }
+
+  @Test
   void aCurveThatKeepsFallingByMoreThanTenPercentRunsToTheEnd() {
-    WarmupCurve c = new WarmupCurve(20_000, true);
+    WarmupCurve c = curve(20_000, true);
     long[] means = new long[20];
     long us = 20_000;
     for (int i = 0; i < means.length; i++) {
@@ -51,7 +95,7 @@ class WarmupCurveTest {
 
   @Test
   void aFlatStartDoesNotEndTheWarmUpBeforeAQuarterOfItsRequests() {
-    WarmupCurve c = new WarmupCurve(20_000, true);
+    WarmupCurve c = curve(20_000, true);
     // flat from the first window: three windows without a gain after 4,000 requests, but the minimum is 5,000
     int sent = feed(c, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000);
     assertThat(c.flatAfter()).isEqualTo(5_000);
@@ -60,7 +104,7 @@ class WarmupCurveTest {
 
   @Test
   void offItNeverStopsEarly() {
-    WarmupCurve c = new WarmupCurve(20_000, false);
+    WarmupCurve c = curve(20_000, false);
     assertThat(feed(c, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000,
         1_000, 1_000, 1_000, 1_000, 1_000, 1_000)).isEqualTo(20_000);
     assertThat(c.flat()).isFalse();
@@ -68,7 +112,7 @@ class WarmupCurveTest {
 
   @Test
   void windowsAreJudgedInOrderOnlyOnceEveryRequestOfThemAnswered() {
-    WarmupCurve c = new WarmupCurve(2_000, true);
+    WarmupCurve c = curve(2_000, true);
     assertThat(c.window()).isEqualTo(100);
     // windows 1 to 9 answer (flat at 1 ms) while request 0 of window 0 is still in flight: nothing is judged
     for (int n = 1; n < 1_000; n++) {
@@ -83,14 +127,14 @@ class WarmupCurveTest {
 
   @Test
   void smallWarmUpsUseWindowsOfFifty() {
-    assertThat(new WarmupCurve(300, true).window()).isEqualTo(WarmupCurve.MIN_WINDOW);
-    assertThatThrownBy(() -> new WarmupCurve(0, true)).hasMessageContaining("got 0");
+    assertThat(curve(300, true).window()).isEqualTo(WarmupCurve.MIN_WINDOW);
+    assertThatThrownBy(() -> curve(0, true)).hasMessageContaining("got 0");
   }
 
   @Test
   void reachingTheEndIsNotReportedAsFlat() {
     // 200 requests in windows of 50: the third window without a gain is the last one, so nothing was cut short
-    WarmupCurve c = new WarmupCurve(200, true);
+    WarmupCurve c = curve(200, true);
     assertThat(feed(c, 1_000, 1_000, 1_000, 1_000)).isEqualTo(200);
     assertThat(c.flat()).isFalse();
   }
