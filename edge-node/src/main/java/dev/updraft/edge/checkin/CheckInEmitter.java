@@ -93,6 +93,14 @@ public final class CheckInEmitter {
   }
 
   /**
+   * The edge's warm-up: {@code c}, built as for a device's request, is encoded as the sender would encode it
+   * and dropped; nothing is queued, counted or sent. Never waits.
+   */
+  public void exercise(CheckIn c) {
+    sink.exercise(c);
+  }
+
+  /**
    * Queues a check-in without waiting. Returns false (and counts it dropped) when the queue is full or
    * the emitter is closed.
    */

@@ -65,6 +65,17 @@ final class KafkaSink implements Sink {
     producer.send(new ProducerRecord<>(topic, c.clientId(), compact != null ? compact.encode(c) : json.encode(c)), callback);
   }
 
+  /** The warm-up's encoders, one per event loop (the sender's are the sender's own). */
+  private final ThreadLocal<CheckInBinary> warmCompact = ThreadLocal.withInitial(CheckInBinary::new);
+  private final ThreadLocal<CheckInJson> warmJson = ThreadLocal.withInitial(CheckInJson::new);
+  /** Written so that the warm-up's encoding is not dead code to the JIT. */
+  private volatile int warmBytes;
+
+  @Override
+  public void exercise(CheckIn c) {
+    warmBytes = (compact != null ? warmCompact.get().encode(c) : warmJson.get().encode(c)).length;
+  }
+
   @Override
   public void close(Duration timeout) {
     producer.close(timeout);

@@ -11,6 +11,12 @@ import java.util.function.Consumer;
 interface Sink {
   void send(CheckIn c, Consumer<Exception> done);
 
+  /**
+   * Encodes {@code c} as {@link #send} would and drops it (the edge's warm-up: the code is exercised, nothing
+   * is sent). Any thread.
+   */
+  default void exercise(CheckIn c) {}
+
   /** Delivers what was accepted, waiting at most {@code timeout}; what is left is failed. */
   void close(Duration timeout);
 }

@@ -56,6 +56,36 @@ class CheckInEmitterTest {
   }
 
   @Test
+  void theWarmUpsCheckInIsEncodedButNeverQueuedCountedOrSent() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    List<String> exercised = new CopyOnWriteArrayList<>();
+    List<String> sent = new CopyOnWriteArrayList<>();
+    Sink sink = new Sink() {
+      @Override
+      public void send(CheckIn c, Consumer<Exception> done) {
+        sent.add(c.checkInId());
+        done.accept(null);
+      }
+
+      @Override
+      public void exercise(CheckIn c) {
+        exercised.add(c.checkInId());
+      }
+
+      @Override
+      public void close(Duration timeout) {}
+    };
+    CheckInEmitter e = new CheckInEmitter(sink, 10, registry);
+    e.start();
+    e.exercise(checkIn("warm"));
+    assertThat(e.offer(checkIn("real"))).isTrue();
+    e.close(Duration.ofSeconds(5));
+    assertThat(exercised).containsExactly("warm");
+    assertThat(sent).containsExactly("real");
+    assertThat(registry.get("updraft.edge.checkins.sent").counter().count()).isEqualTo(1.0);
+  }
+
+  @Test
   void fullQueueDropsAndCountsWithoutWaiting() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     BlockingSink sink = new BlockingSink();
