@@ -76,6 +76,11 @@ final class KafkaSink implements Sink {
     warmBytes = (compact != null ? warmCompact.get().encode(c) : warmJson.get().encode(c)).length;
   }
 
+  /** The size of the last check-in {@link #exercise} encoded (0: none yet). */
+  int exercisedBytes() {
+    return warmBytes;
+  }
+
   @Override
   public void close(Duration timeout) {
     producer.close(timeout);
