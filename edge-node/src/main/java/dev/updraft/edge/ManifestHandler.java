@@ -13,6 +13,7 @@ import dev.updraft.edge.log.EventLogReader;
 import dev.updraft.edge.replay.RequestRecorder;
 import dev.updraft.events.CheckIn;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -70,7 +71,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     this.checkins = checkins;
     this.recorder = recorder;
     this.metrics = new RequestMetrics(registry);
-    this.warmMetrics = new RequestMetrics(new PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT));
+    this.warmMetrics = new RequestMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     this.registry = registry;
     this.edgeId = edgeId;
     this.accessLog = accessLog;

@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * {@code requests} and stops earlier once its latency curve is flat ({@link WarmupCurve}, {@code
  * --warmup-until-flat}); bounded by {@code timeout}; {@code requests} 0 turns it off.
  *
- * <p>Warm-up requests carry {@link #HEADER} with this process's random {@link #SECRET}: the handler emits
- * no check-in, counts no metric and records no sample for them (an outside request cannot forge it).
+ * <p>Warm-up requests carry {@link #HEADER} with this process's random {@link #SECRET} (an outside request
+ * cannot forge it): the handler does their whole work, the check-in built and encoded and the latency timed
+ * ({@code CheckInEmitter#exercise}, a registry nobody reads), but sends no check-in, counts no metric of the
+ * edge's and records no sample.
  * Thread-safe.
  */
 final class Warmup {

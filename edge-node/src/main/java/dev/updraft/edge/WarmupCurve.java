@@ -1,5 +1,9 @@
 package dev.updraft.edge;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.function.LongSupplier;
+
 /**
  * The warm-up's latency curve, and the decision to end the warm-up once it is flat. Requests are numbered in
  * the order they were sent and grouped in windows of {@link #window()} requests (a twentieth of the most the
@@ -25,9 +29,9 @@ final class WarmupCurve {
   private final int window;
   private final int minRequests;
   private final boolean untilFlat;
-  private final java.util.function.LongSupplier nanoTime;
+  private final LongSupplier nanoTime;
   /** Total JIT compilation time so far, in ms; -1 when the JVM does not report it. */
-  private final java.util.function.LongSupplier compileMillis;
+  private final LongSupplier compileMillis;
   private long lastJudgedNanos;
   private long lastCompileMillis;
   private int lastJitPercent = -1;
@@ -50,8 +54,8 @@ final class WarmupCurve {
    * @param nanoTime the clock
    * @param compileMillis the JIT's total compilation time so far in ms, -1 when unknown
    */
-  WarmupCurve(int requests, boolean untilFlat, java.util.function.LongSupplier nanoTime,
-      java.util.function.LongSupplier compileMillis) {
+  WarmupCurve(int requests, boolean untilFlat, LongSupplier nanoTime,
+      LongSupplier compileMillis) {
     if (requests < 1) {
       throw new IllegalArgumentException("a warm-up curve needs at least one request: got " + requests);
     }
@@ -91,7 +95,7 @@ final class WarmupCurve {
   }
 
   private static long jvmCompileMillis() {
-    java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
   }
 
