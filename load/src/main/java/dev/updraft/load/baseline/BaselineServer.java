@@ -25,7 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The machine's ceiling: a trivial Vert.x server answering every request with pre-built bytes captured
@@ -39,8 +38,6 @@ public final class BaselineServer {
   public record Entry(String updateId, Response manifest, Response noUpdate) {}
 
   record Response(int status, MultiMap headers, Buffer body) {}
-
-  private static final Set<String> SKIP = Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive");
 
   private BaselineServer() {}
 
@@ -67,7 +64,7 @@ public final class BaselineServer {
     o.put("status", c.status());
     ObjectNode h = o.putObject("headers");
     c.headers().forEach((k, v) -> {
-      if (!SKIP.contains(k.toLowerCase(Locale.ROOT)) && !k.startsWith(":")) {
+      if (Captured.replayed(k)) {
         h.put(k.toLowerCase(Locale.ROOT), v);
       }
     });
@@ -156,11 +153,7 @@ public final class BaselineServer {
       if (e == null) {
         e = fallback;
       }
-      String current = h.get("expo-current-update-id");
-      Response r = e.updateId() != null && e.updateId().equalsIgnoreCase(current) ? e.noUpdate() : e.manifest();
-      if (e.updateId() == null) {
-        r = e.noUpdate();
-      }
+      Response r = Captured.answerFor(e.updateId(), h.get("expo-current-update-id"), e.manifest(), e.noUpdate());
       req.response().setStatusCode(r.status()).headers().addAll(r.headers());
       req.response().end(r.body());
     }

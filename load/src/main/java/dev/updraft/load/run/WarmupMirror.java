@@ -11,9 +11,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What the generator warms up against (`--warmup-on mirror`): a loopback server in the generator's own Vert.x
@@ -27,8 +25,6 @@ final class WarmupMirror {
   private record Answer(int status, MultiMap headers, Buffer body) {}
 
   private record Entry(String updateId, Answer manifest, Answer noUpdate) {}
-
-  private static final Set<String> SKIP = Set.of("content-length", "transfer-encoding", "connection", "date", "keep-alive");
 
   private final Map<String, Entry> entries = new HashMap<>();
   private HttpServer server;
@@ -48,7 +44,7 @@ final class WarmupMirror {
   private static Answer answer(Captured c) {
     MultiMap h = HttpHeaders.headers();
     c.headers().forEach((k, v) -> {
-      if (!SKIP.contains(k.toLowerCase(Locale.ROOT)) && !k.startsWith(":")) {
+      if (Captured.replayed(k)) {
         h.add(k, v);
       }
     });
@@ -77,7 +73,7 @@ final class WarmupMirror {
       req.response().setStatusCode(404).end("no discovered answer for this platform, runtime and channel");
       return;
     }
-    Answer a = e.updateId() != null && !e.updateId().equalsIgnoreCase(h.get("expo-current-update-id")) ? e.manifest() : e.noUpdate();
+    Answer a = Captured.answerFor(e.updateId(), h.get("expo-current-update-id"), e.manifest(), e.noUpdate());
     req.response().setStatusCode(a.status()).headers().addAll(a.headers());
     req.response().end(a.body());
   }
