@@ -44,7 +44,8 @@ import java.util.Set;
  * @param warmupTimeout {@code --warmup-timeout}, default 10s: the longest the warm-up runs
  * @param warmupUntilFlat {@code --warmup-until-flat}, default true: the warm-up ends before {@code
  *     --warmup-requests} once its latency has stopped falling (three windows of a twentieth of its requests
- *     without a 10 % gain on the best, after at least a quarter of them); false: it always sends them all
+ *     without a 10 % gain on the best, the JIT compiling under 10 % of the last window, after at least a quarter
+ *     of them); false: it always sends them all
  */
 public record EdgeConfig(
     String kafkaBootstrap,
