@@ -324,7 +324,7 @@ public final class LoadCommand {
     EventLogGenerator.Spec spec = EventLogGenerator.spec(s);
     boolean any = false;
     if (s.has("out")) {
-      EventLogGenerator.Written w = EventLogGenerator.toFile(spec, Path.of(s.required("out")));
+      EventLogGenerator.Written w = EventLogGenerator.toFile(spec, Path.of(s.required("out")), out::println);
       out.println("wrote " + w.events() + " events (" + w.bytes() + " bytes) for " + w.apps() + " apps to " + s.required("out"));
       any = true;
     }
@@ -332,7 +332,8 @@ public final class LoadCommand {
     // apps into a real deployment's event log
     if (explicit(args, "kafka-bootstrap")) {
       try {
-        EventLogGenerator.Written w = EventLogGenerator.toKafka(spec, s.required("kafka-bootstrap"), s.string("topic-prefix", ""));
+        EventLogGenerator.Written w = EventLogGenerator.toKafka(spec, s.required("kafka-bootstrap"), s.string("topic-prefix", ""),
+            out::println);
         out.println("appended " + w.events() + " events (" + w.bytes() + " bytes) for " + w.apps() + " apps to "
             + s.string("topic-prefix", "") + "updraft.events");
       } catch (java.util.concurrent.ExecutionException e) {

@@ -68,6 +68,11 @@ public final class EventLogGenerator {
       this(apps, channels, runtimes, updates, assets, platforms, seed, publicUrl, start, 0, 0, false);
     }
 
+    /** The publishes over all apps. */
+    long totalPublishes() {
+      return publishes > 0 ? publishes : (long) apps * channels * runtimes * updates;
+    }
+
     /** Publishes of line {@code line} (0-based over all apps' lines). */
     long publishesOf(long line) {
       if (publishes <= 0) {
@@ -215,16 +220,25 @@ public final class EventLogGenerator {
     return b;
   }
 
+  private static Consumer<EventEnvelope> withProgress(Spec spec, Consumer<String> progress, Consumer<EventEnvelope> sink) {
+    return new Progress(sink, progress, spec.totalPublishes(), System::nanoTime, 10_000_000_000L);
+  }
+
   private static UUID uuid(SplittableRandom r) {
     return new UUID((r.nextLong() & ~0xF000L) | 0x4000L, (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L);
   }
 
   /** Writes the log as JSON lines (one {@link EventCodec#encode} per line). */
   public static Written toFile(Spec spec, Path file) throws IOException {
+    return toFile(spec, file, line -> { });
+  }
+
+  /** As {@link #toFile(Spec, Path)}, saying how far it is every 10 seconds to {@code progress}. */
+  public static Written toFile(Spec spec, Path file, Consumer<String> progress) throws IOException {
     long[] counts = new long[2];
     try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
       IOException[] failure = new IOException[1];
-      generate(spec, e -> {
+      generate(spec, withProgress(spec, progress, e -> {
         if (failure[0] != null) {
           return;
         }
@@ -237,7 +251,7 @@ public final class EventLogGenerator {
         } catch (IOException ex) {
           failure[0] = ex;
         }
-      });
+      }));
       if (failure[0] != null) {
         throw failure[0];
       }
@@ -277,6 +291,12 @@ public final class EventLogGenerator {
 
   /** Appends the log to {@code <prefix>updraft.events} (key = app id); waits for every acknowledgement. */
   public static Written toKafka(Spec spec, String bootstrap, String topicPrefix) throws ExecutionException {
+    return toKafka(spec, bootstrap, topicPrefix, line -> { });
+  }
+
+  /** As {@link #toKafka(Spec, String, String)}, saying how far it is every 10 seconds to {@code progress}. */
+  public static Written toKafka(Spec spec, String bootstrap, String topicPrefix, Consumer<String> progress)
+      throws ExecutionException {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -291,7 +311,7 @@ public final class EventLogGenerator {
     java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
     java.util.concurrent.atomic.AtomicReference<Exception> firstFailure = new java.util.concurrent.atomic.AtomicReference<>();
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
-      generate(spec, e -> {
+      generate(spec, withProgress(spec, progress, e -> {
         byte[] b = EventCodec.encode(e);
         producer.send(new ProducerRecord<>(topic, e.appId(), b), (md, ex) -> {
           if (ex != null) {
@@ -301,7 +321,7 @@ public final class EventLogGenerator {
         });
         counts[0]++;
         counts[1] += b.length;
-      });
+      }));
       producer.flush();
     }
     if (failed.get() > 0) {
