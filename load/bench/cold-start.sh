@@ -12,7 +12,9 @@
 # edge's answers (`--warmup-on mirror`, its default: its own code hot, no warm-up check-ins into the pipeline);
 # the mode `gen-warmup-on-target` sends its warm-up to the edge instead, as before.
 # Before the modes, the check-in pipeline is warmed through the dev stack's own edge (PIPELINE_WARMUP, 30s).
-# Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000], MODES, PREFIX [cold-start]: the files' name prefix)
+# Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000], MODES, PREFIX [cold-start]: the files' name prefix,
+#   EDGE_JAVA_OPTS: more JVM options for the measured edge, e.g. a flight recording of its first seconds:
+#   EDGE_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/edge.jfr,settings=profile")
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -57,7 +59,7 @@ for mode in ${MODES:-default no-warmup no-checkins}; do
   [ "$mode" = gen-warmup-on-target ] && gen_extra=(--warmup-on target)
   load_avg=$(cut -d' ' -f1-3 /proc/loadavg)
   t0=$(date +%s%N)
-  UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE --edge-id "cold-$mode" "${extra[@]}" \
+  UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC ${EDGE_JAVA_OPTS:-}" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE --edge-id "cold-$mode" "${extra[@]}" \
     > "$work/edge-$mode.log" 2>&1 &
   edge=$!
   wait_ready http://127.0.0.1:$EDGE/readyz
