@@ -15,6 +15,9 @@
 # of each start in the summary. EDGE_FLAGS_B: when set, the starts alternate between EDGE_FLAGS and EDGE_FLAGS_B
 # (an A/B in one run, on the same machine state; medians of each in the summary). REUSE_DEV=DIR: measure again on
 # the dev data dir of an earlier run (its $WORK/dev, kept after the run) without generating the log again.
+# The measured JVMs start through ./updraft, hence from its class-data archive once one exists (see the script):
+# a start without one (the first on a new build) is marked in classArchiveEach; startToReadyMillisWithArchive is
+# the median of the others. UPDRAFT_CDS=0 measures without.
 # Not for a shared machine: the figures are only meaningful on a quiet one.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -108,7 +111,7 @@ echo "history projection caught up (waited ${waited}s)"
 sleep 2
 
 # the edge is started EDGE_STARTS times, one after another (each a fresh JVM): its start-to-ready is the median
-edge_times=(); edge_phase_list=(); edge_loads=(); edge_steals=(); edge_warmups=(); edge_flags_each=(); times_a=(); times_b=()
+edge_times=(); edge_archive_each=(); times_archive=(); edge_phase_list=(); edge_loads=(); edge_steals=(); edge_warmups=(); edge_flags_each=(); times_a=(); times_b=()
 for run in $(seq 1 "$EDGE_STARTS"); do
   wait_quiet
   edge_loads+=("$(load1)")
@@ -124,6 +127,10 @@ for run in $(seq 1 "$EDGE_STARTS"); do
   edge_pid=$!; PIDS+=($edge_pid)
   edge_times+=("$(wait_for http://127.0.0.1:$EDGE2/readyz "$t0")")
   if [ $ab = A ]; then times_a+=("${edge_times[-1]}"); else times_b+=("${edge_times[-1]}"); fi
+  # the launcher script starts servers from a class-data archive once one exists (it writes one when a server
+  # that ran without it stops): the first start on a new build runs without
+  if grep -q "no class-data archive" "$WORK/edge-$run.log"; then edge_archive_each+=(false); else
+    edge_archive_each+=(true); times_archive+=("${edge_times[-1]}"); fi
   readyz=$(curl -fs http://127.0.0.1:$EDGE2/readyz)
   # where the edge's start went (jvm, kafkaConnect, snapshotRead, snapshotDecode, imageBuild, tailReplay, warmup, total)
   edge_phase_list+=("$(echo "$readyz" | grep -o '"startMillis":{[^}]*}' | sed 's/"startMillis"://' || echo null)")
@@ -134,12 +141,13 @@ for run in $(seq 1 "$EDGE_STARTS"); do
   echo "  $warm_line"
   if [ "$run" -eq "$EDGE_STARTS" ]; then edge_heap=$(heap_after_gc $edge_pid); fi
   kill $edge_pid; wait $edge_pid 2>/dev/null || true
-  echo "  ready in ${edge_times[-1]} ms (steal ${edge_steals[-1]} %): ${edge_phase_list[-1]}"
+  echo "  ready in ${edge_times[-1]} ms (steal ${edge_steals[-1]} %, class-data archive ${edge_archive_each[-1]}): ${edge_phase_list[-1]}"
 done
 median_of() { printf '%s\n' "$@" | sort -n | awk 'NF { v[++n] = $1 } END { if (n) print v[int((n + 1) / 2)]; else print "null" }'; }
 edge_ready_ms=$(median_of "${edge_times[@]}")
 ready_a=$(median_of "${times_a[@]}")
 ready_b=$(median_of "${times_b[@]:-}")
+ready_archive=$(median_of "${times_archive[@]:-}")
 edge_phases=${edge_phase_list[-1]}
 
 wait_quiet
@@ -150,6 +158,7 @@ UPDRAFT_JAVA_OPTS="-Xmx$HEAP" ./updraft control-plane --kafka-bootstrap 127.0.0.
   --admin-token $TOKEN --data-dir "$WORK/cp" --transactional-id state-scale-measured > "$WORK/control-plane.log" 2>&1 &
 cp_pid=$!; PIDS+=($cp_pid)
 cp_ready_ms=$(wait_for http://127.0.0.1:$CONTROL2/healthz "$t0")
+if grep -q "no class-data archive" "$WORK/control-plane.log"; then cp_archive=false; else cp_archive=true; fi
 cp_heap=$(heap_after_gc $cp_pid)
 cp_snapshot_apps=$(metric http://127.0.0.1:$CONTROL2 updraft_control_snapshot_apps)
 cp_replayed=$(metric http://127.0.0.1:$CONTROL2 updraft_control_events_replayed)
@@ -163,11 +172,12 @@ cat > "$OUT" <<JSON
   "rolloutEvery": $ROLLOUT_EVERY,
   "generateMillis": $generate_ms,
   "edge": {"startToReadyMillis": $edge_ready_ms, "starts": $EDGE_STARTS, "startToReadyMillisEach": [$(IFS=,; echo "${edge_times[*]}")],
+           "classArchiveEach": [$(IFS=,; echo "${edge_archive_each[*]}")], "startToReadyMillisWithArchive": $ready_archive,
            "flags": "$EDGE_FLAGS", "flagsB": "$EDGE_FLAGS_B", "flagsEach": [$(IFS=,; echo "${edge_flags_each[*]}")],
            "startToReadyMillisA": $ready_a, "startToReadyMillisB": $ready_b, "startPhasesMillis": ${edge_phases:-null}, "startPhasesMillisEach": [$(IFS=,; echo "${edge_phase_list[*]}")],
            "warmupRequestsEach": [$(IFS=,; echo "${edge_warmups[*]}")], "loadAverageEach": [$(IFS=,; echo "${edge_loads[*]}")], "stealPercentEach": [$(IFS=,; echo "${edge_steals[*]}")], "heapAfterGcBytes": $edge_heap, "liveGroups": $live_groups,
            "heapPerLiveGroupBytes": $(( edge_heap / (live_groups > 0 ? live_groups : 1) )), "readyz": $readyz},
-  "controlPlane": {"startToAcceptingWritesMillis": $cp_ready_ms, "loadAverage": $cp_load, "heapAfterGcBytes": $cp_heap, "snapshotApps": $cp_snapshot_apps,
+  "controlPlane": {"startToAcceptingWritesMillis": $cp_ready_ms, "classArchive": $cp_archive, "loadAverage": $cp_load, "heapAfterGcBytes": $cp_heap, "snapshotApps": $cp_snapshot_apps,
                    "eventsReplayed": $cp_replayed},
   "machine": {"cores": $(nproc), "java": "$(java -version 2>&1 | head -n1 | sed 's/"/\\"/g')"}
 }
