@@ -37,7 +37,7 @@ final class DeviceRequest {
   final String expectKeyId;
   final String accept;
 
-  /** Sent by this edge's own warm-up ({@link Warmup}): answered, but no check-in. */
+  /** Sent by this edge's own warm-up ({@link Warmup}): answered, its check-in marked as a warm-up. */
   final boolean warmup;
 
   DeviceRequest(HttpServerRequest req, String appId) {

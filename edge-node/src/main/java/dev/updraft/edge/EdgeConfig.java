@@ -40,7 +40,7 @@ import java.util.Set;
  *     compact form ({@code CheckInBinary}, read by ingesters from this release on) or as JSON (for ingesters
  *     of an earlier release, during an upgrade that has not reached them yet)
  * @param warmupRequests {@code --warmup-requests}, default 20000: device requests the edge sends itself over
- *     its image before {@code /readyz} answers 200 (no check-ins); 0: none
+ *     its image before {@code /readyz} answers 200 (their check-ins marked as warm-up, skipped by ingesters); 0: none
  * @param warmupTimeout {@code --warmup-timeout}, default 10s: the longest the warm-up runs
  * @param warmupUntilFlat {@code --warmup-until-flat}, default true: the warm-up ends before {@code
  *     --warmup-requests} once its latency has stopped falling (three windows of a twentieth of its requests

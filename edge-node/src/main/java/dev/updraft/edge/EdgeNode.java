@@ -185,7 +185,8 @@ public final class EdgeNode {
               .onComplete(ar -> {
                 if (!warmup.stopped()) {
                   parts.live.phases().totalToNow();
-                  LOG.info("edge {} ready: {}", config.edgeId(), parts.live.phases());
+                  LOG.info("edge {} ready: {}{}", config.edgeId(), parts.live.phases(), parts.emitter == null ? ""
+                      : " (warm-up check-ins acknowledged so far: " + parts.emitter.warmupSent() + ")");
                 }
               });
           LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}",
@@ -240,6 +241,11 @@ public final class EdgeNode {
   long warmupAnswered() {
     Warmup w = parts.warmup;
     return w == null ? 0 : w.answered();
+  }
+
+  /** Warm-up check-ins Kafka acknowledged (0 when check-ins are off). */
+  long warmupCheckInsSent() {
+    return parts.emitter == null ? 0 : parts.emitter.warmupSent();
   }
 
   /** Whether the image has caught up with the log end seen at start. */

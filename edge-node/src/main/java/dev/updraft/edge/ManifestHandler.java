@@ -393,7 +393,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         .edgeId(edgeId)
         .build();
     if (r.warmup) {
-      checkins.exercise(c);
+      checkins.offerWarmup(c);
     } else {
       checkins.offer(c);
     }

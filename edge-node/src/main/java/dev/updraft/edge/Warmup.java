@@ -33,9 +33,10 @@ import org.slf4j.LoggerFactory;
  * --warmup-until-flat}); bounded by {@code timeout}; {@code requests} 0 turns it off.
  *
  * <p>Warm-up requests carry {@link #HEADER} with this process's random {@link #SECRET} (an outside request
- * cannot forge it): the handler does their whole work, the check-in built and encoded and the latency timed
- * ({@code CheckInEmitter#exercise}, a registry nobody reads), but sends no check-in, counts no metric of the
- * edge's and records no sample.
+ * cannot forge it): the handler does their whole work, the latency timed on a registry nobody reads and the
+ * check-in sent through the producer marked as a warm-up ({@code CheckInEmitter#offerWarmup}: ingesters skip
+ * it; without it a device's first check-ins ran the sender and the producer interpreted), but counts no
+ * metric of the edge's and records no sample.
  * Thread-safe.
  */
 final class Warmup {
@@ -142,8 +143,8 @@ final class Warmup {
       synchronized (statuses) {
         counted = new TreeMap<>(statuses);
       }
-      LOG.info("warm-up: {} requests over {} variants of {} apps in {} ms{} (statuses {}, -1: failed); check-ins not"
-          + " emitted; ready; mean µs per {} requests: {}; JIT compiling {} % of the last window", answered.get(), variants.size(),
+      LOG.info("warm-up: {} requests over {} variants of {} apps in {} ms{} (statuses {}, -1: failed); check-ins sent"
+          + " marked as warm-up; ready; mean µs per {} requests: {}; JIT compiling {} % of the last window", answered.get(), variants.size(),
           image.appCount(), ms, cut, counted, curve.window(), curve.means(), curve.lastJitPercent());
     });
   }

@@ -20,7 +20,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads every check-in on the telemetry topic, from offset 0 to the end offsets of now. */
 final class Telemetry {
-  record Received(String key, CheckIn checkIn) {}
+  /** A check-in read back, with whether it carried the edge's warm-up mark ({@code Topics.WARMUP_HEADER}). */
+  record Received(String key, CheckIn checkIn, boolean warmup) {}
 
   private Telemetry() {}
 
@@ -47,7 +48,8 @@ final class Telemetry {
         }
         for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
           try {
-            out.add(new Received(r.key(), CheckInCodec.decode(r.value())));
+            out.add(new Received(r.key(), CheckInCodec.decode(r.value()),
+                r.headers().lastHeader(dev.updraft.events.Topics.WARMUP_HEADER) != null));
           } catch (IOException e) {
             throw new AssertionError("undecodable check-in at offset " + r.offset() + ": " + e.getMessage(), e);
           }

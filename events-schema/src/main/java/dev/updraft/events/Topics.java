@@ -8,6 +8,11 @@ public final class Topics {
   public static final String TELEMETRY = "updraft.telemetry";
   /** Per-app snapshots of the folded state and per-partition markers: compacted (SnapshotCodec). */
   public static final String SNAPSHOTS = "updraft.snapshots";
+  /**
+   * A record header on {@link #TELEMETRY}: a check-in an edge sent to warm its own path to Kafka before it
+   * reported ready (no device made it). Readers skip such records; its value is the edge id.
+   */
+  public static final String WARMUP_HEADER = "updraft-warmup";
 
   private Topics() {}
 

@@ -52,6 +52,7 @@ final class IngestMetrics {
   final Timer pgTime;
   final Timer delay;
   final Counter decodeErrors;
+  final Counter warmupSkipped;
   final Counter pgFailures;
   final Counter pgRetries;
   final Counter staleBatches;
@@ -83,6 +84,10 @@ final class IngestMetrics {
             .register(r);
     decodeErrors =
         Counter.builder("updraft.ingest.decode.errors").description("records that are not check-ins, skipped").register(r);
+    warmupSkipped =
+        Counter.builder("updraft.ingest.warmup.skipped")
+            .description("check-ins an edge sent to warm itself up (header updraft-warmup), skipped")
+            .register(r);
     pgFailures =
         Counter.builder("updraft.ingest.pg.failures").description("failed PostgreSQL writes or offset reads").register(r);
     pgRetries = Counter.builder("updraft.ingest.pg.retries").description("batch writes retried").register(r);

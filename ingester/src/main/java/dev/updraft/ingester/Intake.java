@@ -2,6 +2,7 @@ package dev.updraft.ingester;
 
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.CheckInCodec;
+import dev.updraft.events.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -11,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Puts one consumed record into a {@link Batch}: its offset always, then the cleaned check-in, or, for a
- * record that is not a check-in PostgreSQL can store, a reject with the reason. Decoding never fails the
+ * record that is not a check-in PostgreSQL can store, a reject with the reason; an edge's warm-up check-in
+ * ({@code Topics.WARMUP_HEADER}) only moves the offset. Decoding never fails the
  * loop: a reject is counted, logged with its topic, partition and offset (the first 100, then every
  * 1000th) and stored in {@code ingest_rejects} by the batch's transaction.
  *
@@ -40,6 +42,11 @@ final class Intake {
     batch.cover(tp, pos.next, pos.row, r.offset());
     pos.next = r.offset() + 1;
     pos.row = true;
+    if (r.headers().lastHeader(Topics.WARMUP_HEADER) != null) {
+      // an edge's own warm-up, not a device: its offset is covered, nothing is stored
+      metrics.warmupSkipped.increment();
+      return;
+    }
     String error;
     CheckIn clean = null;
     try {

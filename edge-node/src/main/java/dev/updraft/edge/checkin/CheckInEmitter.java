@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -38,6 +39,9 @@ public final class CheckInEmitter {
   private final int capacity;
   private final ConcurrentLinkedQueue<CheckIn> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger size = new AtomicInteger();
+  private final ConcurrentLinkedQueue<CheckIn> warmQueue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger warmSize = new AtomicInteger();
+  private final AtomicLong warmSent = new AtomicLong();
   private final Thread sender;
   private volatile boolean closed;
   /** Check-ins the sender has taken off the queue (written by the sender only). */
@@ -48,6 +52,7 @@ public final class CheckInEmitter {
   private final Counter droppedFailed;
   private final Counter droppedShutdown;
   private long failuresLogged;
+  private final AtomicInteger warmFailuresLogged = new AtomicInteger();
 
   /**
    * An emitter sending to Kafka topic {@code topic}.
@@ -93,11 +98,27 @@ public final class CheckInEmitter {
   }
 
   /**
-   * The edge's warm-up: {@code c}, built as for a device's request, is encoded as the sender would encode it
-   * and dropped; nothing is queued, counted or sent. Never waits.
+   * The edge's warm-up: queues {@code c}, built as for a device's request, to be sent like one but marked
+   * as a warm-up ({@code Topics.WARMUP_HEADER}; ingesters skip it), so that the sender thread, the encoder
+   * and the Kafka producer have run before the first device's check-in. Counted apart
+   * ({@link #warmupSent}), never in the check-in metrics; a device's check-in waiting goes first. Returns false
+   * when {@code capacity} warm-up check-ins already wait or the emitter is closed. Never waits.
    */
-  public void exercise(CheckIn c) {
-    sink.exercise(c);
+  public boolean offerWarmup(CheckIn c) {
+    if (closed) {
+      return false;
+    }
+    if (warmSize.incrementAndGet() > capacity) {
+      warmSize.decrementAndGet();
+      return false;
+    }
+    warmQueue.offer(c);
+    return true;
+  }
+
+  /** Warm-up check-ins acknowledged by Kafka. */
+  public long warmupSent() {
+    return warmSent.get();
   }
 
   /**
@@ -130,10 +151,20 @@ public final class CheckInEmitter {
 
   private void run() {
     Consumer<Exception> onDelivery = this::delivered;
+    Consumer<Exception> onWarmupDelivery = this::warmupDelivered;
     int idle = 0;
     while (true) {
       CheckIn c = queue.poll();
       if (c == null) {
+        CheckIn w = closed ? null : warmQueue.poll();
+        if (w != null) {
+          idle = 0;
+          warmSize.decrementAndGet();
+          if (!sendWarmup(w, onWarmupDelivery)) {
+            return;
+          }
+          continue;
+        }
         if (closed) {
           return;
         }
@@ -153,6 +184,25 @@ public final class CheckInEmitter {
           return;
         }
       }
+    }
+  }
+
+  /** Hands a warm-up check-in to the sink; false when the sender must end (interrupted at close). */
+  private boolean sendWarmup(CheckIn w, Consumer<Exception> onDelivery) {
+    try {
+      sink.sendWarmup(w, onDelivery);
+    } catch (RuntimeException e) {
+      warmupDelivered(e);
+      return !Thread.currentThread().isInterrupted();
+    }
+    return true;
+  }
+
+  private void warmupDelivered(Exception e) {
+    if (e == null) {
+      warmSent.incrementAndGet();
+    } else if (warmFailuresLogged.getAndIncrement() < 3) {
+      LOG.warn("warm-up check-in not delivered: {}", e.toString());
     }
   }
 
@@ -177,6 +227,7 @@ public final class CheckInEmitter {
    */
   public void close(Duration timeout) {
     closed = true;
+    warmQueue.clear(); // a warm-up cut short by the close: nothing of it is worth delivering
     long deadline = System.nanoTime() + timeout.toNanos();
     long lastTaken = taken;
     long lastProgress = System.nanoTime();

@@ -2,6 +2,8 @@ package dev.updraft.edge.checkin;
 
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.CheckInBinary;
+import dev.updraft.events.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -9,6 +11,8 @@ import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -27,11 +31,14 @@ final class KafkaSink implements Sink {
   private final CheckInJson json;
   /** Used by the sender thread only; null when writing JSON. */
   private final CheckInBinary compact;
+  /** The warm-up's mark, one instance for every warm-up record (the producer makes it read-only). */
+  private final Headers warmupHeaders;
 
   KafkaSink(String bootstrap, String topic, String clientId, long bufferBytes, boolean compact) {
     this.topic = topic;
     this.json = compact ? null : new CheckInJson();
     this.compact = compact ? new CheckInBinary() : null;
+    this.warmupHeaders = new RecordHeaders().add(Topics.WARMUP_HEADER, clientId.getBytes(StandardCharsets.UTF_8));
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -65,20 +72,17 @@ final class KafkaSink implements Sink {
     producer.send(new ProducerRecord<>(topic, c.clientId(), compact != null ? compact.encode(c) : json.encode(c)), callback);
   }
 
-  /** The warm-up's encoders, one per event loop (the sender's are the sender's own). */
-  private final ThreadLocal<CheckInBinary> warmCompact = ThreadLocal.withInitial(CheckInBinary::new);
-  private final ThreadLocal<CheckInJson> warmJson = ThreadLocal.withInitial(CheckInJson::new);
-  /** Written so that the warm-up's encoding is not dead code to the JIT. */
-  private volatile int warmBytes;
+  private Consumer<Exception> warmCallbackFor;
+  private Callback warmCallback;
 
   @Override
-  public void exercise(CheckIn c) {
-    warmBytes = (compact != null ? warmCompact.get().encode(c) : warmJson.get().encode(c)).length;
-  }
-
-  /** The size of the last check-in {@link #exercise} encoded (0: none yet). */
-  int exercisedBytes() {
-    return warmBytes;
+  public void sendWarmup(CheckIn c, Consumer<Exception> done) {
+    if (done != warmCallbackFor) {
+      warmCallbackFor = done;
+      warmCallback = (md, e) -> done.accept(e);
+    }
+    producer.send(new ProducerRecord<>(topic, null, c.clientId(), compact != null ? compact.encode(c) : json.encode(c),
+        warmupHeaders), warmCallback);
   }
 
   @Override

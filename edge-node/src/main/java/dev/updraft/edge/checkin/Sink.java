@@ -12,10 +12,10 @@ interface Sink {
   void send(CheckIn c, Consumer<Exception> done);
 
   /**
-   * Encodes {@code c} as {@link #send} would and drops it (the edge's warm-up: the code is exercised, nothing
-   * is sent). Any thread.
+   * Sends {@code c} as {@link #send} would, marked as the edge's warm-up ({@code Topics.WARMUP_HEADER}:
+   * readers skip it), so that the warm-up runs the whole path to Kafka. Sender thread only.
    */
-  default void exercise(CheckIn c) {}
+  void sendWarmup(CheckIn c, Consumer<Exception> done);
 
   /** Delivers what was accepted, waiting at most {@code timeout}; what is left is failed. */
   void close(Duration timeout);

@@ -40,6 +40,15 @@ class CheckInEmitterTest {
 
     @Override
     public void send(CheckIn c, Consumer<Exception> done) {
+      take(c.checkInId(), done);
+    }
+
+    @Override
+    public void sendWarmup(CheckIn c, Consumer<Exception> done) {
+      take("warm:" + c.checkInId(), done);
+    }
+
+    private void take(String label, Consumer<Exception> done) {
       entered.countDown();
       try {
         release.await();
@@ -47,7 +56,7 @@ class CheckInEmitterTest {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted", e);
       }
-      sent.add(c.checkInId());
+      sent.add(label);
       done.accept(null);
     }
 
@@ -56,33 +65,30 @@ class CheckInEmitterTest {
   }
 
   @Test
-  void theWarmUpsCheckInIsEncodedButNeverQueuedCountedOrSent() throws Exception {
+  void warmUpCheckInsAreSentMarkedAfterTheDevicesOnesAndCountedApart() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    List<String> exercised = new CopyOnWriteArrayList<>();
-    List<String> sent = new CopyOnWriteArrayList<>();
-    Sink sink = new Sink() {
-      @Override
-      public void send(CheckIn c, Consumer<Exception> done) {
-        sent.add(c.checkInId());
-        done.accept(null);
-      }
-
-      @Override
-      public void exercise(CheckIn c) {
-        exercised.add(c.checkInId());
-      }
-
-      @Override
-      public void close(Duration timeout) {}
-    };
-    CheckInEmitter e = new CheckInEmitter(sink, 10, registry);
+    BlockingSink sink = new BlockingSink();
+    CheckInEmitter e = new CheckInEmitter(sink, 2, registry);
     e.start();
-    e.exercise(checkIn("warm"));
+    assertThat(e.offerWarmup(checkIn("warm-0"))).isTrue();
+    assertThat(sink.entered.await(10, TimeUnit.SECONDS)).isTrue(); // the sender now blocks on "warm-0"
+    assertThat(e.offerWarmup(checkIn("warm-1"))).isTrue();
+    assertThat(e.offerWarmup(checkIn("warm-2"))).isTrue();
+    assertThat(e.offerWarmup(checkIn("warm-3"))).as("bounded like the devices' queue").isFalse();
     assertThat(e.offer(checkIn("real"))).isTrue();
+    assertThat(e.queued()).as("warm-up check-ins are not in the devices' queue").isEqualTo(1);
+
+    sink.release.countDown();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (sink.sent.size() < 4 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(sink.sent).as("a device's check-in waiting goes before the warm-up's")
+        .containsExactly("warm:warm-0", "real", "warm:warm-1", "warm:warm-2");
+    assertThat(e.warmupSent()).isEqualTo(3);
+    assertThat(registry.get("updraft.edge.checkins.sent").counter().count()).as("only the device's").isEqualTo(1.0);
     e.close(Duration.ofSeconds(5));
-    assertThat(exercised).containsExactly("warm");
-    assertThat(sent).containsExactly("real");
-    assertThat(registry.get("updraft.edge.checkins.sent").counter().count()).isEqualTo(1.0);
+    assertThat(e.offerWarmup(checkIn("late"))).as("closed").isFalse();
   }
 
   @Test
@@ -122,6 +128,11 @@ class CheckInEmitterTest {
       }
 
       @Override
+      public void sendWarmup(CheckIn c, Consumer<Exception> done) {
+        send(c, done);
+      }
+
+      @Override
       public void close(Duration timeout) {}
     };
     CheckInEmitter e = new CheckInEmitter(deferred, 10, registry);
@@ -151,6 +162,11 @@ class CheckInEmitterTest {
       @Override
       public void send(CheckIn c, Consumer<Exception> done) {
         done.accept(new IllegalStateException("broker gone"));
+      }
+
+      @Override
+      public void sendWarmup(CheckIn c, Consumer<Exception> done) {
+        send(c, done);
       }
 
       @Override

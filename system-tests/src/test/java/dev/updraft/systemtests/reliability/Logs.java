@@ -57,10 +57,13 @@ public final class Logs {
     }
   }
 
-  /** Every check-in on {@code topic}. */
+  /** Every device check-in on {@code topic} (not the ones an edge sent marked as its warm-up). */
   public static List<CheckIn> checkIns(String bootstrap, String topic) {
     List<CheckIn> out = new ArrayList<>();
     readAll(bootstrap, topic, r -> {
+      if (r.headers().lastHeader(dev.updraft.events.Topics.WARMUP_HEADER) != null) {
+        return; // an edge's warm-up, not a device (ingesters skip these too)
+      }
       try {
         out.add(CheckInCodec.decode(r.value()));
       } catch (IOException e) {
