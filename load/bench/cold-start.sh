@@ -4,8 +4,8 @@
 # edge process (`./updraft edge`, its own JVM) is started and, as soon as its /readyz answers 200, the
 # issue's constant run goes at it (2,000 req/s for 40 s, signatures requested and verified, the
 # generator's own 20,000 untimed warm-up requests first): once with the edge's warm-up on (the default) and
-# once with `--warmup-requests 0` (the behaviour before it), `jit-default` (the JVM's own JIT thresholds instead of
-# the quarter ./updraft sets for edges), and once with `--checkins false` (to see what the
+# once with `--warmup-requests 0` (the behaviour before it), `jit-quarter` (the JIT's compile thresholds at a
+# quarter, -XX:CompileThresholdScaling=0.25), and once with `--checkins false` (to see what the
 # check-ins of the generator's warm-up cost the first seconds; MODES picks). The dev stack's and PostgreSQL's
 # CPU are sampled too (`--pids`). Prints per run the verdict, drops, start to
 # ready, and the worst one-second p99 (first second included, from the time series); copies each summary
@@ -58,8 +58,8 @@ for mode in ${MODES:-default no-warmup no-checkins}; do
   [ "$mode" = no-warmup ] && extra=(--warmup-requests 0)
   [ "$mode" = no-checkins ] && extra=(--checkins false)
   [ "$mode" = gen-warmup-on-target ] && gen_extra=(--warmup-on target)
-  # ./updraft gives the edge's JVM a quarter of the JIT's thresholds; this mode puts them back
-  mode_java=; [ "$mode" = jit-default ] && mode_java="-XX:CompileThresholdScaling=1.0"
+  # an experiment of 2026-12-02 (cold-start.md, runs 9 and 10): the JIT's thresholds at a quarter
+  mode_java=; [ "$mode" = jit-quarter ] && mode_java="-XX:CompileThresholdScaling=0.25"
   load_avg=$(cut -d' ' -f1-3 /proc/loadavg)
   t0=$(date +%s%N)
   UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC $mode_java ${EDGE_JAVA_OPTS:-}" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE --edge-id "cold-$mode" "${extra[@]}" \
