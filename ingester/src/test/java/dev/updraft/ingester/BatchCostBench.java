@@ -23,7 +23,11 @@ import org.apache.kafka.common.TopicPartition;
  * time per batch (the writer's future), the CPU of PostgreSQL's processes per batch and per check-in, and
  * per statement the mean execution time PostgreSQL's {@code pg_stat_statements} recorded.
  *
- * <p>Flags: {@code --batch-size 10000 --devices 100000 --warmup 10 --batches 10 --durable true --summary
+ * <p>{@code --steady true} makes devices repeat their attributes from one check-in to the next ({@link
+ * IngestBenchmark.Fleet#Fleet(int, long, boolean)}), as most real check-ins do; by default each check-in draws
+ * them anew.
+ *
+ * <p>Flags: {@code --batch-size 10000 --devices 100000 --warmup 10 --batches 10 --durable true --steady false --summary
  * batch-cost-summary.json --dir <temp>}. On a shared machine the wall times mean little; the CPU and the
  * split between statements say more.
  */
@@ -38,6 +42,7 @@ final class BatchCostBench {
     int warmup = s.integer("warmup", 10, 0, 1_000);
     int batches = s.integer("batches", 10, 1, 1_000);
     boolean durable = s.bool("durable", true);
+    boolean steady = s.bool("steady", false);
     Path dir = s.path("dir", Files.createTempDirectory("updraft-batch-cost"));
     Path summaryFile = s.path("summary", Path.of("batch-cost-summary.json"));
     EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0, durable);
@@ -56,7 +61,7 @@ final class BatchCostBench {
           "batch-cost");
       await(SchemaMigrations.apply(pool));
       BatchWriter writer = new BatchWriter(pool, "bench");
-      IngestBenchmark.Fleet fleet = new IngestBenchmark.Fleet(devices, 1);
+      IngestBenchmark.Fleet fleet = new IngestBenchmark.Fleet(devices, 1, steady);
       TopicPartition tp = new TopicPartition("bench", 0);
       long offset = 0;
       long at = System.currentTimeMillis();
@@ -86,6 +91,7 @@ final class BatchCostBench {
       summary.put("durable", durable);
       summary.put("batch_size", batchSize);
       summary.put("devices", devices);
+      summary.put("steady", steady);
       summary.put("batches", batches);
       summary.put("load_average_at_end", Files.readString(Path.of("/proc/loadavg")).trim());
       summary.put("wall_ms_per_batch", wallNanos / 1e6 / batches);

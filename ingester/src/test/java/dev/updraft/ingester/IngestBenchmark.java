@@ -544,19 +544,37 @@ final class IngestBenchmark {
   static final class Fleet {
     private final String[] clients;
     private final Random rnd;
+    private final int[] epochs;
     private long seq;
 
     Fleet(int devices, long seed) {
+      this(devices, seed, false);
+    }
+
+    /**
+     * {@code steady}: a device repeats its previous check-in's attributes (update, outcome, rollout, ...)
+     * until it moves on, which it does at one check-in in 50, as real devices mostly check in again on
+     * the update they run; otherwise every check-in draws them anew (the counters' worst case).
+     */
+    Fleet(int devices, long seed, boolean steady) {
       rnd = new Random(seed);
       clients = new String[devices];
       for (int i = 0; i < devices; i++) {
         clients[i] = new UUID(rnd.nextLong(), rnd.nextLong()).toString();
       }
+      epochs = steady ? new int[devices] : null;
     }
 
     CheckIn next(long at) {
       int d = rnd.nextInt(clients.length);
       String client = rnd.nextInt(100) == 0 ? null : clients[d];
+      Random rnd = this.rnd;
+      if (epochs != null) {
+        if (this.rnd.nextInt(50) == 0) {
+          epochs[d]++;
+        }
+        rnd = new Random(d * 0x9E3779B97F4A7C15L + epochs[d]);
+      }
       String platform = (d & 1) == 0 ? "ios" : "android";
       int ch = d % 20;
       String channel = ch < 14 ? "production" : ch < 19 ? "staging" : null;
@@ -583,7 +601,8 @@ final class IngestBenchmark {
           .rolloutBucket(serve ? rnd.nextInt(10_000) : null)
           .servedUpdateId(serve ? latest : null)
           .servedGroupId(serve ? "group-u2" : null)
-          .fatalError(rnd.nextInt(500) == 0 ? "Error: boom" : null)
+          // drawn in the same order as ever unless steady; a fatal error is never steady
+          .fatalError(this.rnd.nextInt(500) == 0 ? "Error: boom" : null)
           .atEpochMillis(at)
           .edgeId("edge-" + (d % 3))
           .build();
