@@ -50,10 +50,9 @@ wait_for() { # url seconds -> ms waited from $2 (epoch ns)
   done
   echo $(( ($(date +%s%N) - t0) / 1000000 ))
 }
-heap_after_gc() { # pid (the JVM, or the ./updraft script that is its parent while it writes a class archive) -> used heap bytes after a full GC
-  local pid; pid=$(pgrep -P "$1" java | head -n1 || true); pid=${pid:-$1}
-  jcmd "$pid" GC.run >/dev/null
-  jcmd "$pid" GC.heap_info | awk '/used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v * 1024; exit } }'
+heap_after_gc() { # pid -> used heap bytes after a full GC
+  jcmd "$1" GC.run >/dev/null
+  jcmd "$1" GC.heap_info | awk '/used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v * 1024; exit } }'
 }
 load1() { cut -d' ' -f1 /proc/loadavg; }
 wait_quiet() { # waits (at most QUIET_WAIT s) for the 1-minute load average to fall under QUIET_LOAD

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code ./updraft} script's class-data archive: a server started without one writes it when it stops
- * (if it ran long enough), the next start loads its classes from it, and {@code --help}, a run that ended
- * too soon, or {@code UPDRAFT_CDS=0} leave none behind. A start that fails its configuration at once is
+ * The {@code ./updraft} script's class-data archive: a server started without one writes it when it stops,
+ * the next start keeps it (if that run lasted long enough) and loads its classes from it; {@code --help}, a
+ * run that ended too soon, or {@code UPDRAFT_CDS=0} leave none behind. A start that fails its configuration at once is
  * the quick way to run a server command here: the archive is written at any exit.
  */
 class ClassArchiveIT {
@@ -29,20 +29,20 @@ class ClassArchiveIT {
     Run first = run(dir, Map.of("UPDRAFT_CDS_MIN_SECONDS", "0"), "edge", "--edge-port", "nope");
     assertThat(first.status).as("the configuration error's status: " + first.output).isEqualTo(2);
     assertThat(first.output).contains("no class-data archive for 'edge' yet").contains("--edge-port");
-    List<Path> archives = archives(dir);
-    assertThat(archives).hasSize(1);
-    assertThat(archives.get(0).getFileName().toString()).startsWith("edge-").endsWith(".jsa");
+    assertThat(names(dir)).as("written by the JVM as it exited, under its pid").singleElement()
+        .satisfies(n -> assertThat(n).startsWith("edge-").endsWith(".tmp"));
 
-    // -Xshare:on makes the JVM refuse to start (status 1, "Unable to use shared archive") unless it maps the archive
-    Run second = run(dir, Map.of("UPDRAFT_JAVA_OPTS", "-Xshare:on"), "edge", "--edge-port", "nope");
+    // the next start keeps it and maps it: -Xshare:on makes the JVM refuse to start (status 1, "Unable to
+    // use shared archive") unless it does
+    Run second = run(dir, Map.of("UPDRAFT_JAVA_OPTS", "-Xshare:on", "UPDRAFT_CDS_MIN_SECONDS", "0"), "edge", "--edge-port", "nope");
     assertThat(second.status).as(second.output).isEqualTo(2);
     assertThat(second.output).doesNotContain("class-data archive").doesNotContain("shared archive");
-    assertThat(archives(dir)).containsExactlyElementsOf(archives);
+    assertThat(names(dir)).singleElement().satisfies(n -> assertThat(n).startsWith("edge-").endsWith(".jsa"));
 
     // another command has its own archive
     Run ingest = run(dir, Map.of("UPDRAFT_CDS_MIN_SECONDS", "0"), "ingest", "--ingest-batch-size", "nope");
     assertThat(ingest.output).contains("no class-data archive for 'ingest' yet");
-    assertThat(archives(dir)).hasSize(2);
+    assertThat(names(dir)).hasSize(2);
   }
 
   @Test
@@ -51,16 +51,21 @@ class ClassArchiveIT {
     Run help = run(dir, Map.of("UPDRAFT_CDS_MIN_SECONDS", "0"), "edge", "--help");
     assertThat(help.status).isZero();
     assertThat(help.output).contains("usage: updraft edge").doesNotContain("class-data archive");
+    assertThat(names(dir)).isEmpty();
 
     Run tooSoon = run(dir, Map.of(), "edge", "--edge-port", "nope");
-    assertThat(tooSoon.output).as("a start that failed at once is announced but kept no archive")
+    assertThat(tooSoon.output).contains("no class-data archive for 'edge' yet");
+    Run next = run(dir, Map.of(), "edge", "--edge-port", "nope");
+    assertThat(next.output).as("the run before lasted under the default 10 s: its archive was dropped")
         .contains("no class-data archive for 'edge' yet");
-    assertThat(archives(dir)).as("the default minimum run is 10 s").isEmpty();
+    assertThat(names(dir)).as("only the last run's, still to be judged").singleElement()
+        .satisfies(n -> assertThat(n).endsWith(".tmp"));
 
-    Run off = run(dir, Map.of("UPDRAFT_CDS", "0", "UPDRAFT_CDS_MIN_SECONDS", "0"), "edge", "--edge-port", "nope");
-    assertThat(off.status).isEqualTo(2);
-    assertThat(off.output).doesNotContain("class-data archive");
-    assertThat(archives(dir)).isEmpty();
+    Path off = tmp.resolve("off");
+    Run disabled = run(off, Map.of("UPDRAFT_CDS", "0", "UPDRAFT_CDS_MIN_SECONDS", "0"), "edge", "--edge-port", "nope");
+    assertThat(disabled.status).isEqualTo(2);
+    assertThat(disabled.output).doesNotContain("class-data archive");
+    assertThat(names(off)).isEmpty();
   }
 
   private record Run(int status, String output) {}
@@ -79,12 +84,12 @@ class ClassArchiveIT {
     return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
   }
 
-  private static List<Path> archives(Path dir) throws IOException {
+  private static List<String> names(Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {
       return List.of();
     }
     try (Stream<Path> s = Files.list(dir)) {
-      return s.sorted().toList();
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
     }
   }
 
