@@ -20,8 +20,10 @@ STEPS=${*:-setup xprem knee ablations restart scale}
 # the stepped ramp of every knee run (req/s): KNEE_FROM KNEE_TO KNEE_STEP
 KNEE="--knee-from ${KNEE_FROM:-1000} --knee-to ${KNEE_TO:-10000} --knee-step ${KNEE_STEP:-1000}"
 # untimed warm-up requests before a run that starts at full rate (knee, restart): the first seconds of a
-# fresh edge and generator are interpreted code, ~600 req/s; xprem starts at 20 req/s and needs none
-WARM="--warmup ${WARMUP:-30000}"
+# fresh edge and generator are interpreted code, ~600 req/s; xprem starts at 20 req/s and needs none. Sent to
+# the edge (WARMUP_ON=target, as in the 2026-12-01 report) so that the edge is warm too; mirror warms only the
+# generator (its default)
+WARM="--warmup ${WARMUP:-30000} --warmup-on ${WARMUP_ON:-target}"
 mkdir -p "$OUT"
 export UPDRAFT_SERVER=$SERVER UPDRAFT_TOKEN=$TOKEN
 
