@@ -105,11 +105,7 @@ public final class CheckInEmitter {
    * when {@code capacity} warm-up check-ins already wait or the emitter is closed. Never waits.
    */
   public boolean offerWarmup(CheckIn c) {
-    if (closed) {
-      return false;
-    }
-    if (warmSize.incrementAndGet() > capacity) {
-      warmSize.decrementAndGet();
+    if (closed || !reserve(warmSize)) {
       return false;
     }
     warmQueue.offer(c);
@@ -130,12 +126,20 @@ public final class CheckInEmitter {
       droppedShutdown.increment();
       return false;
     }
-    if (size.incrementAndGet() > capacity) {
-      size.decrementAndGet();
+    if (!reserve(size)) {
       droppedFull.increment();
       return false;
     }
     queue.offer(c);
+    return true;
+  }
+
+  /** Takes a place of {@code capacity} in a queue's count; false when it is full. */
+  private boolean reserve(AtomicInteger waiting) {
+    if (waiting.incrementAndGet() > capacity) {
+      waiting.decrementAndGet();
+      return false;
+    }
     return true;
   }
 
@@ -155,16 +159,12 @@ public final class CheckInEmitter {
     int idle = 0;
     while (true) {
       CheckIn c = queue.poll();
+      boolean warmup = false;
+      if (c == null && !closed) {
+        c = warmQueue.poll(); // a device's check-in waiting goes first
+        warmup = c != null;
+      }
       if (c == null) {
-        CheckIn w = closed ? null : warmQueue.poll();
-        if (w != null) {
-          idle = 0;
-          warmSize.decrementAndGet();
-          if (!sendWarmup(w, onWarmupDelivery)) {
-            return;
-          }
-          continue;
-        }
         if (closed) {
           return;
         }
@@ -173,29 +173,23 @@ public final class CheckInEmitter {
         continue;
       }
       idle = 0;
-      size.decrementAndGet();
-      taken++;
+      if (warmup) {
+        warmSize.decrementAndGet();
+      } else {
+        size.decrementAndGet();
+        taken++;
+      }
+      Consumer<Exception> done = warmup ? onWarmupDelivery : onDelivery;
       try {
-        sink.send(c, onDelivery);
+        sink.send(c, warmup, done);
       } catch (RuntimeException e) {
         // interrupted at close, producer closed, or max.block.ms passed with the buffer still full
-        delivered(e);
+        done.accept(e);
         if (Thread.currentThread().isInterrupted()) {
           return;
         }
       }
     }
-  }
-
-  /** Hands a warm-up check-in to the sink; false when the sender must end (interrupted at close). */
-  private boolean sendWarmup(CheckIn w, Consumer<Exception> onDelivery) {
-    try {
-      sink.sendWarmup(w, onDelivery);
-    } catch (RuntimeException e) {
-      warmupDelivered(e);
-      return !Thread.currentThread().isInterrupted();
-    }
-    return true;
   }
 
   private void warmupDelivered(Exception e) {

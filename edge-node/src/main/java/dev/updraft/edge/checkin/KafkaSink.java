@@ -59,30 +59,21 @@ final class KafkaSink implements Sink {
     this.producer = new KafkaProducer<>(p);
   }
 
-  /** The producer callback for the sender's (single, long-lived) delivery consumer, made once. */
+  /**
+   * The producer callback for the sender's delivery consumer, made again only when the consumer changes (the
+   * sender has two, the devices' and the warm-up's, which take turns only while an edge warms up).
+   */
   private Consumer<Exception> callbackFor;
   private Callback callback;
 
   @Override
-  public void send(CheckIn c, Consumer<Exception> done) {
+  public void send(CheckIn c, boolean warmup, Consumer<Exception> done) {
     if (done != callbackFor) {
       callbackFor = done;
       callback = (md, e) -> done.accept(e);
     }
-    producer.send(new ProducerRecord<>(topic, c.clientId(), compact != null ? compact.encode(c) : json.encode(c)), callback);
-  }
-
-  private Consumer<Exception> warmCallbackFor;
-  private Callback warmCallback;
-
-  @Override
-  public void sendWarmup(CheckIn c, Consumer<Exception> done) {
-    if (done != warmCallbackFor) {
-      warmCallbackFor = done;
-      warmCallback = (md, e) -> done.accept(e);
-    }
-    producer.send(new ProducerRecord<>(topic, null, c.clientId(), compact != null ? compact.encode(c) : json.encode(c),
-        warmupHeaders), warmCallback);
+    byte[] value = compact != null ? compact.encode(c) : json.encode(c);
+    producer.send(new ProducerRecord<>(topic, null, c.clientId(), value, warmup ? warmupHeaders : null), callback);
   }
 
   @Override

@@ -9,13 +9,11 @@ import java.util.function.Consumer;
  * on an event loop) and reports the delivery to {@code done}: null on success, the failure otherwise.
  */
 interface Sink {
-  void send(CheckIn c, Consumer<Exception> done);
-
   /**
-   * Sends {@code c} as {@link #send} would, marked as the edge's warm-up ({@code Topics.WARMUP_HEADER}:
-   * readers skip it), so that the warm-up runs the whole path to Kafka. Sender thread only.
+   * Sends {@code c}; {@code warmup} marks it as the edge's own warm-up ({@code Topics.WARMUP_HEADER}: readers
+   * skip it), sent all the same so that the warm-up runs the whole path to Kafka.
    */
-  void sendWarmup(CheckIn c, Consumer<Exception> done);
+  void send(CheckIn c, boolean warmup, Consumer<Exception> done);
 
   /** Delivers what was accepted, waiting at most {@code timeout}; what is left is failed. */
   void close(Duration timeout);

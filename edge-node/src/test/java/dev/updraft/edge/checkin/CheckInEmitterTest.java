@@ -39,16 +39,7 @@ class CheckInEmitterTest {
     final List<String> sent = new CopyOnWriteArrayList<>();
 
     @Override
-    public void send(CheckIn c, Consumer<Exception> done) {
-      take(c.checkInId(), done);
-    }
-
-    @Override
-    public void sendWarmup(CheckIn c, Consumer<Exception> done) {
-      take("warm:" + c.checkInId(), done);
-    }
-
-    private void take(String label, Consumer<Exception> done) {
+    public void send(CheckIn c, boolean warmup, Consumer<Exception> done) {
       entered.countDown();
       try {
         release.await();
@@ -56,7 +47,7 @@ class CheckInEmitterTest {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted", e);
       }
-      sent.add(label);
+      sent.add(warmup ? "warm:" + c.checkInId() : c.checkInId());
       done.accept(null);
     }
 
@@ -123,13 +114,8 @@ class CheckInEmitterTest {
     List<Consumer<Exception>> pending = new CopyOnWriteArrayList<>();
     Sink deferred = new Sink() { // like a producer: accepts at once, reports delivery later
       @Override
-      public void send(CheckIn c, Consumer<Exception> done) {
+      public void send(CheckIn c, boolean warmup, Consumer<Exception> done) {
         pending.add(done);
-      }
-
-      @Override
-      public void sendWarmup(CheckIn c, Consumer<Exception> done) {
-        send(c, done);
       }
 
       @Override
@@ -160,13 +146,8 @@ class CheckInEmitterTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     Sink failing = new Sink() {
       @Override
-      public void send(CheckIn c, Consumer<Exception> done) {
+      public void send(CheckIn c, boolean warmup, Consumer<Exception> done) {
         done.accept(new IllegalStateException("broker gone"));
-      }
-
-      @Override
-      public void sendWarmup(CheckIn c, Consumer<Exception> done) {
-        send(c, done);
       }
 
       @Override
