@@ -228,12 +228,10 @@ public final class EventLogGenerator {
     return new UUID((r.nextLong() & ~0xF000L) | 0x4000L, (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L);
   }
 
-  /** Writes the log as JSON lines (one {@link EventCodec#encode} per line). */
-  public static Written toFile(Spec spec, Path file) throws IOException {
-    return toFile(spec, file, line -> { });
-  }
-
-  /** As {@link #toFile(Spec, Path)}, saying how far it is every 10 seconds to {@code progress}. */
+  /**
+   * Writes the log as JSON lines (one {@link EventCodec#encode} per line), saying how far it is every 10
+   * seconds to {@code progress}.
+   */
   public static Written toFile(Spec spec, Path file, Consumer<String> progress) throws IOException {
     long[] counts = new long[2];
     try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
@@ -289,12 +287,10 @@ public final class EventLogGenerator {
     }
   }
 
-  /** Appends the log to {@code <prefix>updraft.events} (key = app id); waits for every acknowledgement. */
-  public static Written toKafka(Spec spec, String bootstrap, String topicPrefix) throws ExecutionException {
-    return toKafka(spec, bootstrap, topicPrefix, line -> { });
-  }
-
-  /** As {@link #toKafka(Spec, String, String)}, saying how far it is every 10 seconds to {@code progress}. */
+  /**
+   * Appends the log to {@code <prefix>updraft.events} (key = app id), saying how far it is every 10 seconds
+   * to {@code progress}; waits for every acknowledgement.
+   */
   public static Written toKafka(Spec spec, String bootstrap, String topicPrefix, Consumer<String> progress)
       throws ExecutionException {
     Properties p = new Properties();
