@@ -20,6 +20,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * app's lines ({@link AppImage#warmupLines}) and varied as devices vary them (platform, protocol 0 and 1,
  * multipart and JSON, signed with each key of the ring, client ids in every bucket), so that the JIT has
  * compiled the hot path before {@code /readyz} answers 200 and a load balancer sends traffic. It sends at most
- * {@code requests} and stops earlier once its latency curve is flat ({@link WarmupCurve}, {@code
- * --warmup-until-flat}); bounded by {@code timeout}; {@code requests} 0 turns it off.
+ * {@code requests} and stops earlier once its latency curve is flat, the JIT quiet and the hot path compiled
+ * by the optimising compiler ({@link WarmupCurve}, {@link HotPath}, {@code --warmup-until-flat}); bounded by
+ * {@code timeout}; {@code requests} 0 turns it off.
  *
  * <p>Warm-up requests carry {@link #HEADER} with this process's random {@link #SECRET} (an outside request
  * cannot forge it): the handler does their whole work, the latency timed on a registry nobody reads and the
@@ -44,6 +46,8 @@ final class Warmup {
   static final String HEADER = "x-updraft-warmup";
   static final String SECRET = UUID.randomUUID().toString();
   private static final int CONCURRENCY = 16;
+  /** How often the hot path's compiled state is read while it is not all compiled. */
+  private static final long PENDING_READ_MS = 250;
 
   /** Failed requests after which the warm-up gives up (the node is closing, or its servers cannot be reached). */
   private static final int MAX_FAILURES = 100;
@@ -124,28 +128,41 @@ final class Warmup {
     long deadline = t0 + timeout.toNanos();
     AtomicInteger started = new AtomicInteger();
     Map<Integer, Long> statuses = new TreeMap<>();
-    WarmupCurve curve = new WarmupCurve(requests, untilFlat);
+    // the hot path's compiled state, read off the event loops (a code list takes milliseconds) until all is compiled
+    AtomicReference<List<String>> pending = new AtomicReference<>(HotPath.topTier() > 0 ? HotPath.METHODS : null);
+    long reader = pending.get() == null ? -1 : vertx.setPeriodic(0, PENDING_READ_MS, id -> vertx.executeBlocking(HotPath::pending, false)
+        .onSuccess(p -> {
+          pending.set(p);
+          if (p == null || p.isEmpty()) {
+            vertx.cancelTimer(id);
+          }
+        }));
+    WarmupCurve curve = new WarmupCurve(requests, untilFlat, System::nanoTime, WarmupCurve::jvmCompileMillis, pending::get);
     Promise<Void> all = Promise.promise();
     AtomicInteger running = new AtomicInteger(CONCURRENCY);
     for (int w = 0; w < CONCURRENCY; w++) {
       next(client, variants, requests, deadline, started, statuses, running, all, curve);
     }
     return all.future().eventually(client::close).onComplete(ar -> {
+      vertx.cancelTimer(reader);
+      List<String> notCompiled = pending.get();
       long ms = (System.nanoTime() - t0) / 1_000_000;
       live.phases().took("warmup", System.nanoTime() - t0);
       String cut = answered.get() >= requests ? ""
           : stopped ? ", stopped: the node is closing"
           : failures.get() >= MAX_FAILURES ? ", stopped after " + failures.get() + " failed requests"
           : curve.flat() ? ", stopped when flat after " + curve.flatAfter() + " of " + requests + " (" + WarmupCurve.PATIENCE
-              + " windows without a " + WarmupCurve.GAIN_PERCENT + " % gain, JIT compiling " + curve.lastJitPercent() + " % of the last)"
+              + " windows without a " + WarmupCurve.GAIN_PERCENT + " % gain, JIT compiling " + curve.lastJitPercent() + " % of the last, "
+              + (curve.lastPending() == null ? "the JVM does not tell what is compiled)" : "the hot path compiled at the top tier)")
           : ", stopped by --warmup-timeout " + timeout.toMillis() + " ms before " + requests;
       Map<Integer, Long> counted;
       synchronized (statuses) {
         counted = new TreeMap<>(statuses);
       }
+      String hot = notCompiled == null ? "not known" : notCompiled.isEmpty() ? "all at the top tier" : "not yet at the top tier: " + notCompiled;
       LOG.info("warm-up: {} requests over {} variants of {} apps in {} ms{} (statuses {}, -1: failed); check-ins sent"
-          + " marked as warm-up; ready; mean µs per {} requests: {}; JIT compiling {} % of the last window", answered.get(), variants.size(),
-          image.appCount(), ms, cut, counted, curve.window(), curve.means(), curve.lastJitPercent());
+          + " marked as warm-up; ready; mean µs per {} requests: {}; JIT compiling {} % of the last window; hot path {}", answered.get(),
+          variants.size(), image.appCount(), ms, cut, counted, curve.window(), curve.means(), curve.lastJitPercent(), hot);
     });
   }
 

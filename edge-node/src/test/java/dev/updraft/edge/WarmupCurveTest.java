@@ -3,6 +3,7 @@ package dev.updraft.edge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** When the warm-up stops: once its latency curve has stopped falling, not before. */
@@ -13,7 +14,7 @@ class WarmupCurveTest {
   private final long[] now = {0};
 
   private WarmupCurve curve(int requests, boolean untilFlat) {
-    return new WarmupCurve(requests, untilFlat, () -> now[0] += 10_000_000L, () -> compiled[0]);
+    return new WarmupCurve(requests, untilFlat, () -> now[0] += 10_000_000L, () -> compiled[0], () -> List.of());
   }
 
   /** Feeds {@code curve} one window per entry of {@code meansMicros}, every request of a window at that latency. */
@@ -46,7 +47,7 @@ class WarmupCurveTest {
 
   @Test
   void aPlateauWhileTheJitStillCompilesDoesNotEndTheWarmUp() {
-    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> compiled[0] += 3);
+    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> compiled[0] += 3, () -> List.of());
     // the same curve as the measured one, but each window the compilers work 3 ms of its 10: 30 % > 10 %
     int sent = feed(c, 15_000, 4_000, 3_500, 3_000, 2_600, 2_200, 1_900, 1_600, 1_400, 1_500, 1_300, 1_400, 1_450, 1_350,
         1_300, 1_300, 1_300, 1_300, 1_300, 1_300);
@@ -58,7 +59,7 @@ class WarmupCurveTest {
   @Test
   void theWarmUpEndsOnceTheJitHasGoneQuietOnAFlatCurve() {
     long[] perWindow = {5};
-    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> compiled[0] += perWindow[0]);
+    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> compiled[0] += perWindow[0], () -> List.of());
     // flat from 5,000 on (1,300 µs), the compilers busy (50 %) until the 9th window, then 1 ms of 10 (10 %: not
     // under 10), then none
     for (int w = 0; w < 20 && !c.flat(); w++) {
@@ -73,7 +74,7 @@ class WarmupCurveTest {
 
   @Test
   void withoutTheJitsFiguresTheLatencyAloneDecides() {
-    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> -1);
+    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> -1, () -> null);
     int sent = feed(c, 15_000, 4_000, 3_500, 3_000, 2_600, 2_200, 1_900, 1_600, 1_400, 1_500, 1_300, 1_400);
     assertThat(c.flatAfter()).isEqualTo(12_000);
     assertThat(sent).isEqualTo(12_000);
@@ -137,5 +138,39 @@ class WarmupCurveTest {
     WarmupCurve c = curve(200, true);
     assertThat(feed(c, 1_000, 1_000, 1_000, 1_000)).isEqualTo(200);
     assertThat(c.flat()).isFalse();
+  }
+
+  @Test
+  void aFlatQuietCurveWaitsForTheHotPathsTopTierCode() {
+    // the C1 plateau of cold-start run 9: flat (three windows without a gain) and quiet from 6,000 requests;
+    // the route's C2 code is not there when the windows ending at 6,000 and 7,000 are judged, and is at 8,000
+    List<String> notYet = List.of("dev.updraft.edge.ManifestHandler.answer");
+    int[] asked = {0};
+    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> compiled[0],
+        () -> ++asked[0] < 3 ? notYet : List.of());
+    int sent = feed(c, 4_000, 2_000, 1_300, 1_300, 1_300, 1_300, 1_300, 1_300, 1_300, 1_300, 1_300, 1_300);
+    assertThat(c.flatAfter()).as("ends once the top-tier code is there, not on the plateau at 6,000").isEqualTo(8_000);
+    assertThat(sent).isEqualTo(8_000);
+    assertThat(c.lastPending()).isEmpty();
+  }
+
+  @Test
+  void aHotPathNeverCompiledRunsTheWarmUpToItsEnd() {
+    WarmupCurve c = new WarmupCurve(20_000, true, () -> now[0] += 10_000_000L, () -> compiled[0],
+        () -> List.of("io.netty.handler.codec.http.HttpObjectDecoder.decode"));
+    long[] flat = new long[20];
+    java.util.Arrays.fill(flat, 1_300);
+    assertThat(feed(c, flat)).isEqualTo(20_000);
+    assertThat(c.flat()).isFalse();
+    assertThat(c.lastPending()).containsExactly("io.netty.handler.codec.http.HttpObjectDecoder.decode");
+  }
+
+  @Test
+  void largeWarmUpsJudgeWindowsOfAThousandAndMayEndAfterFiveThousand() {
+    WarmupCurve c = curve(200_000, true);
+    assertThat(c.window()).isEqualTo(WarmupCurve.MAX_WINDOW);
+    int sent = feed(c, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000);
+    assertThat(c.flatAfter()).isEqualTo(5_000);
+    assertThat(sent).isEqualTo(5_000);
   }
 }
