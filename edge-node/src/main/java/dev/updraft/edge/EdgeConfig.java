@@ -39,13 +39,13 @@ import java.util.Set;
  * @param checkinCompact {@code --checkin-format compact|json}, default compact: check-ins go to Kafka in the
  *     compact form ({@code CheckInBinary}, read by ingesters from this release on) or as JSON (for ingesters
  *     of an earlier release, during an upgrade that has not reached them yet)
- * @param warmupRequests {@code --warmup-requests}, default 20000: device requests the edge sends itself over
- *     its image before {@code /readyz} answers 200 (their check-ins marked as warm-up, skipped by ingesters); 0: none
- * @param warmupTimeout {@code --warmup-timeout}, default 10s: the longest the warm-up runs
+ * @param warmupRequests {@code --warmup-requests}, default 200000: the most device requests the edge sends itself
+ *     over its image before {@code /readyz} answers 200 (their check-ins marked as warm-up, skipped by ingesters); 0: none
+ * @param warmupTimeout {@code --warmup-timeout}, default 30s: the longest the warm-up runs
  * @param warmupUntilFlat {@code --warmup-until-flat}, default true: the warm-up ends before {@code
- *     --warmup-requests} once its latency has stopped falling (three windows of a twentieth of its requests
- *     without a 10 % gain on the best, the JIT compiling under 10 % of the last window, after at least a quarter
- *     of them); false: it always sends them all
+ *     --warmup-requests} once its latency has stopped falling (three windows of a twentieth of its requests, at
+ *     most 1,000, without a 10 % gain on the best), the JIT compiles under 10 % of the last window and the hot
+ *     path has the JIT's top-tier code, after at least a quarter of them (at most 5,000); false: it always sends them all
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -163,8 +163,8 @@ public record EdgeConfig(
         s.longValue("checkin-producer-buffer", 64L << 20, 65536, 1L << 32),
         s.longValue("patch-cache-bytes", 128L << 20, 0, 1L << 36),
         checkinFormat(s.string("checkin-format", "compact")),
-        s.integer("warmup-requests", 20_000, 0, 10_000_000),
-        s.duration("warmup-timeout", Duration.ofSeconds(10)),
+        s.integer("warmup-requests", 200_000, 0, 10_000_000),
+        s.duration("warmup-timeout", Duration.ofSeconds(30)),
         s.bool("warmup-until-flat", true));
   }
 

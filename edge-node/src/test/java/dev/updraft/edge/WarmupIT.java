@@ -100,4 +100,28 @@ class WarmupIT {
     assertThat(mine.size() - devices.size()).as("marked warm-up check-ins").isGreaterThanOrEqualTo(WARMUP);
     assertThat(edgeWarmupSent).as("acknowledged warm-up check-ins, counted apart").isGreaterThanOrEqualTo(WARMUP);
   }
+
+  @Test
+  void withTheEarlyEndOnTheEdgeTurnsReadyOnlyOnceTheHotPathHasItsTopTierCode() throws InterruptedException {
+    // the default early end (--warmup-until-flat true) with bounds far away: what ends it is the curve, the
+    // JIT and the hot path's compiled state; C2 needs some 10,000-15,000 invocations and seconds of compile
+    // time on two cores, which a flat-latency rule alone did not wait for (cold-start.md, runs 9 and 10)
+    try (TestLog log = new TestLog(bootstrap, prefix)) {
+      Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS).minusSeconds(600);
+      log.publish("hot-app", new EventPayload.AppCreated("Hot path app"));
+      log.publish("hot-app", new EventPayload.UpdatePublished(FixtureManifests.group("production", "1.0.0", Fixtures.update1(), t, null, null)));
+      EdgeNode edge = Edges.start(vertx, log, "hot-path-edge", "warmup-requests", "10000000", "warmup-timeout", "300s");
+      EdgeHttp http = new EdgeHttp(edge.port());
+      long deadline = System.nanoTime() + Duration.ofSeconds(330).toNanos();
+      while (http.get("/readyz").status() != 200) {
+        assertThat(System.nanoTime() - deadline).as("ready within 330 s").isNegative();
+        Thread.sleep(20);
+      }
+      long answered = edge.warmupAnswered();
+      assertThat(HotPath.pending()).as("hot path methods without top-tier code when /readyz said 200").isEmpty();
+      assertThat(answered).as("ended by the curve, before its bounds").isLessThan(10_000_000L);
+      System.out.println("hot path compiled at ready after " + answered + " warm-up requests");
+      Edges.await(edge.close());
+    }
+  }
 }
