@@ -4,7 +4,8 @@
 # edge process (`./updraft edge`, its own JVM) is started and, as soon as its /readyz answers 200, the
 # issue's constant run goes at it (2,000 req/s for 40 s, signatures requested and verified, the
 # generator's own 20,000 untimed warm-up requests first): once with the edge's warm-up on (the default) and
-# once with `--warmup-requests 0` (the behaviour before it), `jit-quarter` (the JIT's compile thresholds at a
+# once with `--warmup-requests 0` (the behaviour before it), `bounds-20k` (the warm-up's bounds before it waited
+# for the hot path's C2 code: 20,000 requests, 10 s), `jit-quarter` (the JIT's compile thresholds at a
 # quarter, -XX:CompileThresholdScaling=0.25), and once with `--checkins false` (to see what the
 # check-ins of the generator's warm-up cost the first seconds; MODES picks). The dev stack's and PostgreSQL's
 # CPU are sampled too (`--pids`). Prints per run the verdict, drops, start to
@@ -57,6 +58,8 @@ for mode in ${MODES:-default no-warmup no-checkins}; do
   extra=(); gen_extra=()
   [ "$mode" = no-warmup ] && extra=(--warmup-requests 0)
   [ "$mode" = no-checkins ] && extra=(--checkins false)
+  # the bounds before the warm-up waited for the hot path's C2 code (2026-12-02): at most 20,000 requests in 10 s
+  [ "$mode" = bounds-20k ] && extra=(--warmup-requests 20000 --warmup-timeout 10s)
   [ "$mode" = gen-warmup-on-target ] && gen_extra=(--warmup-on target)
   # an experiment of 2026-12-02 (cold-start.md, runs 9 and 10): the JIT's thresholds at a quarter
   mode_java=; [ "$mode" = jit-quarter ] && mode_java="-XX:CompileThresholdScaling=0.25"
@@ -78,7 +81,12 @@ for mode in ${MODES:-default no-warmup no-checkins}; do
   ts="$work/$PREFIX-$mode-timeseries.csv"
   worst=$(awk -F, '$2=="generator" && $3=="latency_p99_ms" && $1>=0 {if ($5>m) {m=$5; t=$1}} END {printf "%.2f ms at t=%s s", m, t}' "$ts")
   first=$(awk -F, '$2=="generator" && $3=="latency_p99_ms" && $1>=0 {print $5; exit}' "$ts")
-  line="$mode: exit $status; edge start to ready $ready_ms ms; worst one-second p99 $worst; first second's p99 $first ms; load average before $load_avg"
+  # the restart target: the first 5 s at p99 <= 2x the steady p99 (here: the median one-second p99 of t = 20-39 s)
+  first5=$(awk -F, '$2=="generator" && $3=="latency_p99_ms" && $1>=0 && $1<5 {if ($5>m) m=$5} END {printf "%.2f", m}' "$ts")
+  steady=$(awk -F, '$2=="generator" && $3=="latency_p99_ms" && $1>=20 && $1<40 {print $5}' "$ts" | sort -g | awk '{a[NR]=$1} END {printf "%.2f", NR ? a[int((NR+1)/2)] : -1}')
+  warm=$(grep -o "warm-up: [0-9]* requests[^(]*" "$work/edge-$mode.log" | head -n 1 || true)
+  hot=$(grep -o "hot path .*" "$work/edge-$mode.log" | head -n 1 || true)
+  line="$mode: exit $status; edge start to ready $ready_ms ms ($warm; $hot); worst one-second p99 $worst; first second's p99 $first ms; worst p99 of the first 5 s $first5 ms against a steady p99 of $steady ms (t = 20-39 s); load average before $load_avg"
   log "$line"
   cp "$work/$PREFIX-$mode-summary.json" "$OUT/"
   { head -n 1 "$ts"; awk -F, 'NR > 1 && $1 >= 0 && $1 < 10' "$ts"; } > "$OUT/$PREFIX-$mode-first-10s.csv"
