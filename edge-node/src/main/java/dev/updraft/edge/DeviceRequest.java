@@ -37,12 +37,8 @@ final class DeviceRequest {
   final String expectKeyId;
   final String accept;
 
-  /** Sent by this edge's own warm-up ({@link Warmup}): answered, its check-in marked as a warm-up. */
-  final boolean warmup;
-
   DeviceRequest(HttpServerRequest req, String appId) {
     MultiMap h = req.headers();
-    this.warmup = Warmup.isWarmup(h);
     String query = req.query();
     this.appId = appId;
     this.platformRaw = headerOrQuery(req, h, query, Names.PLATFORM, "platform");

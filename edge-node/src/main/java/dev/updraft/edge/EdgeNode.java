@@ -165,9 +165,10 @@ public final class EdgeNode {
           ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
               config.accessLogSample(), p.assets);
           handlerOf.set(handler);
+          ManifestHandler warmHandler = config.warmupRequests() > 0 ? handler.forWarmup() : null;
           return vertx.deployVerticle(() -> {
             HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler, loopDelay,
-                config.headerTimeout().toNanos(), headerTimeouts);
+                config.headerTimeout().toNanos(), headerTimeouts, servers.isEmpty() ? warmHandler : null);
             servers.add(v);
             return v;
           }, new DeploymentOptions().setInstances(config.eventLoops()));
@@ -180,8 +181,10 @@ public final class EdgeNode {
           Warmup warmup = new Warmup();
           parts.warmup = warmup;
           handlerOf.get().warmup(warmup);
-          warmup.run(vertx, parts.live, config.bind(), bound, config.warmupRequests(), config.warmupUntilFlat(),
+          HttpVerticle first = servers.get(0);
+          warmup.run(vertx, parts.live, first.warmupPort(), config.warmupRequests(), config.warmupUntilFlat(),
               config.warmupTimeout())
+              .eventually(first::closeWarmup)
               .onComplete(ar -> {
                 if (!warmup.stopped()) {
                   parts.live.phases().totalToNow();

@@ -21,14 +21,22 @@ final class HttpVerticle extends VerticleBase {
   private final Timer loopDelay;
   private final long headerTimeoutNanos;
   private final Counter headerTimeouts;
+  /** The warm-up's handler (first instance only, else null), served on a loopback server of its own. */
+  private final ManifestHandler warmHandler;
   private HttpServer server;
+  private volatile HttpServer warmServer;
   private long timerId = -1;
   private long expected;
 
+  /**
+   * @param warmHandler the warm-up's handler ({@link ManifestHandler#forWarmup}) to serve on a server of its own,
+   *     on 127.0.0.1 and a free port, until {@link #closeWarmup}; null: none
+   */
   HttpVerticle(HttpServerOptions options, ManifestHandler handler, Timer loopDelay, long headerTimeoutNanos,
-      Counter headerTimeouts) {
+      Counter headerTimeouts, ManifestHandler warmHandler) {
     this.options = options;
     this.handler = handler;
+    this.warmHandler = warmHandler;
     this.loopDelay = loopDelay;
     this.headerTimeoutNanos = headerTimeoutNanos;
     this.headerTimeouts = headerTimeouts;
@@ -46,7 +54,29 @@ final class HttpVerticle extends VerticleBase {
         .requestHandler(handler)
         .connectionHandler(c -> HttpGuard.install(c, headerTimeoutNanos, headerTimeouts))
         .invalidRequestHandler(HttpGuard::invalid);
-    return server.listen();
+    if (warmHandler == null) {
+      return server.listen();
+    }
+    // the same server code (options, guard, codecs) as the devices' server, so that it is what the warm-up compiles
+    HttpServer warm = vertx.createHttpServer(new HttpServerOptions(options).setHost("127.0.0.1").setPort(0))
+        .requestHandler(warmHandler)
+        .connectionHandler(c -> HttpGuard.install(c, headerTimeoutNanos, headerTimeouts))
+        .invalidRequestHandler(HttpGuard::invalid);
+    warmServer = warm;
+    return server.listen().compose(s -> warm.listen());
+  }
+
+  /** The port of the warm-up's server, -1 when this instance has none or it is closed. */
+  int warmupPort() {
+    HttpServer w = warmServer;
+    return w == null ? -1 : w.actualPort();
+  }
+
+  /** Closes the warm-up's server (the warm-up is over); the devices' server goes on. */
+  Future<Void> closeWarmup() {
+    HttpServer w = warmServer;
+    warmServer = null;
+    return w == null ? Future.succeededFuture() : w.close();
   }
 
   /** The port actually bound. */
@@ -59,6 +89,6 @@ final class HttpVerticle extends VerticleBase {
     if (timerId >= 0) {
       vertx.cancelTimer(timerId);
     }
-    return server == null ? Future.succeededFuture() : server.close();
+    return closeWarmup().transform(ignored -> server == null ? Future.succeededFuture() : server.close());
   }
 }

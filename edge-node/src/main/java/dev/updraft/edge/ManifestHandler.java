@@ -55,9 +55,10 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   private final LiveImage live;
   private final CheckInEmitter checkins;
   private final RequestRecorder recorder;
+  /** The edge's meters; the warm-up's instance has the same meters on a registry nobody reads. */
   private final RequestMetrics metrics;
-  /** The warm-up's: the same meters on a registry nobody reads. */
-  private final RequestMetrics warmMetrics;
+  /** The check-in lane: {@link CheckInEmitter#DEVICE}, or {@link CheckInEmitter#WARMUP} for the warm-up's instance. */
+  private final int lane;
   private final PrometheusMeterRegistry registry;
   private final String edgeId;
   private final double accessLog;
@@ -66,16 +67,32 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
 
   ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder,
       PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets) {
+    this(vertx, live, checkins, recorder, new RequestMetrics(registry), CheckInEmitter.DEVICE, registry, edgeId, accessLog, assets);
+  }
+
+  private ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder,
+      RequestMetrics metrics, int lane, PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets) {
     this.vertx = vertx;
     this.live = live;
     this.checkins = checkins;
     this.recorder = recorder;
-    this.metrics = new RequestMetrics(registry);
-    this.warmMetrics = new RequestMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    this.metrics = metrics;
+    this.lane = lane;
     this.registry = registry;
     this.edgeId = edgeId;
     this.accessLog = accessLog;
     this.assets = assets;
+  }
+
+  /**
+   * The warm-up's handler ({@link Warmup}): the same code on the same image, served on a loopback server of
+   * its own, with its meters on a registry nobody reads, its check-ins in the emitter's warm-up lane (sent
+   * marked), no access log and no recording. Which one answers is decided by the server a request reached,
+   * never by a test in the code: the code the warm-up compiles has seen no branch devices take otherwise.
+   */
+  ManifestHandler forWarmup() {
+    return new ManifestHandler(vertx, live, checkins, null, new RequestMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
+        CheckInEmitter.WARMUP, registry, edgeId, 0, assets);
   }
 
   /** {@code /readyz} answers 200 only once {@code w} is done too (see {@link Warmup}). */
@@ -117,7 +134,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   }
 
   private void device(HttpServerRequest req, long t0, String pathAppId) {
-    if (recorder != null && recorder.sampled() && !Warmup.isWarmup(req.headers())) {
+    if (recorder != null && recorder.sampled()) {
       recorder.record(System.currentTimeMillis(), req.path(), req.query(), req.headers());
     }
     MultiMap h = req.headers();
@@ -277,13 +294,6 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
       return;
     }
     respond(req, 200, pvOut, type, body, signature, app.filtersFor(d.branch()));
-    if (r.warmup) {
-      // the edge's own warm-up does a device request's work, the check-in built and encoded and the latency
-      // recorded, so that it is compiled before ready; but on a registry nobody reads, and nothing is sent
-      warmMetrics.latency(t0);
-      checkIn(r, d.outcome(), d.reason(), d, true);
-      return;
-    }
     switch (d.kind()) {
       case MANIFEST:
         (CheckIn.OUTCOME_UPDATE.equals(d.outcome()) ? metrics.update : metrics.noUpdate).increment();
@@ -336,9 +346,6 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   private void refuse(HttpServerRequest req, long t0, int status, AsciiString pv, String code, String message,
       DeviceRequest r, Decision d) {
     respond(req, status, pv, Names.APPLICATION_JSON, ErrorBody.of(code, message), null, null);
-    if (r != null && r.warmup) {
-      return;
-    }
     (status == 503 ? metrics.notReady : metrics.clientError).increment();
     metrics.latency(t0);
     if (r != null) {
@@ -392,11 +399,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         .atEpochMillis(System.currentTimeMillis())
         .edgeId(edgeId)
         .build();
-    if (r.warmup) {
-      checkins.offerWarmup(c);
-    } else {
-      checkins.offer(c);
-    }
+    checkins.offer(c, lane);
   }
 
   private void accessLog(HttpServerRequest req, int status, String what, long t0) {

@@ -4,7 +4,6 @@ import dev.updraft.edge.image.AppImage;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.image.ResolveImage;
 import io.vertx.core.Future;
-import io.vertx.core.MultiMap;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -26,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Warm before ready: once the image has caught up with the log, the edge sends itself {@code requests}
- * device requests over loopback HTTP (its own servers, its own {@link ManifestHandler}), spread over every
+ * device requests over loopback HTTP (a server of the warm-up's own on 127.0.0.1, the same server code and
+ * {@link ManifestHandler} code as the devices'; {@link ManifestHandler#forWarmup}), spread over every
  * app's lines ({@link AppImage#warmupLines}) and varied as devices vary them (platform, protocol 0 and 1,
  * multipart and JSON, signed with each key of the ring, client ids in every bucket), so that the JIT has
  * compiled the hot path before {@code /readyz} answers 200 and a load balancer sends traffic. It sends at most
@@ -34,18 +34,22 @@ import org.slf4j.LoggerFactory;
  * by the optimising compiler ({@link WarmupCurve}, {@link HotPath}, {@code --warmup-until-flat}); bounded by
  * {@code timeout}; {@code requests} 0 turns it off.
  *
- * <p>Warm-up requests carry {@link #HEADER} with this process's random {@link #SECRET} (an outside request
- * cannot forge it): the handler does their whole work, the latency timed on a registry nobody reads and the
- * check-in sent through the producer marked as a warm-up ({@code CheckInEmitter#offerWarmup}: ingesters skip
- * it; without it a device's first check-ins ran the sender and the producer interpreted), but counts no
- * metric of the edge's and records no sample.
+ * <p>Warm-up requests are told apart by the server they reach, not by a header: the handler does their
+ * whole work, the latency timed and the outcome counted on a registry nobody reads and the check-in sent
+ * through the producer marked as a warm-up (the emitter's warm-up lane: ingesters skip it), with no test in
+ * the code of whether a request is a warm-up. Such a test was compiled by the JIT as always true, and the first
+ * device deoptimised the route (cold-start.md, run 12). The variants also vary what devices vary (client
+ * ids in upper and lower case, repeated and changing {@code expo-expect-signature}, a {@code content-length}
+ * or none) and, now and then, ask {@code /readyz} and {@code /metrics}, for the same reason.
  * Thread-safe.
  */
 final class Warmup {
   private static final Logger LOG = LoggerFactory.getLogger(Warmup.class);
-  static final String HEADER = "x-updraft-warmup";
-  static final String SECRET = UUID.randomUUID().toString();
   private static final int CONCURRENCY = 16;
+  /** Consecutive requests of one variant (a device asks the same way each time; its memos then hit). */
+  static final int RUN = 4;
+  /** One request in this many asks {@code /readyz} (one in five of those {@code /metrics}), as balancers and scrapers do. */
+  static final int OPS_EVERY = 1_000;
   /** How often the hot path's compiled state is read while it is not all compiled. */
   private static final long PENDING_READ_MS = 250;
 
@@ -77,18 +81,14 @@ final class Warmup {
     return done;
   }
 
-  static boolean isWarmup(MultiMap headers) {
-    return SECRET.equals(headers.get(HEADER));
-  }
-
   /**
    * Waits for the image, then warms up (unless {@code requests} is 0: then {@code /readyz} may answer 200 as
    * soon as the image is ready); completes (never fails) once the image is ready and warm, having logged what
    * the warm-up took, or when the node closes ({@link #stopped()}).
    *
-   * @param host where the servers listen (a wildcard bind is reached on loopback)
+   * @param port the warm-up's server on 127.0.0.1 ({@link HttpVerticle#warmupPort}; -1 when {@code requests} is 0)
    */
-  Future<Void> run(Vertx vertx, LiveImage live, String host, int port, int requests, boolean untilFlat, Duration timeout) {
+  Future<Void> run(Vertx vertx, LiveImage live, int port, int requests, boolean untilFlat, Duration timeout) {
     if (requests <= 0) {
       done = true;
       LOG.info("warm-up off (--warmup-requests 0): ready as soon as the image has caught up with the log");
@@ -105,7 +105,7 @@ final class Warmup {
           p.complete();
           return;
         }
-        warm(vertx, live, host, port, requests, untilFlat, timeout).onComplete(ar -> {
+        warm(vertx, live, port, requests, untilFlat, timeout).onComplete(ar -> {
           done = true;
           p.complete();
         });
@@ -114,10 +114,9 @@ final class Warmup {
     return p.future();
   }
 
-  private Future<Void> warm(Vertx vertx, LiveImage live, String host, int port, int requests, boolean untilFlat,
-      Duration timeout) {
+  private Future<Void> warm(Vertx vertx, LiveImage live, int port, int requests, boolean untilFlat, Duration timeout) {
     ResolveImage image = live.image();
-    List<RequestOptions> variants = variants(image, "0.0.0.0".equals(host) || "::".equals(host) ? "127.0.0.1" : host, port);
+    List<RequestOptions> variants = variants(image, "127.0.0.1", port);
     if (variants.isEmpty()) {
       LOG.info("warm-up: the image has no line to warm up (apps={}); ready", image.appCount());
       return Future.succeededFuture();
@@ -177,7 +176,7 @@ final class Warmup {
       return;
     }
     long sent = System.nanoTime();
-    client.request(variants.get(n % variants.size()))
+    client.request(pick(variants, n))
         .compose(req -> req.send().compose(res -> res.body().map(b -> res.statusCode())))
         .onComplete(ar -> {
           if (ar.failed()) {
@@ -190,6 +189,16 @@ final class Warmup {
           answered.incrementAndGet();
           next(client, variants, requests, deadline, started, statuses, running, all, curve);
         });
+  }
+
+  /** The request number {@code n} sends: runs of {@value #RUN} of each variant in turn; now and then an ops route. */
+  static RequestOptions pick(List<RequestOptions> variants, int n) {
+    if (n % OPS_EVERY == OPS_EVERY - 1) {
+      RequestOptions v = variants.get(0);
+      return new RequestOptions().setMethod(HttpMethod.GET).setHost(v.getHost()).setPort(v.getPort())
+          .setURI(n % (OPS_EVERY * 5) == OPS_EVERY * 5 - 1 ? "/metrics" : "/readyz");
+    }
+    return variants.get((n / RUN) % variants.size());
   }
 
   /** Requests over every line of every app, each in the ways devices vary them. */
@@ -212,11 +221,16 @@ final class Warmup {
               for (String accept : List.of("multipart/mixed", "application/expo+json")) {
                 RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(host).setPort(port)
                     .setURI("/apps/" + java.net.URLEncoder.encode(appId, java.nio.charset.StandardCharsets.UTF_8) + "/manifest");
-                o.putHeader(HEADER, SECRET).putHeader("expo-platform", platform).putHeader("expo-runtime-version", line[1])
+                String clientId = new UUID(0x5741524dL, k++).toString();
+                o.putHeader("expo-platform", platform).putHeader("expo-runtime-version", line[1])
                     .putHeader("expo-channel-name", line[0]).putHeader("expo-protocol-version", Integer.toString(protocol))
                     .putHeader("accept", accept)
-                    .putHeader("eas-client-id", new UUID(0x5741524dL, k++).toString())
+                    // iOS sends its vendor id in upper case
+                    .putHeader("eas-client-id", "ios".equals(platform) ? clientId.toUpperCase(java.util.Locale.ROOT) : clientId)
                     .putHeader("expo-embedded-update-id", "00000000-0000-4000-8000-000000000000");
+                if (protocol == 1) {
+                  o.putHeader("content-length", "0"); // some clients send one with a GET
+                }
                 if (keyId != null) {
                   o.putHeader("expo-expect-signature", "sig, keyid=\"" + keyId + "\"");
                 }

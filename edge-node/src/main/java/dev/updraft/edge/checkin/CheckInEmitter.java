@@ -37,11 +37,28 @@ public final class CheckInEmitter {
 
   private final Sink sink;
   private final int capacity;
+  /**
+   * A device's check-ins ({@link #DEVICE}) and the edge's warm-up's ({@link #WARMUP}): two lanes chosen by index,
+   * not by a branch, so that the code the warm-up compiles is the code devices run (a branch only the warm-up
+   * took was compiled as never taken the other way, and the first device's check-in deoptimised it).
+   */
+  public static final int DEVICE = 0;
+  public static final int WARMUP = 1;
+  private static final int LANES = 2;
+
   private final ConcurrentLinkedQueue<CheckIn> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger size = new AtomicInteger();
   private final ConcurrentLinkedQueue<CheckIn> warmQueue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger warmSize = new AtomicInteger();
   private final AtomicLong warmSent = new AtomicLong();
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private final ConcurrentLinkedQueue<CheckIn>[] queues = new ConcurrentLinkedQueue[] {queue, warmQueue};
+  private final AtomicInteger[] sizes = {size, warmSize};
+  /** Per lane: whether a check-in taken counts in {@link #taken} (1) or not (0). */
+  private static final int[] COUNTED = {1, 0};
+  /** Per lane: the drop counters; the warm-up's on a registry nobody reads. */
+  private final Counter[] droppedFullBy;
+  private final Counter[] droppedShutdownBy;
   private final Thread sender;
   private volatile boolean closed;
   /** Check-ins the sender has taken off the queue (written by the sender only). */
@@ -76,6 +93,9 @@ public final class CheckInEmitter {
     droppedFull = dropped(registry, "queue-full");
     droppedFailed = dropped(registry, "delivery-failed");
     droppedShutdown = dropped(registry, "shutdown");
+    MeterRegistry unread = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    droppedFullBy = new Counter[] {droppedFull, dropped(unread, "queue-full")};
+    droppedShutdownBy = new Counter[] {droppedShutdown, dropped(unread, "shutdown")};
     Gauge.builder("updraft.edge.checkins.queued", size, AtomicInteger::get)
         .description("Check-ins waiting for the sender thread")
         .register(registry);
@@ -105,11 +125,7 @@ public final class CheckInEmitter {
    * when {@code capacity} warm-up check-ins already wait or the emitter is closed. Never waits.
    */
   public boolean offerWarmup(CheckIn c) {
-    if (closed || !reserve(warmSize)) {
-      return false;
-    }
-    warmQueue.offer(c);
-    return true;
+    return offer(c, WARMUP);
   }
 
   /** Warm-up check-ins acknowledged by Kafka. */
@@ -122,15 +138,23 @@ public final class CheckInEmitter {
    * the emitter is closed.
    */
   public boolean offer(CheckIn c) {
+    return offer(c, DEVICE);
+  }
+
+  /**
+   * Queues a check-in in {@code lane} ({@link #DEVICE} or {@link #WARMUP}) without waiting. Returns false (and
+   * counts it dropped, a warm-up's where nobody reads) when the lane's queue is full or the emitter is closed.
+   */
+  public boolean offer(CheckIn c, int lane) {
     if (closed) {
-      droppedShutdown.increment();
+      droppedShutdownBy[lane].increment();
       return false;
     }
-    if (!reserve(size)) {
-      droppedFull.increment();
+    if (!reserve(sizes[lane])) {
+      droppedFullBy[lane].increment();
       return false;
     }
-    queue.offer(c);
+    queues[lane].offer(c);
     return true;
   }
 
@@ -154,15 +178,18 @@ public final class CheckInEmitter {
   }
 
   private void run() {
-    Consumer<Exception> onDelivery = this::delivered;
-    Consumer<Exception> onWarmupDelivery = this::warmupDelivered;
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    Consumer<Exception>[] onDelivery = new Consumer[] {(Consumer<Exception>) this::delivered, (Consumer<Exception>) this::warmupDelivered};
     int idle = 0;
     while (true) {
-      CheckIn c = queue.poll();
-      boolean warmup = false;
-      if (c == null && !closed) {
-        c = warmQueue.poll(); // a device's check-in waiting goes first
-        warmup = c != null;
+      CheckIn c = null;
+      int lane = 0;
+      // a device's check-in waiting goes first; the warm-up's lane is polled only while the edge is open
+      for (; lane < LANES - (closed ? 1 : 0); lane++) {
+        c = queues[lane].poll();
+        if (c != null) {
+          break;
+        }
       }
       if (c == null) {
         if (closed) {
@@ -173,15 +200,11 @@ public final class CheckInEmitter {
         continue;
       }
       idle = 0;
-      if (warmup) {
-        warmSize.decrementAndGet();
-      } else {
-        size.decrementAndGet();
-        taken++;
-      }
-      Consumer<Exception> done = warmup ? onWarmupDelivery : onDelivery;
+      sizes[lane].decrementAndGet();
+      taken += COUNTED[lane];
+      Consumer<Exception> done = onDelivery[lane];
       try {
-        sink.send(c, warmup, done);
+        sink.send(c, lane, done);
       } catch (RuntimeException e) {
         // interrupted at close, producer closed, or max.block.ms passed with the buffer still full
         done.accept(e);

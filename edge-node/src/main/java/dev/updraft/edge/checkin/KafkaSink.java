@@ -31,14 +31,18 @@ final class KafkaSink implements Sink {
   private final CheckInJson json;
   /** Used by the sender thread only; null when writing JSON. */
   private final CheckInBinary compact;
-  /** The warm-up's mark, one instance for every warm-up record (the producer makes it read-only). */
-  private final Headers warmupHeaders;
+  /**
+   * Per lane, the record's headers: none for a device's check-in, the warm-up's mark for the warm-up's; an
+   * empty set rather than null, so that the producer takes the same path for both (the wire bytes are the
+   * same: a record without headers). The producer copies them into each record.
+   */
+  private final Headers[] headersBy;
 
   KafkaSink(String bootstrap, String topic, String clientId, long bufferBytes, boolean compact) {
     this.topic = topic;
     this.json = compact ? null : new CheckInJson();
     this.compact = compact ? new CheckInBinary() : null;
-    this.warmupHeaders = new RecordHeaders().add(Topics.WARMUP_HEADER, clientId.getBytes(StandardCharsets.UTF_8));
+    this.headersBy = new Headers[] {new RecordHeaders(), new RecordHeaders().add(Topics.WARMUP_HEADER, clientId.getBytes(StandardCharsets.UTF_8))};
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -59,21 +63,18 @@ final class KafkaSink implements Sink {
     this.producer = new KafkaProducer<>(p);
   }
 
-  /**
-   * The producer callback for the sender's delivery consumer, made again only when the consumer changes (the
-   * sender has two, the devices' and the warm-up's, which take turns only while an edge warms up).
-   */
-  private Consumer<Exception> callbackFor;
-  private Callback callback;
+  /** Per lane, the producer callback for the sender's delivery consumer (each lane always has the same one). */
+  private final Callback[] callbacks = new Callback[2];
 
   @Override
-  public void send(CheckIn c, boolean warmup, Consumer<Exception> done) {
-    if (done != callbackFor) {
-      callbackFor = done;
+  public void send(CheckIn c, int lane, Consumer<Exception> done) {
+    Callback callback = callbacks[lane];
+    if (callback == null) {
       callback = (md, e) -> done.accept(e);
+      callbacks[lane] = callback;
     }
     byte[] value = compact != null ? compact.encode(c) : json.encode(c);
-    producer.send(new ProducerRecord<>(topic, null, c.clientId(), value, warmup ? warmupHeaders : null), callback);
+    producer.send(new ProducerRecord<>(topic, null, c.clientId(), value, headersBy[lane]), callback);
   }
 
   @Override

@@ -10,10 +10,11 @@ import java.util.function.Consumer;
  */
 interface Sink {
   /**
-   * Sends {@code c}; {@code warmup} marks it as the edge's own warm-up ({@code Topics.WARMUP_HEADER}: readers
-   * skip it), sent all the same so that the warm-up runs the whole path to Kafka.
+   * Sends {@code c} from {@code lane} ({@link CheckInEmitter#DEVICE} or {@link CheckInEmitter#WARMUP}): the
+   * warm-up's marked as such ({@code Topics.WARMUP_HEADER}: readers skip it), sent all the same so that the
+   * warm-up runs the whole path to Kafka.
    */
-  void send(CheckIn c, boolean warmup, Consumer<Exception> done);
+  void send(CheckIn c, int lane, Consumer<Exception> done);
 
   /** Delivers what was accepted, waiting at most {@code timeout}; what is left is failed. */
   void close(Duration timeout);

@@ -39,7 +39,7 @@ class CheckInEmitterTest {
     final List<String> sent = new CopyOnWriteArrayList<>();
 
     @Override
-    public void send(CheckIn c, boolean warmup, Consumer<Exception> done) {
+    public void send(CheckIn c, int lane, Consumer<Exception> done) {
       entered.countDown();
       try {
         release.await();
@@ -47,7 +47,7 @@ class CheckInEmitterTest {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted", e);
       }
-      sent.add(warmup ? "warm:" + c.checkInId() : c.checkInId());
+      sent.add(lane == CheckInEmitter.WARMUP ? "warm:" + c.checkInId() : c.checkInId());
       done.accept(null);
     }
 
@@ -114,7 +114,7 @@ class CheckInEmitterTest {
     List<Consumer<Exception>> pending = new CopyOnWriteArrayList<>();
     Sink deferred = new Sink() { // like a producer: accepts at once, reports delivery later
       @Override
-      public void send(CheckIn c, boolean warmup, Consumer<Exception> done) {
+      public void send(CheckIn c, int lane, Consumer<Exception> done) {
         pending.add(done);
       }
 
@@ -146,7 +146,7 @@ class CheckInEmitterTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     Sink failing = new Sink() {
       @Override
-      public void send(CheckIn c, boolean warmup, Consumer<Exception> done) {
+      public void send(CheckIn c, int lane, Consumer<Exception> done) {
         done.accept(new IllegalStateException("broker gone"));
       }
 
