@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -180,6 +181,7 @@ public final class CheckInEmitter {
   private void run() {
     @SuppressWarnings({"unchecked", "rawtypes"})
     Consumer<Exception>[] onDelivery = new Consumer[] {(Consumer<Exception>) this::delivered, (Consumer<Exception>) this::warmupDelivered};
+    sink.deliveries(List.of(onDelivery));
     int idle = 0;
     while (true) {
       CheckIn c = null;

@@ -5,6 +5,7 @@ import dev.updraft.events.CheckInBinary;
 import dev.updraft.events.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.Callback;
@@ -64,15 +65,21 @@ final class KafkaSink implements Sink {
   }
 
   /** Per lane, the producer callback for the sender's delivery consumer (each lane always has the same one). */
-  private final Callback[] callbacks = new Callback[2];
+  private Callback[] callbacks = new Callback[0];
+
+  @Override
+  public void deliveries(List<Consumer<Exception>> byLane) {
+    Callback[] made = new Callback[byLane.size()];
+    for (int i = 0; i < made.length; i++) {
+      Consumer<Exception> done = byLane.get(i);
+      made[i] = (md, e) -> done.accept(e);
+    }
+    callbacks = made;
+  }
 
   @Override
   public void send(CheckIn c, int lane, Consumer<Exception> done) {
-    Callback callback = callbacks[lane];
-    if (callback == null) {
-      callback = (md, e) -> done.accept(e);
-      callbacks[lane] = callback;
-    }
+    Callback callback = lane < callbacks.length ? callbacks[lane] : (md, e) -> done.accept(e);
     byte[] value = compact != null ? compact.encode(c) : json.encode(c);
     producer.send(new ProducerRecord<>(topic, null, c.clientId(), value, headersBy[lane]), callback);
   }

@@ -2,6 +2,7 @@ package dev.updraft.edge.checkin;
 
 import dev.updraft.events.CheckIn;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -15,6 +16,13 @@ interface Sink {
    * warm-up runs the whole path to Kafka.
    */
   void send(CheckIn c, int lane, Consumer<Exception> done);
+
+  /**
+   * Told once, before the first {@link #send}, which {@code done} each lane will always pass, so that a sink can
+   * prepare what it hands its producer instead of making it on a first call (a branch the JIT then sees taken
+   * only in the interpreter, and compiles as never taken).
+   */
+  default void deliveries(List<Consumer<Exception>> byLane) {}
 
   /** Delivers what was accepted, waiting at most {@code timeout}; what is left is failed. */
   void close(Duration timeout);
