@@ -16,7 +16,8 @@
 # Before the modes, the check-in pipeline is warmed through the dev stack's own edge (PIPELINE_WARMUP, 30s).
 # Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000], MODES, PREFIX [cold-start]: the files' name prefix,
 #   EDGE_JAVA_OPTS: more JVM options for the measured edge, e.g. a flight recording of its first seconds:
-#   EDGE_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/edge.jfr,settings=profile")
+#   EDGE_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/edge.jfr,settings=profile,dumponexit=true" with UPDRAFT_CDS=0:
+#   a run that writes the class-data archive at exit lost its recording in run 13)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
