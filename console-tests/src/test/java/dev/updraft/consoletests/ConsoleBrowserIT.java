@@ -200,6 +200,7 @@ class ConsoleBrowserIT {
     flags.put("bind", "127.0.0.1");
     flags.put("admin-token", ADMIN);
     flags.put("data-dir", dataDir.toString());
+    flags.put("asset-encoding", "fast"); // low levels: the console shows no compression ratio
     return flags;
   }
 
