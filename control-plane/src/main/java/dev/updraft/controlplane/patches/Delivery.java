@@ -42,7 +42,7 @@ public final class Delivery implements AutoCloseable {
     boolean edges = config.edgePublicUrl() != null;
     GroupJob.Settings settings =
         new GroupJob.Settings(edges, storage instanceof LocalAssetStorage, config.patchBases(), config.patchMaxBundleBytes(),
-        config.fastEncoding());
+            config.fastEncoding());
     PatchWorker worker = new PatchWorker(processor, commands, storage, tmp, settings, fleet, config.patchFleetBases(), metrics);
     if (!edges && !settings.encodeOthers()) {
       new DeliveryRoutes(routes, commands, storage, fleet).mount();
