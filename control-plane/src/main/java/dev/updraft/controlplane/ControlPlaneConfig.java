@@ -77,7 +77,8 @@ public final class ControlPlaneConfig {
           "key-store-dir", "master-key", "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
           "postgres-url", "auth-failure-limit", "auth-failure-window", "tls-cert", "tls-key", "cors-origin",
-          "edge-public-url", "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes", "snapshot-interval-events", "snapshot-interval");
+          "edge-public-url", "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes", "asset-encoding", "snapshot-interval-events",
+          "snapshot-interval");
 
   /** The largest request head (request line and headers) the control port reads: 431 beyond. */
   public static final int MAX_HEADER_BYTES = 8 * 1024;
@@ -125,9 +126,7 @@ public final class ControlPlaneConfig {
   private final Path tlsKey;
   private final List<String> corsOrigins;
   private final String edgePublicUrl;
-  private final int patchBases;
-  private final int patchFleetBases;
-  private final long patchMaxBundleBytes;
+  private final PatchFlags patches;
 
   private ControlPlaneConfig(Settings s) {
     kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
@@ -207,9 +206,7 @@ public final class ControlPlaneConfig {
     corsOrigins = corsOrigins(s.raw("cors-origin"));
     String edge = s.raw("edge-public-url");
     edgePublicUrl = edge == null ? null : checkUrl("edge-public-url", edge);
-    patchBases = s.integer("patch-bases", 5, 0, 50);
-    patchFleetBases = s.integer("patch-fleet-bases", 3, 0, 50);
-    patchMaxBundleBytes = s.longValue("patch-max-bundle-bytes", 32L * 1024 * 1024, 1024, 256L * 1024 * 1024);
+    patches = PatchFlags.from(s);
     checkReachable();
   }
 
@@ -309,13 +306,10 @@ public final class ControlPlaneConfig {
     try {
       k = Base64.getDecoder().decode(v);
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(
-          "--master-key (UPDRAFT_MASTER_KEY) must be base64 of 32 random bytes (openssl rand -base64 32): not base64");
+      throw new ConfigException("--master-key (UPDRAFT_MASTER_KEY) must be base64 of 32 random bytes (openssl rand -base64 32): not base64");
     }
     if (k.length != 32) {
-      throw new ConfigException(
-          "--master-key (UPDRAFT_MASTER_KEY) must be base64 of 32 random bytes (openssl rand -base64 32): got "
-              + k.length + " bytes");
+      throw new ConfigException("--master-key (UPDRAFT_MASTER_KEY) must be base64 of 32 random bytes (openssl rand -base64 32): got " + k.length + " bytes");
     }
     return k;
   }
@@ -477,17 +471,22 @@ public final class ControlPlaneConfig {
 
   /** How many previous launch assets of a branch, runtime version and platform a new one is patched against (0: no patches). */
   public int patchBases() {
-    return patchBases;
+    return patches.bases();
   }
 
   /** How many of the fleet's most common current updates (from telemetry) are also patch bases. */
   public int patchFleetBases() {
-    return patchFleetBases;
+    return patches.fleetBases();
   }
 
   /** Bundles above this size are not patched (bounded memory for the patch job). */
   public long patchMaxBundleBytes() {
-    return patchMaxBundleBytes;
+    return patches.maxBundleBytes();
+  }
+
+  /** {@code --asset-encoding fast}: encoded copies at low levels (quick, larger); otherwise at the best levels. */
+  public boolean fastEncoding() {
+    return patches.fastEncoding();
   }
 
   @Override

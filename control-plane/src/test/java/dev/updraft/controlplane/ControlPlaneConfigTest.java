@@ -192,4 +192,13 @@ class ControlPlaneConfigTest {
     assertThat(ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN, "bind", "127.0.0.1", "edge-public-url", "http://127.0.0.1:3000"), Map.of()))
         .edgePublicUrl()).isEqualTo("http://127.0.0.1:3000");
   }
+
+  @Test
+  void assetEncodingIsBestUnlessFastIsAsked() {
+    assertThat(ControlPlaneConfig.from(Settings.of(Map.of("admin-token", TOKEN), Map.of())).fastEncoding()).isFalse();
+    assertThat(withFlags("asset-encoding", "best").fastEncoding()).isFalse();
+    assertThat(withFlags("asset-encoding", "FAST").fastEncoding()).isTrue();
+    assertThatThrownBy(() -> withFlags("asset-encoding", "quick"))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--asset-encoding").hasMessageContaining("best, fast");
+  }
 }

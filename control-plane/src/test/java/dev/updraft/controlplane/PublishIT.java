@@ -49,7 +49,7 @@ class PublishIT {
               .handler(rc -> rc.response().end("pong " + ctx.actor(rc)));
           return io.vertx.core.Future.succeededFuture();
         };
-    cp = TestSupport.await(ControlPlane.start(vertx, TestSupport.config(infra, dir), List.of(ping)));
+    cp = TestSupport.await(ControlPlane.start(vertx, TestSupport.config(infra, dir, "asset-encoding", "best"), List.of(ping)));
     admin = new Http("http://127.0.0.1:" + cp.port(), TestSupport.ADMIN);
   }
 

@@ -41,6 +41,7 @@ final class TestSupport {
     flags.put("bind", "127.0.0.1");
     flags.put("admin-token", ADMIN);
     flags.put("data-dir", dir.toString());
+    flags.put("asset-encoding", "fast"); // low levels unless a test asks for the default (PublishIT)
     for (int i = 0; i < extra.length; i += 2) {
       flags.put(extra[i], extra[i + 1]);
     }

@@ -41,7 +41,8 @@ public final class Delivery implements AutoCloseable {
     FleetBases fleet = FleetBases.create(vertx, config.postgresUrl());
     boolean edges = config.edgePublicUrl() != null;
     GroupJob.Settings settings =
-        new GroupJob.Settings(edges, storage instanceof LocalAssetStorage, config.patchBases(), config.patchMaxBundleBytes());
+        new GroupJob.Settings(edges, storage instanceof LocalAssetStorage, config.patchBases(), config.patchMaxBundleBytes(),
+            config.fastEncoding());
     PatchWorker worker = new PatchWorker(processor, commands, storage, tmp, settings, fleet, config.patchFleetBases(), metrics);
     if (!edges && !settings.encodeOthers()) {
       new DeliveryRoutes(routes, commands, storage, fleet).mount();

@@ -26,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * request: zstd (level 19, zstd-jni), brotli (quality 11, brotli4j) and gzip (level 9, the JDK). Each is
  * streamed file to file (bounded memory whatever the size). A copy that is not smaller than the asset is
  * dropped. When the brotli native library cannot load on this platform, brotli is skipped (logged once).
+ * {@code fast} ({@code --asset-encoding fast}) uses zstd level 3, brotli quality 5 and gzip level 6 instead.
  * Stateless and thread-safe.
  */
 final class Encodings {
@@ -42,13 +43,13 @@ final class Encodings {
   record Encoded(String encoding, Path file, String sha256Hex, String md5Hex, long size) {}
 
   /** The copies of {@code source} (of {@code size} bytes) worth keeping, smallest encoding first by preference. */
-  static List<Encoded> encode(Path source, long size, Path tmpDir) throws IOException {
+  static List<Encoded> encode(Path source, long size, Path tmpDir, boolean fast) throws IOException {
     List<Encoded> out = new ArrayList<>();
     for (String enc : List.of(AcceptEncoding.ZSTD, AcceptEncoding.BR, AcceptEncoding.GZIP)) {
       if (enc.equals(AcceptEncoding.BR) && !brotliAvailable()) {
         continue;
       }
-      Encoded e = encodeOne(source, enc, tmpDir);
+      Encoded e = encodeOne(source, enc, tmpDir, fast);
       if (e.size() < size) {
         out.add(e);
       } else {
@@ -59,6 +60,10 @@ final class Encodings {
   }
 
   static Encoded encodeOne(Path source, String encoding, Path tmpDir) throws IOException {
+    return encodeOne(source, encoding, tmpDir, false);
+  }
+
+  static Encoded encodeOne(Path source, String encoding, Path tmpDir, boolean fast) throws IOException {
     Path tmp = Files.createTempFile(tmpDir, "encode-", "." + encoding + ".part");
     try {
       MessageDigest sha = digest("SHA-256");
@@ -66,7 +71,7 @@ final class Encodings {
       try (InputStream in = Files.newInputStream(source);
           OutputStream file = Files.newOutputStream(tmp);
           OutputStream counted = new DigestOutputStream(new DigestOutputStream(file, sha), md5);
-          OutputStream enc = encoder(encoding, counted)) {
+          OutputStream enc = encoder(encoding, counted, fast)) {
         in.transferTo(enc);
       }
       return new Encoded(encoding, tmp, HexFormat.of().formatHex(sha.digest()), HexFormat.of().formatHex(md5.digest()), Files.size(tmp));
@@ -76,16 +81,16 @@ final class Encodings {
     }
   }
 
-  private static OutputStream encoder(String encoding, OutputStream out) throws IOException {
+  private static OutputStream encoder(String encoding, OutputStream out, boolean fast) throws IOException {
     switch (encoding) {
       case AcceptEncoding.ZSTD:
-        return new ZstdOutputStream(out, 19);
+        return new ZstdOutputStream(out, fast ? 3 : 19);
       case AcceptEncoding.BR:
-        return new BrotliOutputStream(out, new Encoder.Parameters().setQuality(11).setWindow(24));
+        return new BrotliOutputStream(out, new Encoder.Parameters().setQuality(fast ? 5 : 11).setWindow(24));
       case AcceptEncoding.GZIP:
         return new GZIPOutputStream(out, 64 * 1024) {
           {
-            def.setLevel(Deflater.BEST_COMPRESSION);
+            def.setLevel(fast ? Deflater.DEFAULT_COMPRESSION : Deflater.BEST_COMPRESSION);
           }
         };
       default:

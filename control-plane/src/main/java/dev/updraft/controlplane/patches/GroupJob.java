@@ -44,7 +44,7 @@ final class GroupJob {
   private final Settings settings;
 
   /** What the job is allowed. */
-  record Settings(boolean edges, boolean encodeOthers, int bases, long maxBundleBytes) {}
+  record Settings(boolean edges, boolean encodeOthers, int bases, long maxBundleBytes, boolean fastEncoding) {}
 
   /** Counts for metrics and logs. */
   static final class Tally {
@@ -120,7 +120,7 @@ final class GroupJob {
   private List<Encodings.Encoded> encode(String appId, String sha, long size, Tally tally) throws IOException {
     Path source = copy(appId, sha);
     try {
-      List<Encodings.Encoded> all = Encodings.encode(source, size, tmp);
+      List<Encodings.Encoded> all = Encodings.encode(source, size, tmp, settings.fastEncoding());
       try {
         for (Encodings.Encoded e : all) {
           storage.putVariant(appId, sha, e.encoding(), e.file(), e.sha256Hex(), e.md5Hex(), e.size());

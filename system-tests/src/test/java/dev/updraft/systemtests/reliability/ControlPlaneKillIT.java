@@ -48,7 +48,7 @@ class ControlPlaneKillIT {
     String direct = "http://127.0.0.1:" + port;
     String[] cpArgs = {"control-plane", "--kafka-bootstrap", infra.kafkaBootstrap(), "--topic-prefix", infra.topicPrefix(),
         "--control-port", Integer.toString(port), "--bind", "127.0.0.1", "--admin-token", Services.ADMIN,
-        "--data-dir", dir.resolve("cp-data").toString()};
+        "--data-dir", dir.resolve("cp-data").toString(), "--asset-encoding", "fast"};
     AtomicReference<ChildJvm> cp = new AtomicReference<>(ChildJvm.start(dir.resolve("cp-0.log"), Map.of(), cpArgs));
     Vertx vertx = Vertx.vertx();
     EdgeNode edge = null;

@@ -103,6 +103,7 @@ final class TelemetryStack implements AutoCloseable {
       flags.put("data-dir", dir.toString());
       flags.put("postgres-url", postgresUrl);
       flags.put("guard-interval", guardInterval.toMillis() + "ms");
+      flags.put("asset-encoding", "fast"); // low levels: no test here measures compression
       // the same wiring as `updraft control-plane` (launcher ServiceCommand)
       Settings s = Settings.of(flags, Map.of());
       cp = await(ControlPlane.start(vertx, ControlPlaneConfig.from(s, InsightsExtension.FLAGS), List.of(InsightsExtension.from(s))));
