@@ -42,6 +42,12 @@ final class Encodings {
    */
   record Encoded(String encoding, Path file, String sha256Hex, String md5Hex, long size) {}
 
+  /** The encodings {@link #encode} makes here (brotli only where its native library loads). */
+  static List<String> made() {
+    return brotliAvailable() ? List.of(AcceptEncoding.ZSTD, AcceptEncoding.BR, AcceptEncoding.GZIP)
+        : List.of(AcceptEncoding.ZSTD, AcceptEncoding.GZIP);
+  }
+
   /** The copies of {@code source} (of {@code size} bytes) worth keeping, smallest encoding first by preference. */
   static List<Encoded> encode(Path source, long size, Path tmpDir, boolean fast) throws IOException {
     List<Encoded> out = new ArrayList<>();

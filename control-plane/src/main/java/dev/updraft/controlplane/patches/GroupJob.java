@@ -78,7 +78,9 @@ final class GroupJob {
       }
       String launch = assets.get(0).sha256Hex();
       LaunchAssetStored stored = d.launchAssets().get(launch);
-      if (encoded.add(launch) && (stored == null || stored.variants().size() <= 1) && (settings.edges() || settings.encodeOthers())) {
+      // without edges nothing records the copies, so a group publishing the same bundle again finds them stored
+      if (encoded.add(launch) && (stored == null || stored.variants().size() <= 1) && (settings.edges() || settings.encodeOthers())
+          && (settings.edges() || !storage.hasVariants(app.appId(), launch, Encodings.made()))) {
         LaunchAssetStored withVariants = encodeLaunch(app.appId(), launch, tally);
         if (settings.edges()) {
           out.add(withVariants);
@@ -111,7 +113,7 @@ final class GroupJob {
 
   private void encodeOther(String appId, String sha, Tally tally) throws IOException {
     var s = storage.stat(appId, sha);
-    if (s != null) {
+    if (s != null && !storage.hasVariants(appId, sha, Encodings.made())) {
       encode(appId, sha, s.size(), tally);
     }
   }

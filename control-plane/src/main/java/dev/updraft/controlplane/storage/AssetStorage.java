@@ -86,6 +86,15 @@ public interface AssetStorage extends AutoCloseable {
     return put(appId, variantSha256, file, md5Hex, size, ContentTypes.OCTET_STREAM);
   }
 
+  /**
+   * Whether every one of {@code encodings} of the stored asset {@code sha256Hex} is stored already, so that a
+   * later group publishing the same bytes need not encode them again; false when this storage cannot tell
+   * cheaply (the asset is then encoded, and its content-addressed copies stored, again).
+   */
+  default boolean hasVariants(String appId, String sha256Hex, java.util.List<String> encodings) throws IOException {
+    return false;
+  }
+
   /** For logs: the kind and location. */
   String describe();
 

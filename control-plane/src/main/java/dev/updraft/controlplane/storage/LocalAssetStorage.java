@@ -120,6 +120,21 @@ public final class LocalAssetStorage implements AssetStorage {
     return stored;
   }
 
+  /** Whether the copies beside the asset ({@link #putVariant}) exist for every one of {@code encodings}. */
+  @Override
+  public boolean hasVariants(String appId, String sha256Hex, java.util.List<String> encodings) {
+    Path data = existing(appId, sha256Hex);
+    if (data == null) {
+      return false;
+    }
+    for (String encoding : encodings) {
+      if (variant(data, encoding) == null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The stored copy of {@code data} in {@code encoding}, or null when none was stored. */
   Path variant(Path data, String encoding) {
     Path p = data.resolveSibling(data.getFileName() + suffix(encoding));
