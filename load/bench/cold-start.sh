@@ -15,6 +15,7 @@
 # the mode `gen-warmup-on-target` sends its warm-up to the edge instead, as before.
 # Before the modes, the check-in pipeline is warmed through the dev stack's own edge (PIPELINE_WARMUP, 30s).
 # Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000], MODES, PREFIX [cold-start]: the files' name prefix,
+#   PIN=1: the measured edge on CPU 1 and everything else on CPU 0 (taskset),
 #   EDGE_JAVA_OPTS: more JVM options for the measured edge, e.g. a flight recording of its first seconds:
 #   EDGE_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/edge.jfr,settings=profile,dumponexit=true" with UPDRAFT_CDS=0:
 #   a run that writes the class-data archive at exit lost its recording in run 13)
@@ -31,10 +32,14 @@ mkdir -p "$OUT"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 wait_ready() { local i=0; until curl -fs -o /dev/null "$1"; do i=$((i+1)); [ $i -gt 3000 ] && { log "not ready: $1"; return 1; }; sleep 0.1; done; }
 ./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale
+# PIN=1: the measured edge alone on CPU 1, everything else (dev stack, generator) on CPU 0, so that the edge's
+# first seconds are not the other processes' (its JVM then sees one CPU: one event loop, one compiler thread each)
+pin_other=(); pin_edge=()
+if [ "${PIN:-0}" = 1 ]; then pin_other=(taskset -c 0); pin_edge=(taskset -c 1); fi
 
 data=$(mktemp -d /tmp/updraft-cold-XXXX); work=$(mktemp -d /tmp/updraft-cold-out-XXXX)
 log "starting updraft dev (data $data)"
-./updraft dev --data-dir "$data" --control-port $CONTROL --edge-port $DEV_EDGE --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN > "$work/dev.log" 2>&1 &
+${pin_other[@]+"${pin_other[@]}"} ./updraft dev --data-dir "$data" --control-port $CONTROL --edge-port $DEV_EDGE --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN > "$work/dev.log" 2>&1 &
 dev=$!
 edge=
 trap 'kill $dev $edge 2>/dev/null || true' EXIT
@@ -49,7 +54,7 @@ sleep 5
 PIPELINE_WARMUP=${PIPELINE_WARMUP:-30s}
 if [ "$PIPELINE_WARMUP" != 0s ]; then
   log "warming the check-in pipeline: $RATE req/s for $PIPELINE_WARMUP through the dev stack's edge"
-  ./updraft load run --name pipeline-warmup --profile constant --rate "$RATE" --duration "$PIPELINE_WARMUP" --warmup 2000 \
+  ${pin_other[@]+"${pin_other[@]}"} ./updraft load run --name pipeline-warmup --profile constant --rate "$RATE" --duration "$PIPELINE_WARMUP" --warmup 2000 \
     --target http://127.0.0.1:$DEV_EDGE --app demo --channels production --runtime-versions 1.0.0 --signature \
     --out-dir "$work" > "$work/pipeline-warmup.out" 2>&1 || log "pipeline warm-up run: $(tail -n 1 "$work/pipeline-warmup.out")"
   sleep 5
@@ -66,14 +71,14 @@ for mode in ${MODES:-default no-warmup no-checkins}; do
   mode_java=; [ "$mode" = jit-quarter ] && mode_java="-XX:CompileThresholdScaling=0.25"
   load_avg=$(cut -d' ' -f1-3 /proc/loadavg)
   t0=$(date +%s%N)
-  UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC $mode_java ${EDGE_JAVA_OPTS:-}" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE --edge-id "cold-$mode" "${extra[@]}" \
+  UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC $mode_java ${EDGE_JAVA_OPTS:-}" ${pin_edge[@]+"${pin_edge[@]}"} ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA --edge-port $EDGE --edge-id "cold-$mode" "${extra[@]}" \
     > "$work/edge-$mode.log" 2>&1 &
   edge=$!
   wait_ready http://127.0.0.1:$EDGE/readyz
   ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   log "$mode: edge ready in $ready_ms ms (process start to /readyz 200); constant run at $RATE req/s; load average before $load_avg"
   set +e
-  ./updraft load run --name "$PREFIX-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 "${gen_extra[@]}" \
+  ${pin_other[@]+"${pin_other[@]}"} ./updraft load run --name "$PREFIX-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 "${gen_extra[@]}" \
     --target http://127.0.0.1:$EDGE --app demo --channels production --runtime-versions 1.0.0 \
     --signature --verify-certificate "$work/keys/certificate.pem" --out-dir "$work" \
     --metrics edge=http://127.0.0.1:$EDGE/metrics --pids "edge=$edge,dev=$dev,postgres=$(head -n1 "$data/postgres/postmaster.pid")" > "$work/run-$mode.out" 2>&1
