@@ -66,6 +66,7 @@ public final class PatchWorker implements AutoCloseable {
   private final Counter kept;
   private final Counter dropped;
   private final Counter failed;
+  private final Counter encodedBytes;
   private final Timer jobs;
 
   PatchWorker(
@@ -87,6 +88,8 @@ public final class PatchWorker implements AutoCloseable {
     });
     this.kept = Counter.builder("updraft_control_patches_total").tag("outcome", "kept").description("bundle patches computed").register(metrics);
     this.dropped = Counter.builder("updraft_control_patches_total").tag("outcome", "dropped").description("bundle patches computed").register(metrics);
+    this.encodedBytes = Counter.builder("updraft_control_encoded_bytes_total")
+        .description("bytes of encoded (zstd, br, gzip) asset copies stored by post-publish jobs").register(metrics);
     this.failed = Counter.builder("updraft_control_patch_jobs_failed_total").description("post-publish jobs (encodings, patches) that failed and wait for a retry").register(metrics);
     this.jobs = Timer.builder("updraft_control_patch_job_seconds").description("time of one post-publish job (encodings and patches of one group)").register(metrics);
   }
@@ -171,6 +174,7 @@ public final class PatchWorker implements AutoCloseable {
       backoff.remove(groupId);
       kept.increment(tally.patchesKept);
       dropped.increment(tally.patchesDropped);
+      encodedBytes.increment(tally.encodedBytes);
       LOG.info("patches: group {} of app {}: {} patches kept ({} bytes), {} dropped, {} encoded bytes stored, diff {} ms",
           groupId, appId, tally.patchesKept, tally.patchBytes, tally.patchesDropped, tally.encodedBytes, tally.diffNanos / 1_000_000);
     } catch (Exception | OutOfMemoryError e) {
