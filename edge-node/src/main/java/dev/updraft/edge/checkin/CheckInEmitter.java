@@ -47,14 +47,11 @@ public final class CheckInEmitter {
   public static final int WARMUP = 1;
   private static final int LANES = 2;
 
-  private final ConcurrentLinkedQueue<CheckIn> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger size = new AtomicInteger();
-  private final ConcurrentLinkedQueue<CheckIn> warmQueue = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger warmSize = new AtomicInteger();
   private final AtomicLong warmSent = new AtomicLong();
+  /** Per lane, the check-ins waiting for the sender and their count (bounded by {@code capacity}). */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private final ConcurrentLinkedQueue<CheckIn>[] queues = new ConcurrentLinkedQueue[] {queue, warmQueue};
-  private final AtomicInteger[] sizes = {size, warmSize};
+  private final ConcurrentLinkedQueue<CheckIn>[] queues = new ConcurrentLinkedQueue[] {new ConcurrentLinkedQueue<>(), new ConcurrentLinkedQueue<>()};
+  private final AtomicInteger[] sizes = {new AtomicInteger(), new AtomicInteger()};
   /** Per lane: whether a check-in taken counts in {@link #taken} (1) or not (0). */
   private static final int[] COUNTED = {1, 0};
   /** Per lane: the drop counters; the warm-up's on a registry nobody reads. */
@@ -66,9 +63,7 @@ public final class CheckInEmitter {
   private volatile long taken;
 
   private final Counter sent;
-  private final Counter droppedFull;
   private final Counter droppedFailed;
-  private final Counter droppedShutdown;
   private long failuresLogged;
   private final AtomicInteger warmFailuresLogged = new AtomicInteger();
 
@@ -91,13 +86,11 @@ public final class CheckInEmitter {
     this.sink = sink;
     this.capacity = capacity;
     sent = Counter.builder("updraft.edge.checkins.sent").description("Check-ins acknowledged by Kafka").register(registry);
-    droppedFull = dropped(registry, "queue-full");
     droppedFailed = dropped(registry, "delivery-failed");
-    droppedShutdown = dropped(registry, "shutdown");
     MeterRegistry unread = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-    droppedFullBy = new Counter[] {droppedFull, dropped(unread, "queue-full")};
-    droppedShutdownBy = new Counter[] {droppedShutdown, dropped(unread, "shutdown")};
-    Gauge.builder("updraft.edge.checkins.queued", size, AtomicInteger::get)
+    droppedFullBy = new Counter[] {dropped(registry, "queue-full"), dropped(unread, "queue-full")};
+    droppedShutdownBy = new Counter[] {dropped(registry, "shutdown"), dropped(unread, "shutdown")};
+    Gauge.builder("updraft.edge.checkins.queued", sizes[DEVICE], AtomicInteger::get)
         .description("Check-ins waiting for the sender thread")
         .register(registry);
     Gauge.builder("updraft.edge.checkins.unacknowledged", this, CheckInEmitter::unacknowledged)
@@ -118,33 +111,18 @@ public final class CheckInEmitter {
     sender.start();
   }
 
-  /**
-   * The edge's warm-up: queues {@code c}, built as for a device's request, to be sent like one but marked
-   * as a warm-up ({@code Topics.WARMUP_HEADER}; ingesters skip it), so that the sender thread, the encoder
-   * and the Kafka producer have run before the first device's check-in. Counted apart
-   * ({@link #warmupSent}), never in the check-in metrics; a device's check-in waiting goes first. Returns false
-   * when {@code capacity} warm-up check-ins already wait or the emitter is closed. Never waits.
-   */
-  public boolean offerWarmup(CheckIn c) {
-    return offer(c, WARMUP);
-  }
-
   /** Warm-up check-ins acknowledged by Kafka. */
   public long warmupSent() {
     return warmSent.get();
   }
 
   /**
-   * Queues a check-in without waiting. Returns false (and counts it dropped) when the queue is full or
-   * the emitter is closed.
-   */
-  public boolean offer(CheckIn c) {
-    return offer(c, DEVICE);
-  }
-
-  /**
-   * Queues a check-in in {@code lane} ({@link #DEVICE} or {@link #WARMUP}) without waiting. Returns false (and
-   * counts it dropped, a warm-up's where nobody reads) when the lane's queue is full or the emitter is closed.
+   * Queues a check-in in {@code lane} without waiting: {@link #DEVICE}'s, or {@link #WARMUP}'s (the edge's
+   * warm-up: built as for a device's request and sent like one, marked as a warm-up ({@code
+   * Topics.WARMUP_HEADER}; ingesters skip it), so that the sender thread, the encoder and the producer have run
+   * before the first device's check-in; counted apart, {@link #warmupSent}; a device's check-in waiting goes
+   * first). Returns false (and counts it dropped, a warm-up's where nobody reads) when the lane's queue is full
+   * or the emitter is closed.
    */
   public boolean offer(CheckIn c, int lane) {
     if (closed) {
@@ -170,7 +148,7 @@ public final class CheckInEmitter {
 
   /** Check-ins waiting for the sender. */
   public int queued() {
-    return size.get();
+    return sizes[DEVICE].get();
   }
 
   /** Check-ins handed to the producer whose delivery has not been reported yet. */
@@ -206,7 +184,7 @@ public final class CheckInEmitter {
       taken += COUNTED[lane];
       Consumer<Exception> done = onDelivery[lane];
       try {
-        sink.send(c, lane, done);
+        sink.send(c, lane);
       } catch (RuntimeException e) {
         // interrupted at close, producer closed, or max.block.ms passed with the buffer still full
         done.accept(e);
@@ -246,11 +224,11 @@ public final class CheckInEmitter {
    */
   public void close(Duration timeout) {
     closed = true;
-    warmQueue.clear(); // a warm-up cut short by the close: nothing of it is worth delivering
+    queues[WARMUP].clear(); // a warm-up cut short by the close: nothing of it is worth delivering
     long deadline = System.nanoTime() + timeout.toNanos();
     long lastTaken = taken;
     long lastProgress = System.nanoTime();
-    while (sender.isAlive() && size.get() > 0 && System.nanoTime() - deadline < 0) {
+    while (sender.isAlive() && sizes[DEVICE].get() > 0 && System.nanoTime() - deadline < 0) {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
       if (taken != lastTaken) {
         lastTaken = taken;
@@ -260,11 +238,11 @@ public final class CheckInEmitter {
       }
     }
     int left = 0;
-    while (queue.poll() != null) {
+    while (queues[DEVICE].poll() != null) {
       left++;
     }
-    size.addAndGet(-left);
-    droppedShutdown.increment(left);
+    sizes[DEVICE].addAndGet(-left);
+    droppedShutdownBy[DEVICE].increment(left);
     // delivers what the producer accepted (bounded) and fails a send still blocked, which frees the sender
     sink.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     try {

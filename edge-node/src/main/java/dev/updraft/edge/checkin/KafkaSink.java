@@ -64,7 +64,7 @@ final class KafkaSink implements Sink {
     this.producer = new KafkaProducer<>(p);
   }
 
-  /** Per lane, the producer callback for the sender's delivery consumer (each lane always has the same one). */
+  /** Per lane, the producer callback reporting to the lane's delivery consumer ({@link #deliveries}). */
   private Callback[] callbacks = new Callback[0];
 
   @Override
@@ -78,10 +78,9 @@ final class KafkaSink implements Sink {
   }
 
   @Override
-  public void send(CheckIn c, int lane, Consumer<Exception> done) {
-    Callback callback = lane < callbacks.length ? callbacks[lane] : (md, e) -> done.accept(e);
+  public void send(CheckIn c, int lane) {
     byte[] value = compact != null ? compact.encode(c) : json.encode(c);
-    producer.send(new ProducerRecord<>(topic, null, c.clientId(), value, headersBy[lane]), callback);
+    producer.send(new ProducerRecord<>(topic, null, c.clientId(), value, headersBy[lane]), callbacks[lane]);
   }
 
   @Override

@@ -37,9 +37,15 @@ class CheckInEmitterTest {
     final CountDownLatch entered = new CountDownLatch(1);
     final CountDownLatch release = new CountDownLatch(1);
     final List<String> sent = new CopyOnWriteArrayList<>();
+    List<Consumer<Exception>> deliveries;
 
     @Override
-    public void send(CheckIn c, int lane, Consumer<Exception> done) {
+    public void deliveries(List<Consumer<Exception>> byLane) {
+      deliveries = byLane;
+    }
+
+    @Override
+    public void send(CheckIn c, int lane) {
       entered.countDown();
       try {
         release.await();
@@ -48,7 +54,7 @@ class CheckInEmitterTest {
         throw new IllegalStateException("interrupted", e);
       }
       sent.add(lane == CheckInEmitter.WARMUP ? "warm:" + c.checkInId() : c.checkInId());
-      done.accept(null);
+      deliveries.get(lane).accept(null);
     }
 
     @Override
@@ -61,12 +67,12 @@ class CheckInEmitterTest {
     BlockingSink sink = new BlockingSink();
     CheckInEmitter e = new CheckInEmitter(sink, 2, registry);
     e.start();
-    assertThat(e.offerWarmup(checkIn("warm-0"))).isTrue();
+    assertThat(e.offer(checkIn("warm-0"), CheckInEmitter.WARMUP)).isTrue();
     assertThat(sink.entered.await(10, TimeUnit.SECONDS)).isTrue(); // the sender now blocks on "warm-0"
-    assertThat(e.offerWarmup(checkIn("warm-1"))).isTrue();
-    assertThat(e.offerWarmup(checkIn("warm-2"))).isTrue();
-    assertThat(e.offerWarmup(checkIn("warm-3"))).as("bounded like the devices' queue").isFalse();
-    assertThat(e.offer(checkIn("real"))).isTrue();
+    assertThat(e.offer(checkIn("warm-1"), CheckInEmitter.WARMUP)).isTrue();
+    assertThat(e.offer(checkIn("warm-2"), CheckInEmitter.WARMUP)).isTrue();
+    assertThat(e.offer(checkIn("warm-3"), CheckInEmitter.WARMUP)).as("bounded like the devices' queue").isFalse();
+    assertThat(e.offer(checkIn("real"), CheckInEmitter.DEVICE)).isTrue();
     assertThat(e.queued()).as("warm-up check-ins are not in the devices' queue").isEqualTo(1);
 
     sink.release.countDown();
@@ -79,7 +85,7 @@ class CheckInEmitterTest {
     assertThat(e.warmupSent()).isEqualTo(3);
     assertThat(registry.get("updraft.edge.checkins.sent").counter().count()).as("only the device's").isEqualTo(1.0);
     e.close(Duration.ofSeconds(5));
-    assertThat(e.offerWarmup(checkIn("late"))).as("closed").isFalse();
+    assertThat(e.offer(checkIn("late"), CheckInEmitter.WARMUP)).as("closed").isFalse();
   }
 
   @Test
@@ -88,13 +94,13 @@ class CheckInEmitterTest {
     BlockingSink sink = new BlockingSink();
     CheckInEmitter e = new CheckInEmitter(sink, 4, registry);
     e.start();
-    assertThat(e.offer(checkIn("first"))).isTrue();
+    assertThat(e.offer(checkIn("first"), CheckInEmitter.DEVICE)).isTrue();
     assertThat(sink.entered.await(10, TimeUnit.SECONDS)).isTrue(); // the sender now blocks on "first"
     assertThat(e.unacknowledged()).as("\"first\" is with the producer").isEqualTo(1);
 
     int accepted = 0;
     for (int i = 0; i < 20; i++) {
-      accepted += e.offer(checkIn("c" + i)) ? 1 : 0; // returns at once even though the sender is stuck
+      accepted += e.offer(checkIn("c" + i), CheckInEmitter.DEVICE) ? 1 : 0; // returns at once even though the sender is stuck
     }
     assertThat(accepted).isEqualTo(4);
     assertThat(e.queued()).isEqualTo(4);
@@ -113,9 +119,16 @@ class CheckInEmitterTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     List<Consumer<Exception>> pending = new CopyOnWriteArrayList<>();
     Sink deferred = new Sink() { // like a producer: accepts at once, reports delivery later
+      List<Consumer<Exception>> deliveries;
+
       @Override
-      public void send(CheckIn c, int lane, Consumer<Exception> done) {
-        pending.add(done);
+      public void deliveries(List<Consumer<Exception>> byLane) {
+        deliveries = byLane;
+      }
+
+      @Override
+      public void send(CheckIn c, int lane) {
+        pending.add(deliveries.get(lane));
       }
 
       @Override
@@ -124,7 +137,7 @@ class CheckInEmitterTest {
     CheckInEmitter e = new CheckInEmitter(deferred, 10, registry);
     e.start();
     for (int i = 0; i < 3; i++) {
-      assertThat(e.offer(checkIn("c" + i))).isTrue();
+      assertThat(e.offer(checkIn("c" + i), CheckInEmitter.DEVICE)).isTrue();
     }
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (pending.size() < 3 && System.nanoTime() < deadline) {
@@ -145,9 +158,16 @@ class CheckInEmitterTest {
   void failedDeliveriesAreCountedAsDropped() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     Sink failing = new Sink() {
+      List<Consumer<Exception>> deliveries;
+
       @Override
-      public void send(CheckIn c, int lane, Consumer<Exception> done) {
-        done.accept(new IllegalStateException("broker gone"));
+      public void deliveries(List<Consumer<Exception>> byLane) {
+        deliveries = byLane;
+      }
+
+      @Override
+      public void send(CheckIn c, int lane) {
+        deliveries.get(lane).accept(new IllegalStateException("broker gone"));
       }
 
       @Override
@@ -155,8 +175,8 @@ class CheckInEmitterTest {
     };
     CheckInEmitter e = new CheckInEmitter(failing, 10, registry);
     e.start();
-    e.offer(checkIn("a"));
-    e.offer(checkIn("b"));
+    e.offer(checkIn("a"), CheckInEmitter.DEVICE);
+    e.offer(checkIn("b"), CheckInEmitter.DEVICE);
     e.close(Duration.ofSeconds(10));
     assertThat(registry.get("updraft.edge.checkins.dropped").tag("reason", "delivery-failed").counter().count()).isEqualTo(2);
     assertThat(registry.get("updraft.edge.checkins.sent").counter().count()).isZero();
@@ -167,7 +187,7 @@ class CheckInEmitterTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     CheckInEmitter e = new CheckInEmitter(new BlockingSink(), 10, registry);
     e.close(Duration.ofMillis(10));
-    assertThat(e.offer(checkIn("late"))).isFalse();
+    assertThat(e.offer(checkIn("late"), CheckInEmitter.DEVICE)).isFalse();
     assertThat(registry.get("updraft.edge.checkins.dropped").tag("reason", "shutdown").counter().count()).isEqualTo(1);
   }
 }
