@@ -50,20 +50,21 @@ final class HttpVerticle extends VerticleBase {
       loopDelay.record(Math.max(0, now - expected), TimeUnit.NANOSECONDS);
       expected = now + TimeUnit.MILLISECONDS.toNanos(TICK_MS);
     });
-    server = vertx.createHttpServer(options)
-        .requestHandler(handler)
-        .connectionHandler(c -> HttpGuard.install(c, headerTimeoutNanos, headerTimeouts))
-        .invalidRequestHandler(HttpGuard::invalid);
+    server = server(options, handler);
     if (warmHandler == null) {
       return server.listen();
     }
     // the same server code (options, guard, codecs) as the devices' server, so that it is what the warm-up compiles
-    HttpServer warm = vertx.createHttpServer(new HttpServerOptions(options).setHost("127.0.0.1").setPort(0))
-        .requestHandler(warmHandler)
-        .connectionHandler(c -> HttpGuard.install(c, headerTimeoutNanos, headerTimeouts))
-        .invalidRequestHandler(HttpGuard::invalid);
+    HttpServer warm = server(new HttpServerOptions(options).setHost("127.0.0.1").setPort(0), warmHandler);
     warmServer = warm;
     return server.listen().compose(s -> warm.listen());
+  }
+
+  private HttpServer server(HttpServerOptions o, ManifestHandler h) {
+    return vertx.createHttpServer(o)
+        .requestHandler(h)
+        .connectionHandler(c -> HttpGuard.install(c, headerTimeoutNanos, headerTimeouts))
+        .invalidRequestHandler(HttpGuard::invalid);
   }
 
   /** The port of the warm-up's server, -1 when this instance has none or it is closed. */

@@ -131,13 +131,8 @@ final class WarmupCurve {
   }
 
   private boolean hotPathCompiled() {
-    List<String> pending = pendingHotPath.get();
-    if (pending != null && !pending.isEmpty()) {
-      lastPending = pending;
-      return false;
-    }
-    lastPending = pending;
-    return true;
+    lastPending = pendingHotPath.get();
+    return lastPending == null || lastPending.isEmpty();
   }
 
   /**
