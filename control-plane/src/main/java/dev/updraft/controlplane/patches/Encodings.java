@@ -51,10 +51,7 @@ final class Encodings {
   /** The copies of {@code source} (of {@code size} bytes) worth keeping, smallest encoding first by preference. */
   static List<Encoded> encode(Path source, long size, Path tmpDir, boolean fast) throws IOException {
     List<Encoded> out = new ArrayList<>();
-    for (String enc : List.of(AcceptEncoding.ZSTD, AcceptEncoding.BR, AcceptEncoding.GZIP)) {
-      if (enc.equals(AcceptEncoding.BR) && !brotliAvailable()) {
-        continue;
-      }
+    for (String enc : made()) {
       Encoded e = encodeOne(source, enc, tmpDir, fast);
       if (e.size() < size) {
         out.add(e);

@@ -79,8 +79,8 @@ final class GroupJob {
       String launch = assets.get(0).sha256Hex();
       LaunchAssetStored stored = d.launchAssets().get(launch);
       // without edges nothing records the copies, so a group publishing the same bundle again finds them stored
-      if (encoded.add(launch) && (stored == null || stored.variants().size() <= 1) && (settings.edges() || settings.encodeOthers())
-          && (settings.edges() || !storage.hasVariants(app.appId(), launch, Encodings.made()))) {
+      if (encoded.add(launch) && (stored == null || stored.variants().size() <= 1)
+          && (settings.edges() || settings.encodeOthers() && !storage.hasVariants(app.appId(), launch, Encodings.made()))) {
         LaunchAssetStored withVariants = encodeLaunch(app.appId(), launch, tally);
         if (settings.edges()) {
           out.add(withVariants);
