@@ -13,8 +13,10 @@
 # JSON, a text line and the time series' first 10 seconds to $OUT. The generator warms up on a mirror of the
 # edge's answers (`--warmup-on mirror`, its default: its own code hot, no warm-up check-ins into the pipeline);
 # the mode `gen-warmup-on-target` sends its warm-up to the edge instead, as before.
-# Before the modes, the check-in pipeline is warmed through the dev stack's own edge (PIPELINE_WARMUP, 30s).
+# Before the modes, the check-in pipeline is warmed through the dev stack's own edge until the dev stack's JIT is
+# quiet (load/bench/pipeline-warmup.sh, PIPELINE_WARMUP_ROUNDS [12]; 0 skips it).
 # Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000], MODES, PREFIX [cold-start]: the files' name prefix,
+#   GEN_QUIET [60s]: the generator's --warmup-until-quiet bound (0s: the fixed 20,000 only, as before 2026-12-02),
 #   PIN=1: the measured edge on CPU 1 and everything else on CPU 0 (taskset),
 #   EDGE_JAVA_OPTS: more JVM options for the measured edge, e.g. a flight recording of its first seconds:
 #   EDGE_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/edge.jfr,settings=profile,dumponexit=true" with UPDRAFT_CDS=0:
@@ -49,14 +51,12 @@ wait_ready http://127.0.0.1:$DEV_EDGE/readyz
 ./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist fixtures/expo-export-sdk57/update-1 --no-progress --json >/dev/null 2>&1
 sleep 5
 # the check-in pipeline of a fleet is never cold (other edges feed it): warm Kafka, the ingester and PostgreSQL
-# with the same rate through the dev stack's own edge first, so that the measured edge is the only cold process
-# (PIPELINE_WARMUP=0s skips it; without it the pipeline's JIT takes ~0.6 of a core for the run's first 25 s)
-PIPELINE_WARMUP=${PIPELINE_WARMUP:-30s}
-if [ "$PIPELINE_WARMUP" != 0s ]; then
-  log "warming the check-in pipeline: $RATE req/s for $PIPELINE_WARMUP through the dev stack's edge"
-  ${pin_other[@]+"${pin_other[@]}"} ./updraft load run --name pipeline-warmup --profile constant --rate "$RATE" --duration "$PIPELINE_WARMUP" --warmup 2000 \
-    --target http://127.0.0.1:$DEV_EDGE --app demo --channels production --runtime-versions 1.0.0 --signature \
-    --out-dir "$work" > "$work/pipeline-warmup.out" 2>&1 || log "pipeline warm-up run: $(tail -n 1 "$work/pipeline-warmup.out")"
+# through the dev stack's own edge first, in rounds of 20 s until the dev stack's JIT is quiet, so that the
+# measured edge is the only cold process (load/bench/pipeline-warmup.sh; PIPELINE_WARMUP_ROUNDS=0 skips it; a
+# fixed 30 s, as before 2026-12-02, left the dev stack compiling at 0.3-1 of a core for two more minutes)
+if [ "${PIPELINE_WARMUP_ROUNDS:-12}" != 0 ]; then
+  RATE=$RATE ROUNDS=${PIPELINE_WARMUP_ROUNDS:-12} ${pin_other[@]+"${pin_other[@]}"} \
+    load/bench/pipeline-warmup.sh "$dev" http://127.0.0.1:$DEV_EDGE "$work/pipeline-warmup"
   sleep 5
 fi
 
@@ -78,7 +78,7 @@ for mode in ${MODES:-default no-warmup no-checkins}; do
   ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   log "$mode: edge ready in $ready_ms ms (process start to /readyz 200); constant run at $RATE req/s; load average before $load_avg"
   set +e
-  ${pin_other[@]+"${pin_other[@]}"} ./updraft load run --name "$PREFIX-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 "${gen_extra[@]}" \
+  ${pin_other[@]+"${pin_other[@]}"} ./updraft load run --name "$PREFIX-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 --warmup-until-quiet "${GEN_QUIET:-60s}" "${gen_extra[@]}" \
     --target http://127.0.0.1:$EDGE --app demo --channels production --runtime-versions 1.0.0 \
     --signature --verify-certificate "$work/keys/certificate.pem" --out-dir "$work" \
     --metrics edge=http://127.0.0.1:$EDGE/metrics --pids "edge=$edge,dev=$dev,postgres=$(head -n1 "$data/postgres/postmaster.pid")" > "$work/run-$mode.out" 2>&1

@@ -8,7 +8,7 @@
 # Durations: xprem ~17 min; each knee ~5 min (the first one twice, with its baseline); about 50 min in all.
 # Environment: OUT (result dir), DATA (data dir), KEEP=1 (leave the stack running at the end),
 # PIPELINE_WARMUP_ROUNDS (12; 0: none) and PIPELINE_WARMUP_RATE (2000) for the pipeline warm-up before xprem,
-# the knee, the ablations and the restart (see warm_pipeline).
+# the knee, the ablations and the restart (load/bench/pipeline-warmup.sh), DEV_NICE (0: the dev stack's nice value).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -49,7 +49,9 @@ wait_http() { # url, seconds
 start_dev() {
   if curl -fs -o /dev/null http://127.0.0.1:$DEV_EDGE/readyz; then log "dev already running"; return; fi
   log "starting updraft dev (data $DATA)"
-  UPDRAFT_JAVA_OPTS="-Xmx2g" nohup ./updraft dev --data-dir "$DATA" --control-port $CONTROL --edge-port $DEV_EDGE \
+  # DEV_NICE (0): the CPU priority of the dev stack and PostgreSQL (nice -n); on one machine a positive value lets
+  # the request path (edge, generator) go first, as it would with the pipeline on machines of its own
+  UPDRAFT_JAVA_OPTS="-Xmx2g" nohup nice -n "${DEV_NICE:-0}" ./updraft dev --data-dir "$DATA" --control-port $CONTROL --edge-port $DEV_EDGE \
     --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN > "$OUT/dev.log" 2>&1 &
   echo $! > "$OUT/dev.pid"
   wait_http http://127.0.0.1:$DEV_EDGE/readyz 300
@@ -74,27 +76,13 @@ stop_pidfile() {
 
 pg_pid() { head -n1 "$DATA/postgres/postmaster.pid"; }
 
-# seconds a JVM has spent JIT-compiling so far (jstat, from the JDK that runs java)
-jit_seconds() { "$(dirname "$(readlink -f "$(command -v java)")")/jstat" -compiler "$1" | awk 'NR==2 {print $4}'; }
-
-# A fresh `updraft dev` (Kafka, the ingester, the control plane in one JVM) JIT-compiles the check-in path for
-# minutes once check-ins flow: 0.3-1 of a core for 2.5 minutes at 3,000/s on this machine (flight recording,
-# 2026-12-02), enough to push every knee hold's p99 past 10 ms. A fleet's pipeline is never cold (other edges
-# feed it), so before a measured run the pipeline is fed through the dev stack's own edge in rounds of 20 s
-# until its JIT compiled for less than 1 s of a round (PIPELINE_WARMUP_ROUNDS, default 12; 0 skips it).
+# the check-in pipeline of a fleet is never cold: a fresh dev stack is warmed once before a measured run
+# (load/bench/pipeline-warmup.sh; PIPELINE_WARMUP_ROUNDS=0 skips it)
 warm_pipeline() {
-  local dev=$(cat "$OUT/dev.pid") rounds=${PIPELINE_WARMUP_ROUNDS:-12} i t0 t1
-  [ "$rounds" = 0 ] || [ -f "$OUT/pipeline-warm.$dev" ] && return 0
-  mkdir -p "$OUT/pipeline-warmup"
-  for i in $(seq 1 "$rounds"); do
-    t0=$(jit_seconds "$dev")
-    ./updraft load run --name pipeline-warmup --target http://127.0.0.1:$DEV_EDGE --app demo --channels production \
-      --runtime-versions 1.0.0 --out-dir "$OUT/pipeline-warmup" --profile constant --rate "${PIPELINE_WARMUP_RATE:-2000}" \
-      --duration 20s --warmup 2000 > "$OUT/pipeline-warmup/round-$i.out" 2>&1 || true
-    t1=$(jit_seconds "$dev")
-    log "pipeline warm-up round $i of $rounds: the dev stack compiled for $(echo "$t1 - $t0" | bc) s of the last 20 s"
-    if [ "$(echo "$t1 - $t0 < 1" | bc)" = 1 ]; then break; fi
-  done
+  local dev=$(cat "$OUT/dev.pid")
+  [ "${PIPELINE_WARMUP_ROUNDS:-12}" = 0 ] || [ -f "$OUT/pipeline-warm.$dev" ] && return 0
+  RATE=${PIPELINE_WARMUP_RATE:-2000} ROUNDS=${PIPELINE_WARMUP_ROUNDS:-12} \
+    load/bench/pipeline-warmup.sh "$dev" http://127.0.0.1:$DEV_EDGE "$OUT/pipeline-warmup"
   touch "$OUT/pipeline-warm.$dev"
 }
 
