@@ -13,7 +13,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
@@ -136,25 +135,62 @@ final class Lane extends VerticleBase {
     running[0]++;
     RequestOptions ro = new RequestOptions().setMethod(HttpMethod.GET).setHost(host).setPort(port)
         .setSsl(ssl).setURI(uri).setHeaders(w.headers()).setTimeout(run.config.timeout().toMillis());
-    client.request(ro).compose(HttpClientRequest::send)
-        .compose(resp -> resp.body().map(body -> {
-          if (w.check()) {
-            ResponseCheck.Answer a = check.check(resp.statusCode(), resp.headers()::get, body.getBytes(), w.runtime(), w.signature());
-            if (!a.ok()) {
-              throw new IllegalStateException("warm-up answer from " + host + ":" + port + uri + " failed its check: "
-                  + a.error().wire + " " + a.detail());
-            }
-          }
-          return null;
-        }))
-        .onComplete(ar -> {
-          running[0]--;
-          if (ar.failed()) {
-            done.tryFail(ar.cause());
+    exchange(ro, new Exchange() {
+      @Override
+      public void failed(Throwable cause) {
+        running[0]--;
+        done.tryFail(cause);
+      }
+
+      @Override
+      public void answered(HttpClientResponse resp, Buffer body) {
+        running[0]--;
+        if (w.check()) {
+          ResponseCheck.Answer a = check.check(resp.statusCode(), resp.headers()::get, body.getBytes(), w.runtime(), w.signature());
+          if (!a.ok()) {
+            done.tryFail(new IllegalStateException("warm-up answer from " + host + ":" + port + uri + " failed its check: "
+                + a.error().wire + " " + a.detail()));
             return;
           }
-          warmOne(host, port, ssl, uri, requests, left, running, done);
+        }
+        warmOne(host, port, ssl, uri, requests, left, running, done);
+      }
+    });
+  }
+
+  /** What becomes of one request: it failed (connect, send, body), or its whole answer arrived. */
+  interface Exchange {
+    void failed(Throwable cause);
+
+    void answered(HttpClientResponse resp, Buffer body);
+  }
+
+  /**
+   * One request and its whole answer, the same calls for the run and its warm-up: a warm-up through other calls
+   * (it used {@code compose}) left the run's own path to be compiled, and the warm-up's thrown away, in the run's
+   * first seconds (flight recording, 2026-12-02).
+   */
+  private void exchange(RequestOptions ro, Exchange x) {
+    client.request(ro).onComplete(ar -> {
+      if (ar.failed()) {
+        x.failed(ar.cause());
+        return;
+      }
+      ar.result().send().onComplete(rr -> {
+        if (rr.failed()) {
+          x.failed(rr.cause());
+          return;
+        }
+        HttpClientResponse resp = rr.result();
+        resp.body().onComplete(br -> {
+          if (br.failed()) {
+            x.failed(br.cause());
+            return;
+          }
+          x.answered(resp, br.result());
         });
+      });
+    });
   }
 
   /** Hands a batch to the lane's event loop (called by the scheduler thread). */
@@ -236,26 +272,16 @@ final class Lane extends VerticleBase {
     long sentNanos = System.nanoTime();
     int dev = device;
     int sent = sentIdx;
-    client.request(ro).onComplete(ar -> {
-      if (ar.failed()) {
-        fail(a, target, ar.cause());
-        return;
+    exchange(ro, new Exchange() {
+      @Override
+      public void failed(Throwable cause) {
+        fail(a, target, cause);
       }
-      HttpClientRequest req = ar.result();
-      req.send().onComplete(rr -> {
-        if (rr.failed()) {
-          fail(a, target, rr.cause());
-          return;
-        }
-        HttpClientResponse resp = rr.result();
-        resp.body().onComplete(br -> {
-          if (br.failed()) {
-            fail(a, target, br.cause());
-            return;
-          }
-          complete(a, target, dev, sent, runtime, sigRequested, resp, br.result(), intendedAbs, sentNanos);
-        });
-      });
+
+      @Override
+      public void answered(HttpClientResponse resp, Buffer body) {
+        complete(a, target, dev, sent, runtime, sigRequested, resp, body, intendedAbs, sentNanos);
+      }
     });
   }
 
