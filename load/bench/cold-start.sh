@@ -16,7 +16,6 @@
 # Before the modes, the check-in pipeline is warmed through the dev stack's own edge until the dev stack's JIT is
 # quiet (load/bench/pipeline-warmup.sh, PIPELINE_WARMUP_ROUNDS [12]; 0 skips it).
 # Usage: load/bench/cold-start.sh   (environment: OUT, RATE [2000], MODES, PREFIX [cold-start]: the files' name prefix,
-#   GEN_QUIET [60s]: the generator's --warmup-until-quiet bound (0s: the fixed 20,000 only, as before 2026-12-02),
 #   PIN=1: the measured edge on CPU 1 and everything else on CPU 0 (taskset),
 #   EDGE_JAVA_OPTS: more JVM options for the measured edge, e.g. a flight recording of its first seconds:
 #   EDGE_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/edge.jfr,settings=profile,dumponexit=true" with UPDRAFT_CDS=0:
@@ -78,7 +77,7 @@ for mode in ${MODES:-default no-warmup no-checkins}; do
   ready_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
   log "$mode: edge ready in $ready_ms ms (process start to /readyz 200); constant run at $RATE req/s; load average before $load_avg"
   set +e
-  ${pin_other[@]+"${pin_other[@]}"} ./updraft load run --name "$PREFIX-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 --warmup-until-quiet "${GEN_QUIET:-60s}" "${gen_extra[@]}" \
+  ${pin_other[@]+"${pin_other[@]}"} ./updraft load run --name "$PREFIX-$mode" --profile constant --rate "$RATE" --duration 40s --warmup 20000 "${gen_extra[@]}" \
     --target http://127.0.0.1:$EDGE --app demo --channels production --runtime-versions 1.0.0 \
     --signature --verify-certificate "$work/keys/certificate.pem" --out-dir "$work" \
     --metrics edge=http://127.0.0.1:$EDGE/metrics --pids "edge=$edge,dev=$dev,postgres=$(head -n1 "$data/postgres/postmaster.pid")" > "$work/run-$mode.out" 2>&1

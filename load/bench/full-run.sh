@@ -5,10 +5,11 @@
 # tree for each step. Usage:
 #   load/bench/full-run.sh [step...]      steps: setup smoke xprem knee ablations restart scale
 #                                         (default: setup xprem knee ablations restart scale)
-# Durations: xprem ~17 min; each knee ~5 min (the first one twice, with its baseline); about 50 min in all.
+# Durations: the pipeline warm-up up to ~6 min (once per dev stack); xprem ~17 min; each knee ~5 min (the first one
+# twice, with its baseline); about 55 min in all.
 # Environment: OUT (result dir), DATA (data dir), KEEP=1 (leave the stack running at the end),
 # PIPELINE_WARMUP_ROUNDS (12; 0: none) and PIPELINE_WARMUP_RATE (2000) for the pipeline warm-up before xprem,
-# the knee, the ablations and the restart (load/bench/pipeline-warmup.sh), DEV_NICE (0: the dev stack's nice value).
+# the knee, the ablations and the restart (load/bench/pipeline-warmup.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -49,9 +50,7 @@ wait_http() { # url, seconds
 start_dev() {
   if curl -fs -o /dev/null http://127.0.0.1:$DEV_EDGE/readyz; then log "dev already running"; return; fi
   log "starting updraft dev (data $DATA)"
-  # DEV_NICE (0): the CPU priority of the dev stack and PostgreSQL (nice -n); on one machine a positive value lets
-  # the request path (edge, generator) go first, as it would with the pipeline on machines of its own
-  UPDRAFT_JAVA_OPTS="-Xmx2g" nohup nice -n "${DEV_NICE:-0}" ./updraft dev --data-dir "$DATA" --control-port $CONTROL --edge-port $DEV_EDGE \
+  UPDRAFT_JAVA_OPTS="-Xmx2g" nohup ./updraft dev --data-dir "$DATA" --control-port $CONTROL --edge-port $DEV_EDGE \
     --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN > "$OUT/dev.log" 2>&1 &
   echo $! > "$OUT/dev.pid"
   wait_http http://127.0.0.1:$DEV_EDGE/readyz 300

@@ -77,8 +77,6 @@ public final class LoadCommand {
       "  --warmup-on mirror|target [mirror]: the --warmup requests go to an in-process copy of the target's discovered",
       "    answers (the generator's own code warms up, signatures verified, and the target gets no warm-up traffic) or to",
       "    the target itself",
-      "  --warmup-until-quiet BOUND [0s: off]: after --warmup, more warm-up rounds (2,000 requests per lane, to the same",
-      "    place) until the generator's JIT compiled for under 5 % of a round, at most BOUND (<= 10m)",
       "",
       "exit status: 0 ok, 1 bug, 2 usage, 3 INVALID run (drops), 4 error rate above --max-error-rate, 5 target unreachable");
 

@@ -49,33 +49,9 @@ class WarmupTest {
           "--duration", "500ms", "--warmup", "300", "--warmup-on", "target", "--devices", "100");
       assertThat(o.exit()).as(o.err()).isEqualTo(0);
       assertThat(warmups(edge)).hasSize(300);
-      assertThat(o.out()).doesNotContain("mirror").doesNotContain("until the JIT is quiet");
+      assertThat(o.out()).doesNotContain("mirror");
       assertThat(warmups(edge).stream().map(s -> s.headers().get("expo-platform")).distinct()).containsExactlyInAnyOrder("ios", "android");
     }
-  }
-
-  @Test
-  void untilQuietGoesOnInRoundsToTheSamePlaceAndSaysHowManyRequestsItAdded() throws Exception {
-    try (TestEdge edge = new TestEdge()) {
-      Runs.Outcome o = Runs.run(dir, "quiet", "--target", edge.url(), "--profile", "constant", "--rate", "20",
-          "--duration", "500ms", "--warmup", "300", "--warmup-on", "target", "--warmup-until-quiet", "2s", "--devices", "100");
-      assertThat(o.exit()).as(o.err()).isEqualTo(0);
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("warm-up until the JIT is quiet: (\\d+) more requests per lane").matcher(o.out());
-      assertThat(m.find()).as(o.out()).isTrue();
-      int added = Integer.parseInt(m.group(1));
-      // at least one round of 2,000, every one of them seen by the target on top of the --warmup 300
-      assertThat(added).isGreaterThanOrEqualTo(2_000);
-      assertThat(warmups(edge)).hasSize(300 + added);
-      // and the run itself is unaffected
-      assertThat(edge.fleetSeen()).hasSize(10);
-    }
-  }
-
-  @Test
-  void anUntilQuietBoundOverTenMinutesIsAUsageError() throws Exception {
-    Runs.Outcome o = Runs.run(dir, "long", "--target", "http://127.0.0.1:9", "--warmup-until-quiet", "11m");
-    assertThat(o.exit()).isEqualTo(2);
-    assertThat(o.err()).contains("--warmup-until-quiet must be at most 10m: got 660s");
   }
 
   @Test

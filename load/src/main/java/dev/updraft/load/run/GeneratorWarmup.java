@@ -3,16 +3,13 @@ package dev.updraft.load.run;
 import dev.updraft.load.fleet.Fleet;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The generator's warm-up before a run (untimed, unrecorded): {@code --warmup} requests per lane to the target or
- * to a {@link WarmupMirror}, then, with {@code --warmup-until-quiet}, more until this JVM's JIT is quiet.
+ * to a {@link WarmupMirror} of the discovered answers.
  */
 final class GeneratorWarmup {
   private final RunConfig config;
@@ -64,8 +61,6 @@ final class GeneratorWarmup {
       }
     }
     if (!mirror) {
-      Targets.Target first = ts.all.get(0);
-      untilJitQuiet(first.host, first.port, first.ssl, uri, requests);
       return;
     }
     WarmupMirror m = new WarmupMirror(discovered);
@@ -81,7 +76,6 @@ final class GeneratorWarmup {
         out.println("[" + label + "] warm-up: " + config.warmup() + " requests per lane to a mirror of the " + discovered.size()
             + " discovered answers in " + (System.nanoTime() - t0) / 1_000_000 + " ms (" + toTarget + " per lane to each target)");
       }
-      untilJitQuiet("127.0.0.1", port, false, uri, requests);
     } catch (Exception e) {
       if (out != null) {
         out.println("[" + label + "] warm-up against the mirror failed (" + e.getMessage() + "); continuing");
@@ -94,59 +88,4 @@ final class GeneratorWarmup {
       }
     }
   }
-
-  /** The JIT's share of a warm-up round's wall time under which {@code --warmup-until-quiet} ends the warm-up. */
-  static final double QUIET_JIT_SHARE = 0.05;
-
-  /** Requests per lane in one round of {@code --warmup-until-quiet}. */
-  static final int QUIET_ROUND = 2_000;
-
-  /**
-   * {@code --warmup-until-quiet BOUND}: after the {@code --warmup} requests, more rounds of {@link #QUIET_ROUND}
-   * requests per lane to the same place until this JVM's JIT compiled for less than {@link #QUIET_JIT_SHARE} of a
-   * round's wall time, or the bound passed. A fixed warm-up ends while the optimising compiler still has a queue:
-   * on a 2-core machine a fresh generator went on compiling at 0.7-0.9 of a core for 12 s into a 4,000 req/s run
-   * after 30,000 warm-up requests, and its own latency queue was the run's first 25 s (2026-12-02).
-   */
-  private void untilJitQuiet(String host, int port, boolean ssl, String uri, List<Lane.WarmRequest> requests) {
-    if (config.warmupUntilQuiet().isZero() || requests.isEmpty()) {
-      return;
-    }
-    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-    if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
-      if (out != null) {
-        out.println("[" + label + "] --warmup-until-quiet: this JVM does not report its JIT time; no more warm-up");
-      }
-      return;
-    }
-    long start = System.nanoTime();
-    long deadline = start + config.warmupUntilQuiet().toNanos();
-    int rounds = 0;
-    double share = 1;
-    try {
-      while (share >= QUIET_JIT_SHARE && System.nanoTime() < deadline) {
-        long jit0 = jit.getTotalCompilationTime();
-        long t0 = System.nanoTime();
-        List<io.vertx.core.Future<Void>> all = new ArrayList<>();
-        for (Lane lane : lanes) {
-          all.add(lane.warmup(host, port, ssl, uri, requests, QUIET_ROUND));
-        }
-        io.vertx.core.Future.all(all).await(Math.max(1, deadline - System.nanoTime()) + 10_000_000_000L, TimeUnit.NANOSECONDS);
-        double wallMs = Math.max(1, (System.nanoTime() - t0) / 1e6);
-        share = (jit.getTotalCompilationTime() - jit0) / wallMs;
-        rounds++;
-      }
-    } catch (Exception e) {
-      if (out != null) {
-        out.println("[" + label + "] --warmup-until-quiet against " + host + ":" + port + " failed (" + e.getMessage() + "); continuing");
-      }
-      return;
-    }
-    if (out != null) {
-      out.printf(Locale.ROOT, "[%s] warm-up until the JIT is quiet: %d more requests per lane in %d ms, the JIT compiling %.0f %% of"
-              + " the last round%s%n", label, rounds * QUIET_ROUND, (System.nanoTime() - start) / 1_000_000, share * 100,
-          share >= QUIET_JIT_SHARE ? " (stopped by the bound, " + config.warmupUntilQuiet().toSeconds() + " s)" : "");
-    }
-  }
-
 }

@@ -63,7 +63,6 @@ public record RunConfig(
     boolean discovery,
     int warmup,
     boolean warmupMirror,
-    Duration warmupUntilQuiet,
     boolean assetPatches,
     boolean assetClientEncodings) {
 
@@ -75,7 +74,7 @@ public record RunConfig(
       "trigger-url", "trigger-method", "trigger-body", "trigger-token", "trigger-content-type", "trigger-at",
       "trigger-wait", "metrics", "metric-names", "pids", "health-path", "baseline", "baseline-profile",
       "baseline-event-loops", "baseline-jvm-opts", "interval", "progress", "max-error-rate", "knee-p99", "warmup",
-      "warmup-on", "warmup-until-quiet");
+      "warmup-on");
 
   static final Set<String> REPLAY_FLAGS = Set.of(
       "name", "out-dir", "target", "speed", "event-loops", "connections", "max-in-flight", "max-lag", "timeout",
@@ -180,17 +179,8 @@ public record RunConfig(
         run,
         s.integer("warmup", run ? 200 : 0, 0, 100_000),
         run && "mirror".equals(s.choice("warmup-on", "mirror", "mirror", "target")),
-        run ? warmupUntilQuiet(s) : Duration.ZERO,
         s.bool("asset-patches", true),
         "clients".equals(s.choice("asset-encoding", "clients", "clients", "identity")));
-  }
-
-  private static Duration warmupUntilQuiet(Settings s) {
-    Duration d = s.duration("warmup-until-quiet", Duration.ZERO);
-    if (d.compareTo(Duration.ofMinutes(10)) > 0) {
-      throw new ConfigException("--warmup-until-quiet must be at most 10m: got " + d.toSeconds() + "s");
-    }
-    return d;
   }
 
   /** The configuration of the baseline run: its profile, no server metrics, no push trigger. */
@@ -199,7 +189,7 @@ public record RunConfig(
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
         baselineProfile, baselineEventLoops, baselineJvmOpts, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery, warmup, warmupMirror, warmupUntilQuiet, assetPatches, assetClientEncodings);
+        discovery, warmup, warmupMirror, assetPatches, assetClientEncodings);
   }
 
   public static Profile profile(Settings s, String name) {
