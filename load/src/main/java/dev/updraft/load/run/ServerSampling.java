@@ -205,16 +205,53 @@ final class ServerSampling implements Runnable {
 
   /** CPU seconds (user + system) of a process from {@code /proc/<pid>/stat}; NaN if gone. */
   static double cpuSeconds(String pid) {
+    return cpuSeconds(pid, false);
+  }
+
+  /** As {@link #cpuSeconds(String)}, with {@code reaped} the CPU of the children it has waited for too. */
+  static double cpuSeconds(String pid, boolean reaped) {
     try {
       String stat = Files.readString(Path.of("/proc", pid, "stat"));
       // the command name may hold spaces: fields start after the last ')'
       String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
       long utime = Long.parseLong(f[11]);
       long stime = Long.parseLong(f[12]);
+      if (reaped) {
+        utime += Long.parseLong(f[13]);
+        stime += Long.parseLong(f[14]);
+      }
       return (utime + stime) / (double) CLOCK_TICKS;
     } catch (IOException | RuntimeException e) {
       return Double.NaN;
     }
+  }
+
+  /**
+   * CPU seconds of a process tree: the process, its live descendants (PostgreSQL's backends under its postmaster,
+   * `updraft dev`'s embedded PostgreSQL under the dev JVM), and the children each of them has already reaped;
+   * a descendant whose pid is in {@code named} is left out with its own descendants, since it is sampled under its
+   * own name. NaN if the process is gone.
+   */
+  static double treeCpuSeconds(long pid, java.util.Collection<Long> named) {
+    double own = cpuSeconds(Long.toString(pid), true);
+    if (Double.isNaN(own)) {
+      return Double.NaN;
+    }
+    double sum = own;
+    java.util.ArrayDeque<ProcessHandle> todo = new java.util.ArrayDeque<>();
+    ProcessHandle.of(pid).ifPresent(h -> h.children().forEach(todo::add));
+    for (int visited = 0; !todo.isEmpty() && visited < 10_000; visited++) {
+      ProcessHandle h = todo.poll();
+      if (named.contains(h.pid())) {
+        continue;
+      }
+      double c = cpuSeconds(Long.toString(h.pid()), true);
+      if (!Double.isNaN(c)) {
+        sum += c;
+      }
+      h.children().forEach(todo::add);
+    }
+    return sum;
   }
 
   /** Clock ticks per second of /proc times (USER_HZ is 100 on Linux for every architecture we run). */
@@ -275,7 +312,7 @@ final class ServerSampling implements Runnable {
     String scenario = Timeseries.scenarioAt(profile, t);
     for (Map.Entry<String, Long> e : pids.entrySet()) {
       String pid = Long.toString(e.getValue());
-      double cpu = cpuSeconds(pid);
+      double cpu = treeCpuSeconds(e.getValue(), pids.values());
       double rssMb = statusKb(pid, "VmRSS") / 1024.0;
       double[] last = lastCpu.get(e.getKey());
       if (!Double.isNaN(cpu)) {

@@ -53,4 +53,32 @@ class SamplingTest {
     assertThat(rssKb).isGreaterThan(1024);
     assertThat(ServerSampling.cpuSeconds("999999999")).isNaN();
   }
+
+  @Test
+  void aProcessCountsTheCpuOfItsChildrenExceptThoseSampledUnderTheirOwnName() throws Exception {
+    // a shell that only waits, and below it a child that burns a core for at most 2 s
+    Process p = new ProcessBuilder("sh", "-c", "timeout 2 sh -c 'while :; do :; done'; sleep 1").start();
+    try {
+      long parent = p.pid();
+      ProcessHandle child = null;
+      for (int i = 0; i < 200 && child == null; i++) {
+        child = ProcessHandle.of(parent).flatMap(h -> h.children().findFirst()).orElse(null);
+        if (child == null) {
+          Thread.sleep(10);
+        }
+      }
+      assertThat(child).as("the shell's child").isNotNull();
+      Thread.sleep(1500);
+      double own = ServerSampling.cpuSeconds(Long.toString(parent));
+      double tree = ServerSampling.treeCpuSeconds(parent, java.util.List.of(parent));
+      double withoutNamedChild = ServerSampling.treeCpuSeconds(parent, java.util.List.of(parent, child.pid()));
+      // (as PostgreSQL's postmaster, whose backends do the work: the parent alone looks idle)
+      assertThat(own).isLessThan(0.2);
+      assertThat(tree).isGreaterThan(0.3);
+      assertThat(withoutNamedChild).isLessThan(0.2);
+      assertThat(ServerSampling.treeCpuSeconds(999_999_999L, java.util.List.of())).isNaN();
+    } finally {
+      p.destroyForcibly().waitFor();
+    }
+  }
 }
