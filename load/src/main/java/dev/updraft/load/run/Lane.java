@@ -166,9 +166,9 @@ final class Lane extends VerticleBase {
   }
 
   /**
-   * One request and its whole answer, the same calls for the run and its warm-up: a warm-up through other calls
-   * (it used {@code compose}) left the run's own path to be compiled, and the warm-up's thrown away, in the run's
-   * first seconds (flight recording, 2026-12-02).
+   * One request and its whole answer: the run and its warm-up send through the same calls (the warm-up had a
+   * {@code compose} chain of its own). Measured on 2026-12-02, this alone did not spare the run's first seconds
+   * their compilations (load/README.md, "Warm-up").
    */
   private void exchange(RequestOptions ro, Exchange x) {
     client.request(ro).onComplete(ar -> {
