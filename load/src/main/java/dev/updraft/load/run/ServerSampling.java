@@ -10,7 +10,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -230,15 +232,16 @@ final class ServerSampling implements Runnable {
    * CPU seconds of a process tree: the process, its live descendants (PostgreSQL's backends under its postmaster,
    * `updraft dev`'s embedded PostgreSQL under the dev JVM), and the children each of them has already reaped;
    * a descendant whose pid is in {@code named} is left out with its own descendants, since it is sampled under its
-   * own name. NaN if the process is gone.
+   * own name (once it has exited and been reaped, its CPU is its parent's, as the kernel counts it). NaN if the
+   * process is gone.
    */
-  static double treeCpuSeconds(long pid, java.util.Collection<Long> named) {
+  static double treeCpuSeconds(long pid, Collection<Long> named) {
     double own = cpuSeconds(Long.toString(pid), true);
     if (Double.isNaN(own)) {
       return Double.NaN;
     }
     double sum = own;
-    java.util.ArrayDeque<ProcessHandle> todo = new java.util.ArrayDeque<>();
+    ArrayDeque<ProcessHandle> todo = new ArrayDeque<>();
     ProcessHandle.of(pid).ifPresent(h -> h.children().forEach(todo::add));
     for (int visited = 0; !todo.isEmpty() && visited < 10_000; visited++) {
       ProcessHandle h = todo.poll();

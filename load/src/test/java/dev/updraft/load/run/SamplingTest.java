@@ -56,28 +56,28 @@ class SamplingTest {
 
   @Test
   void aProcessCountsTheCpuOfItsChildrenExceptThoseSampledUnderTheirOwnName() throws Exception {
-    // a shell that only waits, and below it a child that burns a core for at most 2 s
-    Process p = new ProcessBuilder("sh", "-c", "timeout 2 sh -c 'while :; do :; done'; sleep 1").start();
+    // a shell that only waits, and below it a child that burns a core (for at most 10 s)
+    Process p = new ProcessBuilder("sh", "-c", "timeout 10 sh -c 'while :; do :; done'; sleep 1").start();
     try {
       long parent = p.pid();
       ProcessHandle child = null;
-      for (int i = 0; i < 200 && child == null; i++) {
-        child = ProcessHandle.of(parent).flatMap(h -> h.children().findFirst()).orElse(null);
-        if (child == null) {
-          Thread.sleep(10);
-        }
+      double tree = 0;
+      // until the child has burnt 0.3 s (it runs on: the reading below is taken while it is alive)
+      for (int i = 0; i < 800 && tree <= 0.3; i++) {
+        Thread.sleep(10);
+        child = child != null ? child : ProcessHandle.of(parent).flatMap(h -> h.children().findFirst()).orElse(null);
+        tree = ServerSampling.treeCpuSeconds(parent, List.of(parent));
       }
       assertThat(child).as("the shell's child").isNotNull();
-      Thread.sleep(1500);
       double own = ServerSampling.cpuSeconds(Long.toString(parent));
-      double tree = ServerSampling.treeCpuSeconds(parent, java.util.List.of(parent));
-      double withoutNamedChild = ServerSampling.treeCpuSeconds(parent, java.util.List.of(parent, child.pid()));
+      double withoutNamedChild = ServerSampling.treeCpuSeconds(parent, List.of(parent, child.pid()));
       // (as PostgreSQL's postmaster, whose backends do the work: the parent alone looks idle)
       assertThat(own).isLessThan(0.2);
       assertThat(tree).isGreaterThan(0.3);
       assertThat(withoutNamedChild).isLessThan(0.2);
-      assertThat(ServerSampling.treeCpuSeconds(999_999_999L, java.util.List.of())).isNaN();
+      assertThat(ServerSampling.treeCpuSeconds(999_999_999L, List.of())).isNaN();
     } finally {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly().waitFor();
     }
   }
