@@ -11,7 +11,10 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 dev=$1 target=$2 out=$3
 rate=${RATE:-2000} rounds=${ROUNDS:-12}
-jstat="$(dirname "$(readlink -f "$(command -v java)")")/jstat"
+# jstat from the JDK the launcher uses (JAVA_HOME first, as ./updraft looks for java)
+if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/jstat" ]; then jstat=$JAVA_HOME/bin/jstat
+else jstat="$(dirname "$(readlink -f "$(command -v java)")")/jstat"; fi
+[ -x "$jstat" ] || { echo "pipeline-warmup.sh: no jstat next to java ($jstat): it needs a JDK, not a JRE" >&2; exit 2; }
 jit_seconds() { "$jstat" -compiler "$dev" | awk 'NR==2 {print $4}'; }
 mkdir -p "$out"
 for i in $(seq 1 "$rounds"); do
