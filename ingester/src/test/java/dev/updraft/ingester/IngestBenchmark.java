@@ -48,7 +48,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * </ol>
  *
  * <p>Flags: {@code --prefill 2000000 --devices 500000 --rate 10000 --seconds 60 --partitions 4
- * --ingest-batch-size 10000 --ingest-linger 250ms --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>}, and
+ * --ingest-batch-size 10000 --ingest-linger 250ms --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>},
+ * {@code --producer-linger 100ms} (the benchmark's producer batches as an edge's does: {@code KafkaSink} lingers 100 ms
+ * with lz4; one producer carries the whole rate, as one edge would), {@code --settle 0} (seconds of load at the first
+ * rate, sent and ingested but not measured, before the measured fixed-rate phases: what the full-speed phase's
+ * backlog left behind, its garbage and the database's checkpoint, then falls outside the first phase), and
  * {@code --durable true} (PostgreSQL with fsync on, the default; {@code false}: the earlier runs' fsync off),
  * {@code --format compact|json} (how the records are written, as an edge's {@code --checkin-format}),
  * {@code --summary FILE} (the run's numbers as JSON; default {@code ingest-summary.json} in the working
@@ -70,6 +74,8 @@ final class IngestBenchmark {
     int instances = s.integer("instances", 1, 1, 16);
     int consumers = s.integer("ingest-consumers", IngesterConfig.DEFAULT_CONSUMERS, 1, 64);
     Duration linger = s.duration("ingest-linger", IngesterConfig.DEFAULT_LINGER);
+    producerLingerMs = (int) s.duration("producer-linger", Duration.ofMillis(100)).toMillis();
+    int settle = s.integer("settle", 0, 0, 3_600);
     String sharedBuffers = s.string("shared-buffers", "1GB");
     Path dir = s.path("dir", Files.createTempDirectory("updraft-ingest-bench"));
     boolean durable = s.bool("durable", true);
@@ -88,13 +94,15 @@ final class IngestBenchmark {
     summary.put("partitions", partitions);
     summary.put("batch_size", batchSize);
     summary.put("linger_ms", linger.toMillis());
+    summary.put("producer_linger_ms", producerLingerMs);
+    summary.put("settle_seconds", settle);
     summary.put("load_average_at_start", Files.readString(Path.of("/proc/loadavg")).trim());
 
     System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.vm.name"), System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
     System.out.printf(Locale.ROOT, "settings: prefill=%d devices=%d rate=%s/s seconds=%d partitions=%d batch=%d instances=%d"
-        + " consumers per instance=%d linger=%d ms shared_buffers=%s dir=%s%n", prefill, devices, rates, seconds, partitions, batchSize,
-        instances, consumers, linger.toMillis(), sharedBuffers, dir);
+        + " consumers per instance=%d linger=%d ms producer linger=%d ms settle=%d s shared_buffers=%s dir=%s%n", prefill, devices,
+        rates, seconds, partitions, batchSize, instances, consumers, linger.toMillis(), producerLingerMs, settle, sharedBuffers, dir);
     System.out.println("load average at start: " + Files.readString(Path.of("/proc/loadavg")).trim());
 
     EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0, 0);
@@ -217,6 +225,19 @@ final class IngestBenchmark {
         summary.put("cpu_us_per_check_in_postgres", (cpu1[1] - cpu0[1]) * 10_000.0 / prefill);
         summary.put("cpu_us_per_check_in_total", ((cpu1[0] - cpu0[0]) + (cpu1[1] - cpu0[1])) * 10_000.0 / prefill);
         summary.put("machine_busy_percent", (cpu1[2] - cpu0[2]) / (drain * 2));
+
+        // ---- settling: load at the first rate, not measured ----
+        if (settle > 0) {
+          AtomicLong settled = new AtomicLong();
+          long before = counter(ingester);
+          long s0 = System.nanoTime();
+          paced(kafka.bootstrapServers(), topic, fleet, rates.get(0), settle, settled);
+          while (counter(ingester) < before + settled.get()) {
+            Thread.sleep(100);
+          }
+          System.out.printf(Locale.ROOT, "settling: %d check-ins at %d/s ingested in %.1f s (not measured)%n", settled.get(),
+              rates.get(0), (System.nanoTime() - s0) / 1e9);
+        }
 
         // ---- fixed rate, one phase per rate ----
         for (int rate : rates) {
@@ -487,10 +508,13 @@ final class IngestBenchmark {
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, producerLingerMs);
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
     return new KafkaProducer<>(p);
   }
+
+  /** {@code --producer-linger} in milliseconds; set once by main. */
+  private static volatile int producerLingerMs = 100;
 
   /** Whether records are written in the compact form ({@code --format}); set once by main. */
   private static volatile boolean compact = true;
