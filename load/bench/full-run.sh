@@ -3,7 +3,7 @@
 # `updraft dev` (Kafka, PostgreSQL, control plane, telemetry ingester) + one (or two) edge processes
 # under test + the load generator. Writes result files under $OUT and prints CPU seconds per process
 # tree for each step. Usage:
-#   load/bench/full-run.sh [step...]      steps: setup smoke xprem knee ablations restart scale
+#   load/bench/full-run.sh [step...]      steps: setup smoke xprem knee ablations restart scale saturation
 #                                         (default: setup xprem knee ablations restart scale)
 # Durations: the pipeline warm-up up to ~6 min (once per dev stack); xprem ~17 min; each knee ~5 min (the first one
 # twice, with its baseline); about 55 min in all.
@@ -167,6 +167,113 @@ restart() {
   stop_pidfile "$OUT/edge-bench.pid"
 }
 
+# Saturation on the full stack (issue 19's "edge cost"): wrk (1 thread, SAT_CONNECTIONS=128 connections,
+# SAT_SECONDS=10 s per round) against the edge, with check-ins on into the dev stack's Kafka, ingester and
+# PostgreSQL, and against the baseline server serving the edge's captured bytes, alternating which goes first,
+# SAT_ROUNDS=4 rounds. Every request is an outdated iOS device that gets the signed manifest; SAT_DEVICES=0
+# (default) sends a new eas-client-id with every request (a fleet: each check-in a new device row), N cycles
+# through N devices (1: wrk's usual one device). Before each round the pipeline is left to catch up with what
+# the previous edge round sent (dev stack under 0.1 core for 2 s; at most SAT_QUIET_MAX=300 s), so that neither
+# server runs beside the other's leftovers; what a round leaves is counted as the pipeline's catch-up CPU.
+saturation() {
+  command -v wrk >/dev/null || { echo "saturation needs wrk: apt-get install -y wrk" >&2; exit 2; }
+  start_edge $EDGE bench
+  local base_port=3300 rounds=${SAT_ROUNDS:-4} secs=${SAT_SECONDS:-10} conns=${SAT_CONNECTIONS:-128} devices=${SAT_DEVICES:-0}
+  # the edge's answers for the baseline: a short run with --baseline writes them to $OUT/capture-capture.json
+  run_load capture $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile smoke --baseline --baseline-profile smoke
+  local update=$(jq -r '.entries[] | select(.platform=="ios") | .update_id' "$OUT/capture-capture.json" | head -n1)
+  [ -n "$update" ] && [ "$update" != null ] || { log "no iOS entry in $OUT/capture-capture.json"; exit 1; }
+  nohup ./updraft load baseline --port $base_port --capture "$OUT/capture-capture.json" --event-loops 2 > "$OUT/saturation-baseline.log" 2>&1 &
+  echo $! > "$OUT/baseline.pid"
+  wait_http http://127.0.0.1:$base_port/readyz 60
+  cat > "$OUT/saturation.lua" <<'LUA'
+-- an outdated iOS device per request: a new eas-client-id each time (WRK_DEVICES=0) or one of WRK_DEVICES
+local devices = tonumber(os.getenv("WRK_DEVICES") or "0")
+local prefix = "wrk-" .. tostring(os.time()) .. "-"
+local n = 0
+request = function()
+  n = n + 1
+  local id = devices > 0 and (n % devices) or n
+  wrk.headers["eas-client-id"] = prefix .. id
+  return wrk.format()
+end
+LUA
+  local H=(-H "accept: multipart/mixed,application/expo+json,application/json" -H "expo-platform: ios"
+    -H "expo-protocol-version: 1" -H "expo-runtime-version: 1.0.0" -H "expo-channel-name: production"
+    -H "expo-current-update-id: 00000000-0000-4000-8000-000000000001" -H "expo-embedded-update-id: 00000000-0000-4000-8000-000000000001"
+    -H 'expo-expect-signature: sig, keyid="main", alg="rsa-v1_5-sha256"')
+  local edge=$(cat "$OUT/edge-bench.pid") dev=$(cat "$OUT/dev.pid") base=$(cat "$OUT/baseline.pid")
+  # both servers' code warm (unrecorded): 2 rounds each
+  for url in http://127.0.0.1:$EDGE/apps/demo/manifest http://127.0.0.1:$base_port/apps/demo/manifest; do
+    WRK_DEVICES=$devices wrk -t1 -c$conns -d${secs}s -s "$OUT/saturation.lua" "${H[@]}" "$url" > /dev/null
+    WRK_DEVICES=$devices wrk -t1 -c$conns -d${secs}s -s "$OUT/saturation.lua" "${H[@]}" "$url" > /dev/null
+  done
+  : > "$OUT/saturation.txt"
+  local r order target url t0 quiet c0 c1 dropped0 dropped1
+  for r in $(seq 1 $rounds); do
+    if [ $((r % 2)) = 1 ]; then order="edge baseline"; else order="baseline edge"; fi
+    for target in $order; do
+      # the pipeline catches up with the last edge round first; its CPU meanwhile is that round's catch-up
+      t0=$(date +%s); c0=$(cpu_tree $dev); quiet=0
+      while [ $(( $(date +%s) - t0 )) -lt ${SAT_QUIET_MAX:-300} ]; do
+        local a=$(cpu_tree $dev); sleep 2; local b=$(cpu_tree $dev)
+        if [ "$(echo "$b - $a < 0.2" | bc)" = 1 ]; then quiet=1; break; fi
+      done
+      echo "round $r $target: waited $(( $(date +%s) - t0 )) s for a quiet pipeline (quiet=$quiet), dev stack CPU meanwhile $(echo "$(cpu_tree $dev) - $c0" | bc) s" >> "$OUT/saturation.txt"
+      if [ $target = edge ]; then url=http://127.0.0.1:$EDGE/apps/demo/manifest; else url=http://127.0.0.1:$base_port/apps/demo/manifest; fi
+      dropped0=$(curl -s http://127.0.0.1:$EDGE/metrics | awk '/^updraft_edge_checkins_dropped_total/ {s+=$2} END {print s+0}')
+      local ce0=$(cpu_tree $edge) cd0=$(cpu_tree $dev) cb0=$(cpu_tree $base)
+      WRK_DEVICES=$devices wrk -t1 -c$conns -d${secs}s --latency -s "$OUT/saturation.lua" "${H[@]}" "$url" > "$OUT/saturation-$r-$target.wrk"
+      local ce1=$(cpu_tree $edge) cd1=$(cpu_tree $dev) cb1=$(cpu_tree $base)
+      dropped1=$(curl -s http://127.0.0.1:$EDGE/metrics | awk '/^updraft_edge_checkins_dropped_total/ {s+=$2} END {print s+0}')
+      local rps=$(awk '/^Requests\/sec/ {print $2}' "$OUT/saturation-$r-$target.wrk")
+      local p99=$(awk '$1=="99%" {print $2}' "$OUT/saturation-$r-$target.wrk")
+      local non2xx=$(awk '/Non-2xx/ {print $NF}' "$OUT/saturation-$r-$target.wrk")
+      echo "round $r $target: req/s=$rps p99=$p99 non2xx=${non2xx:-0} cpu_s edge=$(echo "$ce1 - $ce0" | bc) dev_stack=$(echo "$cd1 - $cd0" | bc) baseline=$(echo "$cb1 - $cb0" | bc) checkins_dropped=$(echo "$dropped1 - $dropped0" | bc)" >> "$OUT/saturation.txt"
+      log "saturation round $r $target: $rps req/s, p99 $p99"
+    done
+  done
+  # the last edge round's catch-up
+  t0=$(date +%s); c0=$(cpu_tree $dev)
+  while [ $(( $(date +%s) - t0 )) -lt ${SAT_QUIET_MAX:-300} ]; do
+    local a=$(cpu_tree $dev); sleep 2; local b=$(cpu_tree $dev)
+    [ "$(echo "$b - $a < 0.2" | bc)" = 1 ] && break
+  done
+  echo "after the last round: waited $(( $(date +%s) - t0 )) s for a quiet pipeline, dev stack CPU meanwhile $(echo "$(cpu_tree $dev) - $c0" | bc) s" >> "$OUT/saturation.txt"
+  stop_pidfile "$OUT/baseline.pid"
+  stop_pidfile "$OUT/edge-bench.pid"
+  saturation_summary > "$OUT/saturation-summary.json"
+  cat "$OUT/saturation.txt" >&2
+  jq -c '{ratio_median, ratio_per_round}' "$OUT/saturation-summary.json" >&2
+}
+
+# saturation.txt as JSON: rounds, edge/baseline ratio per round and its median
+saturation_summary() {
+  awk -v secs=${SAT_SECONDS:-10} -v conns=${SAT_CONNECTIONS:-128} -v devices=${SAT_DEVICES:-0} -v load="$(cat /proc/loadavg)" '
+    / req\/s=/ { split($0, f, " "); r=f[2]; t=substr(f[3], 1, length(f[3])-1)
+      for (i=4; i<=NF; i++) { split($i, kv, "="); v[r, t, kv[1]]=kv[2] } rounds[r]=1 }
+    / waited / { match($0, /dev stack CPU meanwhile [0-9.]+/); w=substr($0, RSTART+24, RLENGTH-24); split($0, f, " ")
+      if (f[1]=="round") catchup[f[2], substr(f[3], 1, length(f[3])-1)]=w; else last=w }
+    END {
+      printf "{\"benchmark\":\"saturation-full-stack\",\"tool\":\"wrk -t1 -c%s -d%ss\",\"devices\":%s,\"load_average_at_end\":\"%s\",\"rounds\":[", conns, secs, devices, load
+      n=0; for (r in rounds) n++
+      for (r=1; r<=n; r++) {
+        ratio[r]=v[r,"edge","req/s"]/v[r,"baseline","req/s"]
+        printf "%s{\"round\":%d,\"edge_rps\":%s,\"baseline_rps\":%s,\"ratio\":%.4f,\"edge_p99\":\"%s\",\"baseline_p99\":\"%s\",\"edge_cpu_s\":%s,\"dev_stack_cpu_s_during_edge\":%s,\"dev_stack_cpu_s_during_baseline\":%s,\"baseline_cpu_s\":%s,\"checkins_dropped\":%s,\"non2xx_edge\":%s,\"non2xx_baseline\":%s}", (r>1?",":""), r,
+          v[r,"edge","req/s"], v[r,"baseline","req/s"], ratio[r], v[r,"edge","p99"], v[r,"baseline","p99"], v[r,"edge","edge"],
+          v[r,"edge","dev_stack"], v[r,"baseline","dev_stack"], v[r,"baseline","baseline"], v[r,"edge","checkins_dropped"], v[r,"edge","non2xx"], v[r,"baseline","non2xx"]
+      }
+      printf "],\"ratio_per_round\":["; for (r=1; r<=n; r++) printf "%s%.4f", (r>1?",":""), ratio[r]
+      # median of the per-round ratios
+      for (i=1; i<=n; i++) s[i]=ratio[i]
+      for (i=1; i<=n; i++) for (j=i+1; j<=n; j++) if (s[j]<s[i]) { x=s[i]; s[i]=s[j]; s[j]=x }
+      med = (n%2) ? s[(n+1)/2] : (s[n/2]+s[n/2+1])/2
+      printf "],\"ratio_median\":%.4f,\"pipeline_catch_up_cpu_s\":{", med
+      k=0; for (key in catchup) { split(key, kk, SUBSEP); printf "%s\"round %s before %s\":%s", (k++?",":""), kk[1], kk[2], catchup[key] }
+      printf "%s\"after the last round\":%s}}\n", (k?",":""), (last==""?0:last)
+    }' "$OUT/saturation.txt"
+}
+
 scale() {
   # cost of scale: a generated log of 1,000 apps x 3 channels x 3 runtime versions x 2 updates
   local prefix=scale.
@@ -196,7 +303,7 @@ for step in $STEPS; do
   case $step in
     setup) setup ;;
     smoke|scale) setup; $step ;;
-    xprem|knee|ablations|restart) setup; warm_pipeline; $step ;;
+    xprem|knee|ablations|restart|saturation) setup; warm_pipeline; $step ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
 done
