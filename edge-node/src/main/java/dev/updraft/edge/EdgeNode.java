@@ -9,7 +9,6 @@ import dev.updraft.edge.replay.RequestRecorder;
 import dev.updraft.events.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -121,9 +120,6 @@ public final class EdgeNode {
         .description("Bytes of bodies and prepared responses held by the image")
         .register(registry);
     Gauge.builder("updraft.edge.ready", live, l -> l.ready() ? 1 : 0).description("1 once the image caught up with the log").register(registry);
-    Timer loopDelay = Timer.builder("updraft.edge.event.loop.delay")
-        .description("How late an event loop ran a 500 ms periodic timer")
-        .register(registry);
     Counter headerTimeouts = Counter.builder("updraft.edge.header.timeouts")
         .description("Connections closed because a request head took longer than --header-timeout")
         .register(registry);
@@ -157,6 +153,7 @@ public final class EdgeNode {
     List<String> deployments = new ArrayList<>();
     java.util.concurrent.atomic.AtomicReference<ManifestHandler> handlerOf = new java.util.concurrent.atomic.AtomicReference<>();
     List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
+    AtomicInteger loops = new AtomicInteger(); // the instances' indexes: the loop tag of their delay probes
     // port 0 on several instances: Vert.x shares one random port between the servers given the same negative
     // port, so each node takes a negative number of its own (two nodes on one Vertx must not share a port)
     int port = config.port() == 0 ? RANDOM_PORT_KEYS.decrementAndGet() : config.port();
@@ -167,7 +164,8 @@ public final class EdgeNode {
           handlerOf.set(handler);
           ManifestHandler warmHandler = config.warmupRequests() > 0 ? handler.forWarmup() : null;
           return vertx.deployVerticle(() -> {
-            HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler, loopDelay,
+            HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler,
+                EventLoopDelay.forLoop(registry, loops.getAndIncrement()),
                 config.headerTimeout().toNanos(), headerTimeouts, servers.isEmpty() ? warmHandler : null);
             servers.add(v);
             return v;

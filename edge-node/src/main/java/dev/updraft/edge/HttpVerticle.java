@@ -1,38 +1,32 @@
 package dev.updraft.edge;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One HTTP server instance on its own event loop; the edge deploys one per {@code --event-loops} on the
- * same port (Vert.x spreads connections across them). Also measures how late its event loop runs a
- * periodic timer ({@code updraft_edge_event_loop_delay_seconds}), a cheap sign of a blocked loop.
+ * same port (Vert.x spreads connections across them). Also runs its event loop's delay probe
+ * ({@link EventLoopDelay}, {@code updraft_edge_event_loop_delay_seconds}): time requests wait for the loop.
  */
 final class HttpVerticle extends VerticleBase {
-  private static final long TICK_MS = 500;
-
   private final HttpServerOptions options;
   private final ManifestHandler handler;
-  private final Timer loopDelay;
+  private final EventLoopDelay loopDelay;
   private final long headerTimeoutNanos;
   private final Counter headerTimeouts;
   /** The warm-up's handler (first instance only, else null), served on a loopback server of its own. */
   private final ManifestHandler warmHandler;
   private HttpServer server;
   private volatile HttpServer warmServer;
-  private long timerId = -1;
-  private long expected;
 
   /**
    * @param warmHandler the warm-up's handler ({@link ManifestHandler#forWarmup}) to serve on a server of its own,
    *     on 127.0.0.1 and a free port, until {@link #closeWarmup}; null: none
    */
-  HttpVerticle(HttpServerOptions options, ManifestHandler handler, Timer loopDelay, long headerTimeoutNanos,
+  HttpVerticle(HttpServerOptions options, ManifestHandler handler, EventLoopDelay loopDelay, long headerTimeoutNanos,
       Counter headerTimeouts, ManifestHandler warmHandler) {
     this.options = options;
     this.handler = handler;
@@ -44,12 +38,7 @@ final class HttpVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    expected = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TICK_MS);
-    timerId = vertx.setPeriodic(TICK_MS, id -> {
-      long now = System.nanoTime();
-      loopDelay.record(Math.max(0, now - expected), TimeUnit.NANOSECONDS);
-      expected = now + TimeUnit.MILLISECONDS.toNanos(TICK_MS);
-    });
+    loopDelay.start(vertx); // on this instance's event loop: start runs on the verticle's context
     server = server(options, handler);
     if (warmHandler == null) {
       return server.listen();
@@ -87,9 +76,7 @@ final class HttpVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    if (timerId >= 0) {
-      vertx.cancelTimer(timerId);
-    }
+    loopDelay.stop(vertx);
     return closeWarmup().transform(ignored -> server == null ? Future.succeededFuture() : server.close());
   }
 }

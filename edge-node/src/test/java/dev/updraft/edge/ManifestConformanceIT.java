@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -649,7 +650,13 @@ class ManifestConformanceIT {
     String metrics = http.get("/metrics").text();
     assertThat(metrics).contains("updraft_edge_requests_total{outcome=\"update\"}", "updraft_edge_request_seconds_bucket",
         "updraft_edge_image_apps 2.0", "updraft_edge_events_applied_total", "updraft_edge_checkins_sent_total",
-        "updraft_edge_log_lag_records", "updraft_edge_log_staleness_seconds", "jvm_memory_used_bytes");
+        "updraft_edge_log_lag_records", "updraft_edge_log_staleness_seconds", "jvm_memory_used_bytes",
+        "updraft_edge_event_loop_delay_seconds_bucket{loop=\"0\",le=\"0.05\"}", "updraft_edge_event_loop_delay_seconds_max{loop=\"1\"}");
+    // each of the edge's two event loops (--event-loops 2) is probed every 100 ms
+    for (String loop : List.of("0", "1")) {
+      Edges.until("a run of loop " + loop + "'s delay probe", () -> CheckInIT.metric(http.get("/metrics").text(),
+          "updraft_edge_event_loop_delay_seconds_count{loop=\"" + loop + "\"}") > 0, Duration.ofSeconds(10));
+    }
   }
 
   static JsonNode parse(String json) {
