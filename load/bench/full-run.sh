@@ -170,15 +170,17 @@ restart() {
 # Saturation on the full stack (issue 19's "edge cost"): wrk (1 thread, SAT_CONNECTIONS=128 connections,
 # SAT_SECONDS=10 s per round) against the edge, with check-ins on into the dev stack's Kafka, ingester and
 # PostgreSQL, and against the baseline server serving the edge's captured bytes, alternating which goes first,
-# SAT_ROUNDS=4 rounds. Every request is an outdated iOS device that gets the signed manifest; SAT_DEVICES=0
-# (default) sends a new eas-client-id with every request (a fleet: each check-in a new device row), N cycles
-# through N devices (1: wrk's usual one device). Before each round the pipeline is left to catch up with what
+# SAT_ROUNDS=4 rounds. Every request is an outdated iOS device that gets the signed manifest, its eas-client-id
+# drawn at random from a fleet of SAT_DEVICES=500000 (the ingest benchmark's; the warm-up rounds register most of
+# them, so the measured rounds mostly update known devices); 0 sends a new device with every request (every
+# check-in inserts a device row and a receipt), 1 is wrk's usual single device. Before each round the pipeline is left to catch up with what
 # the previous edge round sent (dev stack under 0.1 core for 2 s; at most SAT_QUIET_MAX=300 s), so that neither
 # server runs beside the other's leftovers; what a round leaves is counted as the pipeline's catch-up CPU.
 saturation() {
   command -v wrk >/dev/null || { echo "saturation needs wrk: apt-get install -y wrk" >&2; exit 2; }
   start_edge $EDGE bench
-  local base_port=3300 rounds=${SAT_ROUNDS:-4} secs=${SAT_SECONDS:-10} conns=${SAT_CONNECTIONS:-128} devices=${SAT_DEVICES:-0}
+  local base_port=3300 rounds=${SAT_ROUNDS:-4} secs=${SAT_SECONDS:-10} conns=${SAT_CONNECTIONS:-128} devices=${SAT_DEVICES:-500000}
+  export WRK_PREFIX=wrk-$(date +%s)-
   # the edge's answers for the baseline: a short run with --baseline writes them to $OUT/capture-capture.json
   run_load capture $(common_args http://127.0.0.1:$EDGE http://127.0.0.1:$EDGE) --profile smoke --baseline --baseline-profile smoke
   local update=$(jq -r '.entries[] | select(.platform=="ios") | .update_id' "$OUT/capture-capture.json" | head -n1)
@@ -187,13 +189,15 @@ saturation() {
   echo $! > "$OUT/baseline.pid"
   wait_http http://127.0.0.1:$base_port/readyz 60
   cat > "$OUT/saturation.lua" <<'LUA'
--- an outdated iOS device per request: a new eas-client-id each time (WRK_DEVICES=0) or one of WRK_DEVICES
+-- an outdated iOS device per request: a new eas-client-id each time (WRK_DEVICES=0) or one of WRK_DEVICES drawn
+-- at random (the same ids in every round of a run: WRK_PREFIX)
 local devices = tonumber(os.getenv("WRK_DEVICES") or "0")
-local prefix = "wrk-" .. tostring(os.time()) .. "-"
+local prefix = os.getenv("WRK_PREFIX") or "wrk-"
 local n = 0
+math.randomseed(os.time())
 request = function()
   n = n + 1
-  local id = devices > 0 and (n % devices) or n
+  local id = devices > 0 and math.random(devices) or (tostring(os.time()) .. "-" .. n)
   wrk.headers["eas-client-id"] = prefix .. id
   return wrk.format()
 end
@@ -249,7 +253,7 @@ LUA
 
 # saturation.txt as JSON: rounds, edge/baseline ratio per round and its median
 saturation_summary() {
-  awk -v secs=${SAT_SECONDS:-10} -v conns=${SAT_CONNECTIONS:-128} -v devices=${SAT_DEVICES:-0} -v load="$(cat /proc/loadavg)" '
+  awk -v secs=${SAT_SECONDS:-10} -v conns=${SAT_CONNECTIONS:-128} -v devices=${SAT_DEVICES:-500000} -v load="$(cat /proc/loadavg)" '
     / req\/s=/ { split($0, f, " "); r=f[2]; t=substr(f[3], 1, length(f[3])-1)
       for (i=4; i<=NF; i++) { split($i, kv, "="); v[r, t, kv[1]]=kv[2] } rounds[r]=1 }
     / waited / { match($0, /dev stack CPU meanwhile [0-9.]+/); w=substr($0, RSTART+24, RLENGTH-24); split($0, f, " ")

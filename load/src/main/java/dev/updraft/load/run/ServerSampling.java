@@ -30,7 +30,7 @@ final class ServerSampling implements Runnable {
   /** Default aliases and names (overridable with {@code --metric-names alias=name{label="v"},...}). */
   static final String DEFAULT_METRICS =
       "cpu_usage=process_cpu_usage,heap_bytes=jvm_memory_used_bytes{area=\"heap\"},"
-          + "gc_pause_seconds=jvm_gc_pause_seconds_sum,event_loop_delay_seconds=updraft_edge_event_loop_delay_seconds,"
+          + "gc_pause_seconds=jvm_gc_pause_seconds_sum,event_loop_delay_seconds=updraft_edge_event_loop_delay_seconds_sum,"
           + "checkins_dropped=updraft_edge_checkins_dropped_total,ingest_lag_records=updraft_ingest_lag_records";
 
   private final Map<String, String> metricsUrls;
