@@ -149,6 +149,7 @@ final class IngestBenchmark {
                   Map.of()));
       List<TelemetryIngester> all = new ArrayList<>();
       long[] cpu0 = cpuTicks(dir.resolve("pg"));
+      Map<String, Long> pgKinds0 = pgTicksByKind(dir.resolve("pg"));
       Map<String, Long> threads0 = threadCpu();
       for (int k = 0; k < instances; k++) {
         all.add(TelemetryIngester.start(vertx, config, IngestLoop.Hook.NONE, latencies).toCompletionStage().toCompletableFuture()
@@ -194,6 +195,7 @@ final class IngestBenchmark {
         double drain = (System.nanoTime() - start) / 1e9;
         double sustained = (c90 - c10) / ((at90 - at10) / 1e9);
         long[] cpu1 = cpuTicks(dir.resolve("pg"));
+        Map<String, Double> pgFull = pgSplit(pgKinds0, pgTicksByKind(dir.resolve("pg")), prefill);
         System.out.printf(Locale.ROOT, "CPU during full speed: this JVM (Kafka broker, ingester) %.1f s = %.1f us per check-in;"
             + " PostgreSQL processes %.1f s = %.1f us per check-in; wall %.1f s on 2 cores%n",
             (cpu1[0] - cpu0[0]) / 100.0, (cpu1[0] - cpu0[0]) * 10_000.0 / prefill, (cpu1[1] - cpu0[1]) / 100.0,
@@ -223,6 +225,8 @@ final class IngestBenchmark {
         summary.put("full_speed_samples_per_second", samples);
         summary.put("cpu_us_per_check_in_jvm", (cpu1[0] - cpu0[0]) * 10_000.0 / prefill);
         summary.put("cpu_us_per_check_in_postgres", (cpu1[1] - cpu0[1]) * 10_000.0 / prefill);
+        summary.put("cpu_us_per_check_in_postgres_by_process", pgFull);
+        System.out.println("  PostgreSQL CPU per check-in by process (us): " + pgFull);
         summary.put("cpu_us_per_check_in_total", ((cpu1[0] - cpu0[0]) + (cpu1[1] - cpu0[1])) * 10_000.0 / prefill);
         summary.put("machine_busy_percent", (cpu1[2] - cpu0[2]) / (drain * 2));
 
@@ -286,6 +290,8 @@ final class IngestBenchmark {
     long maxLag = 0;
     AtomicLong sent = new AtomicLong();
     long[] cpu0 = cpuTicks(pgData);
+    Map<String, Long> pgKinds0 = pgTicksByKind(pgData);
+    Map<String, Long> vm0 = vmThreadTicks();
     Map<String, Long> threads0 = threadCpu();
     Thread producerThread = new Thread(() -> paced(bootstrap, topic, fleet, rate, seconds, sent), "bench-producer");
     long f0 = System.nanoTime();
@@ -303,6 +309,7 @@ final class IngestBenchmark {
       Thread.sleep(100);
     }
     long[] cpu1 = cpuTicks(pgData);
+    Map<String, Double> pgKinds = pgSplit(pgKinds0, pgTicksByKind(pgData), Math.max(1, sent.get()));
     double wall = (System.nanoTime() - f0) / 1e9;
     latencies.reset(false);
     long n = Math.max(1, sent.get());
@@ -318,8 +325,13 @@ final class IngestBenchmark {
         rate, producerNanos / 1e9, jvmUs, pgUs, jvmUs + pgUs, wall, (cpu1[2] - cpu0[2]) / (wall * 2));
     String split = jvmSplit(threads0, threadCpu(), (cpu1[0] - cpu0[0]) * 10_000_000L - producerNanos, n);
     System.out.printf(Locale.ROOT, "  JVM CPU per check-in at %d/s by thread group (us, the producer's taken out): %s%n", rate, split);
+    Map<String, Double> vm = pgSplit(vm0, vmThreadTicks(), n);
+    System.out.printf(Locale.ROOT, "  of the JVM's threads not in Java threads, per check-in at %d/s (us): %s%n", rate, vm);
+    System.out.printf(Locale.ROOT, "  PostgreSQL CPU per check-in at %d/s by process (us): %s%n", rate, pgKinds);
     report(ingester, db, "after fixed rate " + rate + "/s");
     summary.put(prefix + "jvm_us_per_check_in_by_thread", split);
+    summary.put(prefix + "postgres_us_per_check_in_by_process", pgKinds);
+    summary.put(prefix + "jvm_us_per_check_in_gc_jit_vm", vm);
     summary.put(prefix + "sent", sent.get());
     summary.put(prefix + "per_second", sent.get() / produced);
     summary.put(prefix + "lag", latencies.summary());
@@ -351,6 +363,32 @@ final class IngestBenchmark {
     }
     return sb.append(String.format(Locale.ROOT, "not in Java threads (GC, JIT)=%.1f", (jvmNanos - inThreads) / 1_000.0 / checkIns))
         .toString();
+  }
+
+  /**
+   * CPU ticks of the JVM's own threads that {@code ThreadMXBean} does not list, by kind ({@code GC}: collector
+   * threads; {@code JIT}: compiler threads; {@code VM}: the VM thread and its periodic task), read from
+   * {@code /proc/self/task}. A compiler thread that has ended takes its CPU with it: JIT can read low.
+   */
+  static Map<String, Long> vmThreadTicks() throws IOException {
+    Map<String, Long> m = new java.util.TreeMap<>();
+    try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+      for (Path t : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          String kind = comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.startsWith("ParGC") ? "GC"
+              : comm.contains("CompilerThre") ? "JIT"
+              : comm.startsWith("VM Thread") || comm.startsWith("VM Periodic") ? "VM" : null;
+          if (kind != null) {
+            m.merge(kind, ticks(stat), Long::sum);
+          }
+        } catch (IOException | RuntimeException gone) {
+          // the thread ended meanwhile
+        }
+      }
+    }
+    return m;
   }
 
   private static boolean isProducer(String thread) {
@@ -446,24 +484,9 @@ final class IngestBenchmark {
    */
   static long[] cpuTicks(Path pgData) throws IOException {
     long self = ticks(Files.readString(Path.of("/proc/self/stat")));
-    long postmaster = Long.parseLong(Files.readAllLines(pgData.resolve("postmaster.pid")).get(0).trim());
     long pg = 0;
-    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-      for (Path p : (Iterable<Path>) procs::iterator) {
-        String name = p.getFileName().toString();
-        if (!name.chars().allMatch(Character::isDigit)) {
-          continue;
-        }
-        try {
-          String stat = Files.readString(p.resolve("stat"));
-          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-          if (Long.parseLong(name) == postmaster || Long.parseLong(f[1]) == postmaster) {
-            pg += ticks(stat);
-          }
-        } catch (IOException | RuntimeException gone) {
-          // the process ended meanwhile
-        }
-      }
+    for (long t : pgTicksByKind(pgData).values()) {
+      pg += t;
     }
     String[] all = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
     long busy = 0;
@@ -473,6 +496,62 @@ final class IngestBenchmark {
       }
     }
     return new long[] {self, pg, busy};
+  }
+
+  /**
+   * CPU ticks of PostgreSQL's processes by kind: {@code client backends} (the ingester's connections), each
+   * auxiliary process by its title ({@code walwriter}, {@code checkpointer}, ...), {@code autovacuum workers}
+   * alive now, {@code postmaster} itself and {@code exited children}: what the postmaster's children that have
+   * ended (autovacuum workers finish a table and exit) used, which the kernel adds to the postmaster's
+   * cutime/cstime when it reaps them. Before 2026-12-02 the exited children were not counted.
+   */
+  static Map<String, Long> pgTicksByKind(Path pgData) throws IOException {
+    long postmaster = Long.parseLong(Files.readAllLines(pgData.resolve("postmaster.pid")).get(0).trim());
+    Map<String, Long> byKind = new java.util.TreeMap<>();
+    try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+      for (Path p : (Iterable<Path>) procs::iterator) {
+        String name = p.getFileName().toString();
+        if (!name.chars().allMatch(Character::isDigit)) {
+          continue;
+        }
+        try {
+          String stat = Files.readString(p.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          if (Long.parseLong(name) == postmaster) {
+            byKind.merge("postmaster", ticks(stat), Long::sum);
+            byKind.merge("exited children", Long.parseLong(f[13]) + Long.parseLong(f[14]), Long::sum);
+          } else if (Long.parseLong(f[1]) == postmaster) {
+            byKind.merge(pgKind(Files.readString(p.resolve("cmdline")).replace('\0', ' ').trim()), ticks(stat), Long::sum);
+          }
+        } catch (IOException | RuntimeException gone) {
+          // the process ended meanwhile
+        }
+      }
+    }
+    return byKind;
+  }
+
+  private static String pgKind(String title) {
+    String t = title.startsWith("postgres: ") ? title.substring("postgres: ".length()) : title;
+    if (t.startsWith("autovacuum worker")) {
+      return "autovacuum workers";
+    }
+    if (t.contains("(") || t.contains("[local]")) {
+      return "client backends";
+    }
+    return t;
+  }
+
+  /** Tick-map differences ({@code pgTicksByKind}, {@code vmThreadTicks}) as microseconds per check-in (at least 0.5 us). */
+  static Map<String, Double> pgSplit(Map<String, Long> before, Map<String, Long> after, long checkIns) {
+    Map<String, Double> m = new java.util.LinkedHashMap<>();
+    for (Map.Entry<String, Long> e : after.entrySet()) {
+      double us = (e.getValue() - before.getOrDefault(e.getKey(), 0L)) * 10_000.0 / Math.max(1, checkIns);
+      if (us >= 0.5) {
+        m.put(e.getKey(), Math.round(us * 10) / 10.0);
+      }
+    }
+    return m;
   }
 
   /** CPU nanoseconds per thread-name group (digits stripped) of this JVM's live threads. */
@@ -531,6 +610,14 @@ final class IngestBenchmark {
     int i = 0;
     for (Map.Entry<String, Object> e : m.entrySet()) {
       Object v = e.getValue();
+      if (v instanceof Map<?, ?> inner) {
+        StringBuilder o = new StringBuilder("{");
+        for (Map.Entry<?, ?> x : inner.entrySet()) {
+          o.append(o.length() > 1 ? ", " : "").append('"').append(x.getKey()).append("\": ").append(x.getValue());
+        }
+        sb.append("  \"").append(e.getKey()).append("\": ").append(o).append('}').append(++i < m.size() ? ",\n" : "\n");
+        continue;
+      }
       String value = v instanceof Number || v instanceof Boolean || v instanceof List
           ? String.valueOf(v).replace(" ", "")
           : "\"" + String.valueOf(v).replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
