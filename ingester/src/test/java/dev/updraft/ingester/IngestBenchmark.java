@@ -52,7 +52,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code --producer-linger 100ms} (the benchmark's producer batches as an edge's does: {@code KafkaSink} lingers 100 ms
  * with lz4; one producer carries the whole rate, as one edge would), {@code --settle 0} (seconds of load at the first
  * rate, sent and ingested but not measured, before the measured fixed-rate phases: what the full-speed phase's
- * backlog left behind, its garbage and the database's checkpoint, then falls outside the first phase), and
+ * backlog left behind, its garbage and the database's checkpoint, then falls outside the first phase), {@code --idle 0}
+ * (seconds with nothing sent, after the settling: the CPU the pipeline spends per second whatever the rate), and
  * {@code --durable true} (PostgreSQL with fsync on, the default; {@code false}: the earlier runs' fsync off),
  * {@code --format compact|json} (how the records are written, as an edge's {@code --checkin-format}),
  * {@code --summary FILE} (the run's numbers as JSON; default {@code ingest-summary.json} in the working
@@ -76,6 +77,7 @@ final class IngestBenchmark {
     Duration linger = s.duration("ingest-linger", IngesterConfig.DEFAULT_LINGER);
     producerLingerMs = (int) s.duration("producer-linger", Duration.ofMillis(100)).toMillis();
     int settle = s.integer("settle", 0, 0, 3_600);
+    int idle = s.integer("idle", 0, 0, 3_600);
     String sharedBuffers = s.string("shared-buffers", "1GB");
     Path dir = s.path("dir", Files.createTempDirectory("updraft-ingest-bench"));
     boolean durable = s.bool("durable", true);
@@ -96,6 +98,7 @@ final class IngestBenchmark {
     summary.put("linger_ms", linger.toMillis());
     summary.put("producer_linger_ms", producerLingerMs);
     summary.put("settle_seconds", settle);
+    summary.put("idle_seconds", idle);
     summary.put("load_average_at_start", Files.readString(Path.of("/proc/loadavg")).trim());
 
     System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
@@ -243,6 +246,11 @@ final class IngestBenchmark {
               rates.get(0), (System.nanoTime() - s0) / 1e9);
         }
 
+        // ---- idle: what the pipeline costs with no check-ins (polling, heartbeats, the broker's housekeeping) ----
+        if (idle > 0) {
+          idlePhase(idle, dir.resolve("pg"), summary);
+        }
+
         // ---- fixed rate, one phase per rate ----
         for (int rate : rates) {
           fixedRate(kafka.bootstrapServers(), topic, fleet, rate, seconds, ingester, latencies, db, dir.resolve("pg"),
@@ -261,6 +269,37 @@ final class IngestBenchmark {
       pg.close();
       deleteTree(dir);
     }
+  }
+
+  /**
+   * {@code --idle}: the CPU of this JVM (broker and ingester, by thread group and GC/JIT/VM) and of PostgreSQL
+   * over {@code seconds} with no check-ins sent: the pipeline's cost per second that does not depend on the rate.
+   */
+  private static void idlePhase(int seconds, Path pgData, Map<String, Object> summary) throws Exception {
+    long[] cpu0 = cpuTicks(pgData);
+    Map<String, Long> pg0 = pgTicksByKind(pgData);
+    Map<String, Long> vm0 = vmThreadTicks();
+    Map<String, Long> threads0 = threadCpu();
+    long t0 = System.nanoTime();
+    Thread.sleep(seconds * 1_000L);
+    double wall = (System.nanoTime() - t0) / 1e9;
+    long[] cpu1 = cpuTicks(pgData);
+    // per second: the split helpers take a count to divide by; the wall seconds are that count here
+    long perSecond = Math.max(1, Math.round(wall));
+    String split = jvmSplit(threads0, threadCpu(), (cpu1[0] - cpu0[0]) * 10_000_000L, perSecond, 1_000.0);
+    Map<String, Double> vm = pgSplit(vm0, vmThreadTicks(), perSecond);
+    Map<String, Double> pg = pgSplit(pg0, pgTicksByKind(pgData), perSecond);
+    double jvmMs = (cpu1[0] - cpu0[0]) * 10.0 / wall;
+    double pgMs = (cpu1[1] - cpu0[1]) * 10.0 / wall;
+    System.out.printf(Locale.ROOT, "idle %d s: this JVM (Kafka broker, ingester) %.1f ms of CPU per second, PostgreSQL %.1f ms per second%n",
+        seconds, jvmMs, pgMs);
+    System.out.printf(Locale.ROOT, "  idle JVM CPU by thread group (us per second, groups of 1 ms or more): %s; of it GC/JIT/VM: %s; PostgreSQL by process: %s%n",
+        split, vm, pg);
+    summary.put("idle_jvm_ms_per_second", jvmMs);
+    summary.put("idle_postgres_ms_per_second", pgMs);
+    summary.put("idle_jvm_us_per_second_by_thread", split);
+    summary.put("idle_jvm_us_per_second_gc_jit_vm", vm);
+    summary.put("idle_postgres_us_per_second_by_process", pg);
   }
 
   /** {@code --rate}: one rate or several, comma-separated (one fixed-rate phase each, in that order). */
@@ -349,6 +388,11 @@ final class IngestBenchmark {
    * left out), and what no Java thread accounts for (GC, JIT compilation).
    */
   private static String jvmSplit(Map<String, Long> before, Map<String, Long> after, long jvmNanos, long checkIns) {
+    return jvmSplit(before, after, jvmNanos, checkIns, 1.0);
+  }
+
+  /** The JVM's CPU per unit by thread group, groups of at least {@code min} microseconds per unit. */
+  private static String jvmSplit(Map<String, Long> before, Map<String, Long> after, long jvmNanos, long checkIns, double min) {
     StringBuilder sb = new StringBuilder();
     long inThreads = 0;
     for (Map.Entry<String, Long> e : after.entrySet()) {
@@ -357,7 +401,7 @@ final class IngestBenchmark {
       }
       long d = e.getValue() - before.getOrDefault(e.getKey(), 0L);
       inThreads += d;
-      if (d / 1_000.0 / checkIns >= 1.0) {
+      if (d / 1_000.0 / checkIns >= min) {
         sb.append(String.format(Locale.ROOT, "%s=%.1f, ", e.getKey(), d / 1_000.0 / checkIns));
       }
     }
