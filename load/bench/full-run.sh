@@ -4,6 +4,7 @@
 # under test + the load generator. Writes result files under $OUT and prints CPU seconds per process
 # tree for each step. Usage:
 #   load/bench/full-run.sh [step...]      steps: setup smoke xprem knee ablations restart scale saturation
+#                                         (saturation-summary: its summary JSON again from $OUT/saturation.txt)
 #                                         (default: setup xprem knee ablations restart scale)
 # Durations: the pipeline warm-up up to ~6 min (once per dev stack); xprem ~17 min; each knee ~5 min (the first one
 # twice, with its baseline); about 55 min in all.
@@ -252,6 +253,7 @@ LUA
     [ "$(echo "$b - $a < 0.3" | bc)" = 1 ] && break
   done
   echo "after the last round: waited $(( $(date +%s) - t0 )) s for a quiet pipeline, pipeline CPU meanwhile $(echo "$(pipeline_cpu) - $c0" | bc) s" >> "$OUT/saturation.txt"
+  echo "load average at end: $(cat /proc/loadavg)" >> "$OUT/saturation.txt"
   stop_pidfile "$OUT/baseline.pid"
   stop_pidfile "$OUT/edge-bench.pid"
   saturation_summary > "$OUT/saturation-summary.json"
@@ -261,7 +263,8 @@ LUA
 
 # saturation.txt as JSON: rounds, edge/baseline ratio per round and its median
 saturation_summary() {
-  awk -v secs=${SAT_SECONDS:-10} -v conns=${SAT_CONNECTIONS:-128} -v devices=${SAT_DEVICES:-500000} -v load="$(cat /proc/loadavg)" '
+  awk -v secs=${SAT_SECONDS:-10} -v conns=${SAT_CONNECTIONS:-128} -v devices=${SAT_DEVICES:-500000} '
+    /^load average at end: / { load=substr($0, 22) }
     / req\/s=/ { split($0, f, " "); r=f[2]; t=substr(f[3], 1, length(f[3])-1)
       for (i=4; i<=NF; i++) { split($i, kv, "="); v[r, t, kv[1]]=kv[2] } rounds[r]=1 }
     / waited / { match($0, /pipeline CPU meanwhile [0-9.]+/); w=substr($0, RSTART+23, RLENGTH-23); split($0, f, " ")
@@ -272,8 +275,8 @@ saturation_summary() {
       for (r=1; r<=n; r++) {
         ratio[r]=v[r,"edge","req/s"]/v[r,"baseline","req/s"]
         printf "%s{\"round\":%d,\"edge_rps\":%s,\"baseline_rps\":%s,\"ratio\":%.4f,\"edge_p99\":\"%s\",\"baseline_p99\":\"%s\",\"edge_cpu_s\":%s,\"dev_stack_cpu_s_during_edge\":%s,\"postgres_cpu_s_during_edge\":%s,\"dev_stack_cpu_s_during_baseline\":%s,\"postgres_cpu_s_during_baseline\":%s,\"baseline_cpu_s\":%s,\"checkins_dropped\":%s,\"non2xx_edge\":%s,\"non2xx_baseline\":%s}", (r>1?",":""), r,
-          v[r,"edge","req/s"], v[r,"baseline","req/s"], ratio[r], v[r,"edge","p99"], v[r,"baseline","p99"], v[r,"edge","edge"],
-          v[r,"edge","dev_stack"], v[r,"edge","postgres"], v[r,"baseline","dev_stack"], v[r,"baseline","postgres"], v[r,"baseline","baseline"], v[r,"edge","checkins_dropped"], v[r,"edge","non2xx"], v[r,"baseline","non2xx"]
+          v[r,"edge","req/s"]+0, v[r,"baseline","req/s"]+0, ratio[r], v[r,"edge","p99"], v[r,"baseline","p99"], v[r,"edge","edge"]+0,
+          v[r,"edge","dev_stack"]+0, v[r,"edge","postgres"]+0, v[r,"baseline","dev_stack"]+0, v[r,"baseline","postgres"]+0, v[r,"baseline","baseline"]+0, v[r,"edge","checkins_dropped"]+0, v[r,"edge","non2xx"]+0, v[r,"baseline","non2xx"]+0
       }
       printf "],\"ratio_per_round\":["; for (r=1; r<=n; r++) printf "%s%.4f", (r>1?",":""), ratio[r]
       # median of the per-round ratios
@@ -281,8 +284,8 @@ saturation_summary() {
       for (i=1; i<=n; i++) for (j=i+1; j<=n; j++) if (s[j]<s[i]) { x=s[i]; s[i]=s[j]; s[j]=x }
       med = (n%2) ? s[(n+1)/2] : (s[n/2]+s[n/2+1])/2
       printf "],\"ratio_median\":%.4f,\"pipeline_catch_up_cpu_s\":{", med
-      k=0; for (key in catchup) { split(key, kk, SUBSEP); printf "%s\"round %s before %s\":%s", (k++?",":""), kk[1], kk[2], catchup[key] }
-      printf "%s\"after the last round\":%s}}\n", (k?",":""), (last==""?0:last)
+      k=0; for (key in catchup) { split(key, kk, SUBSEP); printf "%s\"round %s before %s\":%s", (k++?",":""), kk[1], kk[2], catchup[key]+0 }
+      printf "%s\"after the last round\":%s}}\n", (k?",":""), last+0
     }' "$OUT/saturation.txt"
 }
 
@@ -315,6 +318,7 @@ for step in $STEPS; do
   case $step in
     setup) setup ;;
     smoke|scale) setup; $step ;;
+    saturation-summary) saturation_summary > "$OUT/saturation-summary.json" ;;  # again, from $OUT/saturation.txt
     xprem|knee|ablations|restart|saturation) setup; warm_pipeline; $step ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac
