@@ -177,8 +177,8 @@ restart() {
 # SAT_SECONDS=10 s per round) against the edge, with check-ins on into the dev stack's Kafka, ingester and
 # PostgreSQL, and against the baseline server serving the edge's captured bytes, alternating which goes first,
 # SAT_ROUNDS=4 rounds. Every request is an outdated iOS device that gets the signed manifest, its eas-client-id
-# drawn at random from a fleet of SAT_DEVICES=500000 (the ingest benchmark's; the warm-up rounds register most of
-# them, so the measured rounds mostly update known devices); 0 sends a new device with every request (every
+# drawn at random from a fleet of SAT_DEVICES=500000 (the ingest benchmark's; the warm-up rounds register about half of
+# them, so the measured rounds update known devices more and more); 0 sends a new device with every request (every
 # check-in inserts a device row and a receipt), 1 is wrk's usual single device. Before each round the pipeline is left to catch up with what
 # the previous edge round sent (dev stack and PostgreSQL together under 0.15 core for 2 s; at most SAT_QUIET_MAX=300 s), so that neither
 # server runs beside the other's leftovers; what a round leaves is counted as the pipeline's catch-up CPU.
