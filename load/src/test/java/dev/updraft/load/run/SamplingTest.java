@@ -44,6 +44,28 @@ class SamplingTest {
         .contains("process_cpu_usage", "jvm_memory_used_bytes", "updraft_edge_checkins_dropped_total", "updraft_ingest_lag_records");
   }
 
+  /**
+   * The default aliases read series an edge really exposes: its event-loop delay is a histogram, so only its
+   * {@code _bucket}, {@code _count}, {@code _sum} and {@code _max} series exist (the bare name, the default until
+   * 2026-12-02, matched none and left the column empty).
+   */
+  @Test
+  void theDefaultEventLoopDelaySumsTheEdgesHistogramOverItsLoops() {
+    String edge = String.join("\n",
+        "# TYPE updraft_edge_event_loop_delay_seconds histogram",
+        "updraft_edge_event_loop_delay_seconds_bucket{loop=\"0\",le=\"0.001\"} 40",
+        "updraft_edge_event_loop_delay_seconds_count{loop=\"0\"} 50",
+        "updraft_edge_event_loop_delay_seconds_sum{loop=\"0\"} 0.125",
+        "updraft_edge_event_loop_delay_seconds_count{loop=\"1\"} 50",
+        "updraft_edge_event_loop_delay_seconds_sum{loop=\"1\"} 0.375",
+        "# TYPE updraft_edge_event_loop_delay_seconds_max gauge",
+        "updraft_edge_event_loop_delay_seconds_max{loop=\"0\"} 0.3",
+        "");
+    ServerSampling.MetricSpec delay = ServerSampling.parseSpecs(ServerSampling.DEFAULT_METRICS).stream()
+        .filter(m -> m.alias().equals("event_loop_delay_seconds")).findFirst().orElseThrow();
+    assertThat(ServerSampling.value(edge, delay.name(), delay.labelFilter())).isEqualTo(0.5);
+  }
+
   @Test
   void readsCpuSecondsAndRssOfAProcess() {
     String self = Long.toString(ProcessHandle.current().pid());
