@@ -216,23 +216,27 @@ LUA
   # the pipeline: the dev stack's JVM (Kafka, ingester, control plane) and PostgreSQL, which pg_ctl started
   # outside the JVM's process tree
   pipeline_cpu() { echo "$(cpu_tree $dev) + $(cpu_tree $pg)" | bc; }
+  # waits until the pipeline uses under 0.15 of a core for 2 s (at most SAT_QUIET_MAX s); says how long and what it spent
+  wait_quiet() {
+    local t0=$(date +%s) c0=$(pipeline_cpu) quiet=0 a b
+    while [ $(( $(date +%s) - t0 )) -lt ${SAT_QUIET_MAX:-300} ]; do
+      a=$(pipeline_cpu); sleep 2; b=$(pipeline_cpu)
+      if [ "$(echo "$b - $a < 0.3" | bc)" = 1 ]; then quiet=1; break; fi
+    done
+    echo "waited $(( $(date +%s) - t0 )) s for a quiet pipeline (quiet=$quiet), pipeline CPU meanwhile $(echo "$(pipeline_cpu) - $c0" | bc) s"
+  }
   # both servers' code warm (unrecorded): 2 rounds each
   for url in http://127.0.0.1:$EDGE/apps/demo/manifest http://127.0.0.1:$base_port/apps/demo/manifest; do
     WRK_DEVICES=$devices wrk -t1 -c$conns -d${secs}s -s "$OUT/saturation.lua" "${H[@]}" "$url" > /dev/null
     WRK_DEVICES=$devices wrk -t1 -c$conns -d${secs}s -s "$OUT/saturation.lua" "${H[@]}" "$url" > /dev/null
   done
   : > "$OUT/saturation.txt"
-  local r order target url t0 quiet c0 c1 dropped0 dropped1
+  local r order target url dropped0 dropped1
   for r in $(seq 1 $rounds); do
     if [ $((r % 2)) = 1 ]; then order="edge baseline"; else order="baseline edge"; fi
     for target in $order; do
       # the pipeline catches up with the last edge round first; its CPU meanwhile is that round's catch-up
-      t0=$(date +%s); c0=$(pipeline_cpu); quiet=0
-      while [ $(( $(date +%s) - t0 )) -lt ${SAT_QUIET_MAX:-300} ]; do
-        local a=$(pipeline_cpu); sleep 2; local b=$(pipeline_cpu)
-        if [ "$(echo "$b - $a < 0.3" | bc)" = 1 ]; then quiet=1; break; fi
-      done
-      echo "round $r $target: waited $(( $(date +%s) - t0 )) s for a quiet pipeline (quiet=$quiet), pipeline CPU meanwhile $(echo "$(pipeline_cpu) - $c0" | bc) s" >> "$OUT/saturation.txt"
+      echo "round $r $target: $(wait_quiet)" >> "$OUT/saturation.txt"
       if [ $target = edge ]; then url=http://127.0.0.1:$EDGE/apps/demo/manifest; else url=http://127.0.0.1:$base_port/apps/demo/manifest; fi
       dropped0=$(curl -s http://127.0.0.1:$EDGE/metrics | awk '/^updraft_edge_checkins_dropped_total/ {s+=$2} END {print s+0}')
       local ce0=$(cpu_tree $edge) cd0=$(cpu_tree $dev) cp0=$(cpu_tree $pg) cb0=$(cpu_tree $base)
@@ -247,12 +251,7 @@ LUA
     done
   done
   # the last edge round's catch-up
-  t0=$(date +%s); c0=$(pipeline_cpu)
-  while [ $(( $(date +%s) - t0 )) -lt ${SAT_QUIET_MAX:-300} ]; do
-    local a=$(pipeline_cpu); sleep 2; local b=$(pipeline_cpu)
-    [ "$(echo "$b - $a < 0.3" | bc)" = 1 ] && break
-  done
-  echo "after the last round: waited $(( $(date +%s) - t0 )) s for a quiet pipeline, pipeline CPU meanwhile $(echo "$(pipeline_cpu) - $c0" | bc) s" >> "$OUT/saturation.txt"
+  echo "after the last round: $(wait_quiet)" >> "$OUT/saturation.txt"
   echo "load average at end: $(cat /proc/loadavg)" >> "$OUT/saturation.txt"
   stop_pidfile "$OUT/baseline.pid"
   stop_pidfile "$OUT/edge-bench.pid"
