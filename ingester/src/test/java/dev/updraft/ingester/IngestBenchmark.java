@@ -198,7 +198,7 @@ final class IngestBenchmark {
         double drain = (System.nanoTime() - start) / 1e9;
         double sustained = (c90 - c10) / ((at90 - at10) / 1e9);
         long[] cpu1 = cpuTicks(dir.resolve("pg"));
-        Map<String, Double> pgFull = pgSplit(pgKinds0, pgTicksByKind(dir.resolve("pg")), prefill);
+        Map<String, Double> pgFull = perUnit(pgKinds0, pgTicksByKind(dir.resolve("pg")), prefill);
         System.out.printf(Locale.ROOT, "CPU during full speed: this JVM (Kafka broker, ingester) %.1f s = %.1f us per check-in;"
             + " PostgreSQL processes %.1f s = %.1f us per check-in; wall %.1f s on 2 cores%n",
             (cpu1[0] - cpu0[0]) / 100.0, (cpu1[0] - cpu0[0]) * 10_000.0 / prefill, (cpu1[1] - cpu0[1]) / 100.0,
@@ -287,8 +287,8 @@ final class IngestBenchmark {
     // per second: the split helpers take a count to divide by; the wall seconds are that count here
     long perSecond = Math.max(1, Math.round(wall));
     String split = jvmSplit(threads0, threadCpu(), (cpu1[0] - cpu0[0]) * 10_000_000L, perSecond, 1_000.0);
-    Map<String, Double> vm = pgSplit(vm0, vmThreadTicks(), perSecond);
-    Map<String, Double> pg = pgSplit(pg0, pgTicksByKind(pgData), perSecond);
+    Map<String, Double> vm = perUnit(vm0, vmThreadTicks(), perSecond);
+    Map<String, Double> pg = perUnit(pg0, pgTicksByKind(pgData), perSecond);
     double jvmMs = (cpu1[0] - cpu0[0]) * 10.0 / wall;
     double pgMs = (cpu1[1] - cpu0[1]) * 10.0 / wall;
     System.out.printf(Locale.ROOT, "idle %d s: this JVM (Kafka broker, ingester) %.1f ms of CPU per second, PostgreSQL %.1f ms per second%n",
@@ -348,7 +348,7 @@ final class IngestBenchmark {
       Thread.sleep(100);
     }
     long[] cpu1 = cpuTicks(pgData);
-    Map<String, Double> pgKinds = pgSplit(pgKinds0, pgTicksByKind(pgData), Math.max(1, sent.get()));
+    Map<String, Double> pgKinds = perUnit(pgKinds0, pgTicksByKind(pgData), Math.max(1, sent.get()));
     double wall = (System.nanoTime() - f0) / 1e9;
     latencies.reset(false);
     long n = Math.max(1, sent.get());
@@ -364,7 +364,7 @@ final class IngestBenchmark {
         rate, producerNanos / 1e9, jvmUs, pgUs, jvmUs + pgUs, wall, (cpu1[2] - cpu0[2]) / (wall * 2));
     String split = jvmSplit(threads0, threadCpu(), (cpu1[0] - cpu0[0]) * 10_000_000L - producerNanos, n);
     System.out.printf(Locale.ROOT, "  JVM CPU per check-in at %d/s by thread group (us, the producer's taken out): %s%n", rate, split);
-    Map<String, Double> vm = pgSplit(vm0, vmThreadTicks(), n);
+    Map<String, Double> vm = perUnit(vm0, vmThreadTicks(), n);
     System.out.printf(Locale.ROOT, "  of the JVM's threads not in Java threads, per check-in at %d/s (us): %s%n", rate, vm);
     System.out.printf(Locale.ROOT, "  PostgreSQL CPU per check-in at %d/s by process (us): %s%n", rate, pgKinds);
     report(ingester, db, "after fixed rate " + rate + "/s");
@@ -587,7 +587,7 @@ final class IngestBenchmark {
   }
 
   /** Tick-map differences ({@code pgTicksByKind}, {@code vmThreadTicks}) as microseconds per check-in (at least 0.5 us). */
-  static Map<String, Double> pgSplit(Map<String, Long> before, Map<String, Long> after, long checkIns) {
+  static Map<String, Double> perUnit(Map<String, Long> before, Map<String, Long> after, long checkIns) {
     Map<String, Double> m = new java.util.LinkedHashMap<>();
     for (Map.Entry<String, Long> e : after.entrySet()) {
       double us = (e.getValue() - before.getOrDefault(e.getKey(), 0L)) * 10_000.0 / Math.max(1, checkIns);
