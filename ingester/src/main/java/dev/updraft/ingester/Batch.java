@@ -169,6 +169,7 @@ final class Batch {
   private int checkIns;
   private long oldestAt = Long.MAX_VALUE;
   private long firstRecordNanos;
+  private long producedNanos;
 
   /** @param keepTimes keep every check-in's time (for latency measurements), not only the oldest */
   Batch(boolean keepTimes) {
@@ -180,8 +181,20 @@ final class Batch {
    * fixes what PostgreSQL must hold for the batch to apply ({@code expected}, {@code expectedRow}).
    */
   void cover(TopicPartition partition, long expected, boolean expectedRow, long offset) {
+    cover(partition, expected, expectedRow, offset, 0);
+  }
+
+  /**
+   * {@link #cover(TopicPartition, long, boolean, long)} for a record that had already waited {@code waitedNanos}
+   * (in the producer and in Kafka) when it was read: the batch lingers from the earliest such start.
+   */
+  void cover(TopicPartition partition, long expected, boolean expectedRow, long offset, long waitedNanos) {
+    long now = System.nanoTime();
     if (records == 0) {
-      firstRecordNanos = System.nanoTime();
+      firstRecordNanos = now;
+      producedNanos = now - waitedNanos;
+    } else if (now - waitedNanos - producedNanos < 0) {
+      producedNanos = now - waitedNanos;
     }
     Range r = ranges.get(partition);
     if (r == null) {
@@ -294,6 +307,14 @@ final class Batch {
   /** {@link System#nanoTime()} when the first record was covered. */
   long firstRecordNanos() {
     return firstRecordNanos;
+  }
+
+  /**
+   * {@link System#nanoTime()} when the record that had waited longest was produced (its read time less what it
+   * had waited); {@link #firstRecordNanos()} when no record said it had waited.
+   */
+  long producedNanos() {
+    return producedNanos;
   }
 
   /** Edge time of the oldest check-in, or {@link Long#MAX_VALUE} when there is none. */

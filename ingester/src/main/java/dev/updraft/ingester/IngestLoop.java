@@ -36,12 +36,15 @@ import org.slf4j.LoggerFactory;
  * <h2>Smart batching</h2>
  * One write per loop is in flight at a time while the next batch fills (a process runs
  * {@code --ingest-consumers} loops, each with its own partitions, so PostgreSQL works on several). When no
- * write is running, the batch is written once its oldest record has waited {@code --ingest-linger} (0: at
- * the end of the poll that brought it) or it reached the size cap; while a write runs, it keeps filling until
- * that write ends, the size cap is reached, or its oldest record has waited {@code --ingest-batch-wait}
+ * write is running, the batch is written once its oldest record has waited {@code --ingest-linger} since it
+ * was sent (its Kafka timestamp: the wait in the edge's producer and in a fetch counts; 0: at the end of the
+ * poll that brought it) or it reached the size cap; while a write runs, it keeps filling until that write
+ * ends, the size cap is reached, or its first record has waited {@code --ingest-batch-wait} in the batch
  * (then the loop waits for the running write). So batches grow with PostgreSQL's latency and the decode
  * work overlaps the database; at a low rate the linger makes a transaction carry a linger's worth of
- * check-ins rather than one poll's, and a check-in waits at most the linger (plus a write) for its commit.
+ * check-ins rather than one poll's, and a check-in waits about the linger (plus a write) from its send to its
+ * commit: the fetch may wait up to the linger too ({@code fetch.max.wait.ms}), and that wait is part of the
+ * linger, not added to it.
  * Stopping and handing partitions over write what is held at once, lingering or not.
  *
  * <h2>PostgreSQL down or slow</h2>
@@ -132,7 +135,7 @@ final class IngestLoop implements Runnable {
     this.gauges = metrics.newLoop();
     this.health = new PgHealth(gauges);
     this.partitions = new Partitions(topic, consumer, writer, metrics, gauges, health);
-    this.intake = new Intake(topic, metrics);
+    this.intake = new Intake(topic, metrics, linger.toNanos());
     this.batchSize = batchSize;
     this.batchWaitNanos = batchWait.toNanos();
     this.lingerNanos = linger.toNanos();
@@ -255,12 +258,16 @@ final class IngestLoop implements Runnable {
     partitions.updateLag();
   }
 
-  /** How long the held batch still lingers before it is written (0 or less: due now; full batches are due). */
+  /**
+   * How long the held batch still lingers before it is written (0 or less: due now; full batches are due), counted
+   * from when its longest-waiting record was sent, so that the time a check-in spent in Kafka (a fetch that
+   * waited for more bytes) is part of its linger, not added to it.
+   */
   private long lingerNanosLeft(long now) {
     if (current.records() >= batchSize) {
       return 0;
     }
-    return lingerNanos - (now - current.firstRecordNanos());
+    return lingerNanos - (now - current.producedNanos());
   }
 
   /** The batch reached the size cap in the middle of a poll: write it as soon as the running write ends. */

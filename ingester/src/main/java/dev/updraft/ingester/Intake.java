@@ -5,6 +5,7 @@ import dev.updraft.events.CheckInCodec;
 import dev.updraft.events.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -25,11 +26,26 @@ final class Intake {
 
   private final String topic;
   private final IngestMetrics metrics;
+  private final long maxWaitedNanos;
   private long rejected;
 
-  Intake(String topic, IngestMetrics metrics) {
+  Intake(String topic, IngestMetrics metrics, long maxWaitedNanos) {
     this.topic = topic;
     this.metrics = metrics;
+    this.maxWaitedNanos = maxWaitedNanos;
+  }
+
+  /**
+   * How long a record had waited when it was read at {@code nowMillis}, from its Kafka {@code timestamp} (an edge's clock when it sent the
+   * check-in, or the broker's at append): at least 0 (no timestamp, or a clock ahead of ours: the batch lingers
+   * as if the record had just arrived, as it did before timestamps counted) and at most {@code maxWaitedNanos},
+   * the linger (a clock behind ours makes the batch due at once, as a backlog's records are).
+   */
+  static long waitedNanos(long timestamp, long nowMillis, long maxWaitedNanos) {
+    if (timestamp < 0 || timestamp >= nowMillis) {
+      return 0;
+    }
+    return Math.min(maxWaitedNanos, TimeUnit.MILLISECONDS.toNanos(nowMillis - timestamp));
   }
 
   /** Adds {@code r}, read from {@code tp} at {@code pos}, to {@code batch} and moves {@code pos} past it. */
@@ -39,7 +55,7 @@ final class Intake {
           "offset went back: topic={} partition={} expected>={} got={} (log truncated or recreated?); reading on",
           topic, tp.partition(), pos.next, r.offset());
     }
-    batch.cover(tp, pos.next, pos.row, r.offset());
+    batch.cover(tp, pos.next, pos.row, r.offset(), waitedNanos(r.timestamp(), System.currentTimeMillis(), maxWaitedNanos));
     pos.next = r.offset() + 1;
     pos.row = true;
     if (r.headers().lastHeader(Topics.WARMUP_HEADER) != null) {

@@ -219,10 +219,11 @@ public final class TelemetryIngester {
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 4 * 1024 * 1024);
     long lingerMs = config.linger().toMillis();
     if (lingerMs > 0) {
-      // the loop waits for more check-ins anyway: let the broker gather some too (up to a fifth of the linger,
-      // at most its default 500 ms), so that a low rate costs a few fetches a second rather than one per record
+      // the loop waits for more check-ins anyway: let the broker gather them (up to the linger, at most its
+      // default 500 ms), so that a low rate or an idle topic costs a few fetches a second rather than one per
+      // record or twenty; the loop counts a record's linger from its send, so the fetch's wait is not added to it
       p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 256 * 1024);
-      p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) Math.max(1, Math.min(500, lingerMs / 5)));
+      p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) Math.max(1, Math.min(500, lingerMs)));
     }
     return p;
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.CheckIn;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -162,5 +163,18 @@ class BatchTest {
         .atEpochMillis(Long.MAX_VALUE)
         .build();
     assertThat(CheckIns.problem(farFuture)).startsWith("atEpochMillis after year 9999");
+  }
+
+  @Test
+  void lingersFromTheSendOfTheRecordThatWaitedLongestInKafka() {
+    Batch b = new Batch(false);
+    long before = System.nanoTime();
+    b.cover(P0, 0, false, 0, 0);
+    b.cover(P0, 0, false, 1, TimeUnit.MILLISECONDS.toNanos(200));
+    b.cover(P0, 0, false, 2, TimeUnit.MILLISECONDS.toNanos(50));
+    long after = System.nanoTime();
+    assertThat(b.firstRecordNanos()).as("the batch wait counts from the first record read").isBetween(before, after);
+    assertThat(b.producedNanos()).as("the linger counts from the second record's send, 200 ms before it was read")
+        .isBetween(before - TimeUnit.MILLISECONDS.toNanos(200), after - TimeUnit.MILLISECONDS.toNanos(200));
   }
 }

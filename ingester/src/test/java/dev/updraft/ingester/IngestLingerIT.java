@@ -95,4 +95,52 @@ class IngestLingerIT {
       TelemetryIngesterIT.await(ingester.close());
     }
   }
+
+  @Test
+  void countsTheTimeACheckInSpentInKafkaAsPartOfItsLinger(Infra infra) throws Exception {
+    long linger = 5_000;
+    String prefix = infra.topicPrefix() + "linger-sent.";
+    String topic = Topics.telemetry(prefix);
+    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    String app = "app-linger-sent";
+    IngesterConfig config = TelemetryIngesterIT.config(infra, prefix,
+        Map.of("ingest-linger", linger + "ms", "ingest-consumers", "1"));
+    AtomicLong committed = new AtomicLong();
+    AtomicLong worstDelay = new AtomicLong();
+    AtomicLong bestDelay = new AtomicLong(Long.MAX_VALUE);
+    IngestLoop.CommitListener listener = (commitMillis, times) -> {
+      for (long t : times) {
+        worstDelay.accumulateAndGet(commitMillis - t, Math::max);
+        bestDelay.accumulateAndGet(commitMillis - t, Math::min);
+      }
+      committed.addAndGet(times.length);
+    };
+    TelemetryIngester ingester =
+        TelemetryIngesterIT.await(TelemetryIngester.start(vertx, config, IngestLoop.Hook.NONE, listener));
+    try (TestKafka kafka = new TestKafka(infra.kafkaBootstrap())) {
+      // sent by an edge 10 s ago (its Kafka timestamp) and read only now, as after a slow fetch or a backlog:
+      // its linger is over, so it is written at the end of the poll that brings it
+      List<CheckIn> waited = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        waited.add(TelemetryIngesterIT.checkIn(app, "w" + i, "d" + i).toBuilder().atEpochMillis(System.currentTimeMillis()).build());
+      }
+      kafka.send(topic, waited, System.currentTimeMillis() - 10_000);
+      TestDb.await(() -> committed.get() == 20, TIMEOUT, () -> "check-ins seen committed: " + committed.get() + " of 20");
+      assertThat(worstDelay.get()).as("ms from handing the waited check-ins to Kafka to their commit, linger %d ms", linger)
+          .isLessThan(linger - 1_000);
+
+      // sent now: the whole linger still applies
+      List<CheckIn> fresh = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        fresh.add(TelemetryIngesterIT.checkIn(app, "f" + i, "d" + i).toBuilder().atEpochMillis(System.currentTimeMillis()).build());
+      }
+      bestDelay.set(Long.MAX_VALUE);
+      kafka.send(topic, fresh, null);
+      TestDb.await(() -> committed.get() == 40, TIMEOUT, () -> "check-ins seen committed: " + committed.get() + " of 40");
+      assertThat(bestDelay.get()).as("ms from sending fresh check-ins to their commit, linger %d ms", linger)
+          .isGreaterThanOrEqualTo(linger - 200);
+    } finally {
+      TelemetryIngesterIT.await(ingester.close());
+    }
+  }
 }

@@ -61,9 +61,12 @@ class IngesterConfigTest {
   }
 
   @Test
-  void theConsumerLetsTheBrokerGatherAFifthOfTheLinger() {
+  void theConsumerLetsTheBrokerGatherForTheLingerUpToHalfASecond() {
     Map<String, Object> lingering = TelemetryIngester.consumerProperties(IngesterConfig.from(Settings.of(Map.of(), Map.of())));
-    assertThat(lingering).containsEntry("fetch.max.wait.ms", 50).containsEntry("fetch.min.bytes", 256 * 1024);
+    assertThat(lingering).containsEntry("fetch.max.wait.ms", 250).containsEntry("fetch.min.bytes", 256 * 1024);
+    Map<String, Object> longLinger =
+        TelemetryIngester.consumerProperties(IngesterConfig.from(Settings.of(Map.of("ingest-linger", "2s"), Map.of())));
+    assertThat(longLinger).as("Kafka's own default wait caps it").containsEntry("fetch.max.wait.ms", 500);
     Map<String, Object> eager =
         TelemetryIngester.consumerProperties(IngesterConfig.from(Settings.of(Map.of("ingest-linger", "0ms"), Map.of())));
     assertThat(eager).as("Kafka's defaults: a fetch answers as soon as a record is there")

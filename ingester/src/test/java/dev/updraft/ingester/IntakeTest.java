@@ -8,6 +8,7 @@ import dev.updraft.events.Topics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 class IntakeTest {
   private static final TopicPartition P0 = new TopicPartition("updraft.telemetry", 0);
   private static final long T = 1_767_261_600_000L;
+  private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
   private static ConsumerRecord<byte[], byte[]> record(long offset, String client, RecordHeaders headers) {
     CheckIn c = CheckIn.builder().checkInId(client + "@" + offset).appId("app").platform("ios").runtimeVersion("1.0.0")
@@ -31,7 +33,7 @@ class IntakeTest {
   @Test
   void anEdgesWarmUpCheckInMovesTheOffsetAndIsNeitherStoredNorRejected() {
     IngestMetrics metrics = new IngestMetrics(new SimpleMeterRegistry());
-    Intake intake = new Intake(P0.topic(), metrics);
+    Intake intake = new Intake(P0.topic(), metrics, LINGER_NANOS);
     Batch batch = new Batch(false);
     Partitions.Position pos = new Partitions.Position(10, true);
 
@@ -45,5 +47,25 @@ class IntakeTest {
     assertThat(batch.rejects()).isEmpty();
     assertThat(metrics.warmupSkipped.count()).isEqualTo(1.0);
     assertThat(metrics.decodeErrors.count()).isZero();
+  }
+
+  @Test
+  void aRecordsWaitComesFromItsTimestampAndNeverExceedsTheLinger() {
+    long linger = TimeUnit.MILLISECONDS.toNanos(250);
+    long now = 1_700_000_000_000L;
+    assertThat(Intake.waitedNanos(now - 120, now, linger)).isEqualTo(TimeUnit.MILLISECONDS.toNanos(120));
+    assertThat(Intake.waitedNanos(now - 60_000, now, linger)).as("a backlog's record, or a clock behind ours: due at once")
+        .isEqualTo(linger);
+    assertThat(Intake.waitedNanos(now + 5_000, now, linger)).as("a clock ahead of ours: lingers as if just arrived").isZero();
+    assertThat(Intake.waitedNanos(-1, now, linger)).as("a record without a timestamp").isZero();
+  }
+
+  @Test
+  void aRecordSentLongerAgoThanTheLingerMakesItsBatchDueAtOnce() {
+    Intake intake = new Intake(P0.topic(), new IngestMetrics(new SimpleMeterRegistry()), LINGER_NANOS);
+    Batch batch = new Batch(false);
+    intake.accept(batch, P0, new Partitions.Position(10, true), record(10, "device-1", new RecordHeaders()));
+    assertThat(batch.firstRecordNanos() - batch.producedNanos()).as("its timestamp is months old: the whole linger")
+        .isEqualTo(LINGER_NANOS);
   }
 }

@@ -73,10 +73,15 @@ final class TestKafka implements AutoCloseable {
    * @throws IllegalStateException when any send failed: a test must never wait for records that were lost
    */
   void send(String topic, List<CheckIn> checkIns) {
+    send(topic, checkIns, null);
+  }
+
+  /** {@link #send(String, List)} with every record's Kafka timestamp set to {@code timestampMillis} (null: now). */
+  void send(String topic, List<CheckIn> checkIns, Long timestampMillis) {
     List<Future<RecordMetadata>> sent = new ArrayList<>(checkIns.size());
     for (CheckIn c : checkIns) {
       byte[] key = c.clientId() == null ? null : c.clientId().getBytes(StandardCharsets.UTF_8);
-      sent.add(producer.send(new ProducerRecord<>(topic, key, CheckInCodec.encode(c))));
+      sent.add(producer.send(new ProducerRecord<>(topic, null, timestampMillis, key, CheckInCodec.encode(c))));
     }
     producer.flush();
     for (Future<RecordMetadata> f : sent) {
