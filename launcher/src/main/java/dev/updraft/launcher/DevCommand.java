@@ -20,6 +20,7 @@ final class DevCommand {
               "                   [--storage local|gcs|s3 --s3-bucket B [--s3-endpoint URL] [--s3-region R] [--s3-path-style]",
               "                    [--s3-public-base-url URL | --s3-presign-ttl 7d]] (AWS credentials from the default chain)",
               "                   [--ingest-linger 250ms] (how long the ingester gathers check-ins per PostgreSQL transaction)",
+              "                   [--asset-encoding best|fast] (fast: a publish's zstd, br and gzip copies at low levels, quicker)",
               "                   [--start-timeout 10m] (the longest each service may take to start: replaying a long event log)",
               "Runs Kafka (KRaft) and PostgreSQL embedded, with their data under --data-dir (default ./.updraft),",
               "the control plane (8080), an edge node (3000) and the telemetry ingester, in this process. Launch assets",

@@ -23,6 +23,8 @@ import java.util.Set;
  * @param snapshotIntervalEvents null: the control plane's default ({@code --snapshot-interval-events})
  * @param snapshotInterval null: the control plane's default ({@code --snapshot-interval})
  * @param ingestLinger null: the ingester's default ({@code --ingest-linger})
+ * @param assetEncoding null: the control plane's default ({@code --asset-encoding best}); {@code fast} makes a
+ *     publish's zstd, br and gzip copies at low levels (quick, somewhat larger), for trying things out
  * @param startTimeout {@code --start-timeout}, default 10m: the longest each service may take to start (the
  *     control plane and the edge replay the event log after the snapshots; a long log on a busy machine takes
  *     minutes)
@@ -42,6 +44,7 @@ record DevConfig(
     String snapshotIntervalEvents,
     String snapshotInterval,
     String ingestLinger,
+    String assetEncoding,
     java.time.Duration startTimeout) {
 
   static final Set<String> FLAGS = flags();
@@ -50,7 +53,7 @@ record DevConfig(
     Set<String> f =
         new HashSet<>(
             Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
-                "edge-public-url", "snapshot-interval-events", "snapshot-interval", "ingest-linger", "start-timeout"));
+                "edge-public-url", "snapshot-interval-events", "snapshot-interval", "ingest-linger", "asset-encoding", "start-timeout"));
     f.addAll(ControlPlaneConfig.STORAGE_FLAGS);
     return Set.copyOf(f);
   }
@@ -94,6 +97,7 @@ record DevConfig(
         s.raw("snapshot-interval-events"),
         s.raw("snapshot-interval"),
         s.has("ingest-linger") ? s.duration("ingest-linger", null).toMillis() + "ms" : null,
+        s.has("asset-encoding") ? s.choice("asset-encoding", "best", "best", "fast") : null,
         startTimeout(s));
   }
 

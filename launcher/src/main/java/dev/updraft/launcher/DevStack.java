@@ -98,22 +98,13 @@ final class DevStack implements AutoCloseable {
     return stack;
   }
 
-  private void startAll(Map<String, String> env) {
-    CompletableFuture<EmbeddedPostgresServer> pg =
-        CompletableFuture.supplyAsync(
-            () -> {
-              EmbeddedPostgresServer s = EmbeddedPostgresServer.start(config.dataDir().resolve("postgres"), config.postgresPort(), true);
-              s.createDatabase(DATABASE);
-              return s;
-            });
-    kafka = EmbeddedKafka.start(config.dataDir().resolve("kafka"), config.kafkaPort(), 0);
-    postgres = pg.join();
-    String postgresUrl = "postgresql://" + EmbeddedPostgresServer.USER + "@127.0.0.1:" + postgres.port() + "/" + DATABASE;
-
-    vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
-
+  /**
+   * The control plane's flags in {@code updraft dev}: where the embedded Kafka and PostgreSQL are, and the
+   * flags of {@code dev} it takes as they are (storage, guard interval, snapshot intervals, asset encoding).
+   */
+  static Map<String, String> controlPlaneFlags(DevConfig config, String kafkaBootstrap, String postgresUrl, String adminToken) {
     Map<String, String> cp = new LinkedHashMap<>();
-    cp.put("kafka-bootstrap", kafka.bootstrapServers());
+    cp.put("kafka-bootstrap", kafkaBootstrap);
     cp.put("control-port", Integer.toString(config.controlPort()));
     cp.put("bind", config.bind());
     cp.put("public-url", config.publicUrl());
@@ -131,6 +122,27 @@ final class DevStack implements AutoCloseable {
     if (config.snapshotInterval() != null) {
       cp.put("snapshot-interval", config.snapshotInterval());
     }
+    if (config.assetEncoding() != null) {
+      cp.put("asset-encoding", config.assetEncoding());
+    }
+    return cp;
+  }
+
+  private void startAll(Map<String, String> env) {
+    CompletableFuture<EmbeddedPostgresServer> pg =
+        CompletableFuture.supplyAsync(
+            () -> {
+              EmbeddedPostgresServer s = EmbeddedPostgresServer.start(config.dataDir().resolve("postgres"), config.postgresPort(), true);
+              s.createDatabase(DATABASE);
+              return s;
+            });
+    kafka = EmbeddedKafka.start(config.dataDir().resolve("kafka"), config.kafkaPort(), 0);
+    postgres = pg.join();
+    String postgresUrl = "postgresql://" + EmbeddedPostgresServer.USER + "@127.0.0.1:" + postgres.port() + "/" + DATABASE;
+
+    vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+
+    Map<String, String> cp = controlPlaneFlags(config, kafka.bootstrapServers(), postgresUrl, adminToken);
     // insights routes and the automatic-revert guard (--guard-interval, default 30s) over the same PostgreSQL
     Settings cpSettings = Settings.of(cp, env);
     controlPlane =

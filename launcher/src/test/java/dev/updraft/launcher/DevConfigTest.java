@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.embedded.Ports;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -18,6 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 class DevConfigTest {
 
   @TempDir Path tmp;
+
+  private static final String PG_URL = "postgresql://updraft@127.0.0.1:5432/updraft";
+  private static final String TOKEN = "dev-admin-token-0123456789abcdef";
 
   private static DevConfig parse(String... args) {
     return DevConfig.from(Settings.parse(args, Map.of()));
@@ -63,6 +68,19 @@ class DevConfigTest {
     assertThat(parse().ingestLinger()).as("the ingester's default").isNull();
     assertThatThrownBy(() -> parse("--ingest-linger", "soon")).isInstanceOf(ConfigException.class)
         .hasMessageContaining("--ingest-linger");
+  }
+
+  @Test
+  void passesTheAssetEncodingOnToTheControlPlane() {
+    DevConfig fast = parse("--asset-encoding", "fast");
+    assertThat(ControlPlaneConfig.from(Settings.of(DevStack.controlPlaneFlags(fast, "127.0.0.1:9092", PG_URL, TOKEN), Map.of()),
+            InsightsExtension.FLAGS).fastEncoding())
+        .as("the control plane of `dev --asset-encoding fast`").isTrue();
+    assertThat(ControlPlaneConfig.from(Settings.of(DevStack.controlPlaneFlags(parse(), "127.0.0.1:9092", PG_URL, TOKEN), Map.of()),
+            InsightsExtension.FLAGS).fastEncoding())
+        .as("the control plane's default: the best levels").isFalse();
+    assertThatThrownBy(() -> parse("--asset-encoding", "quick")).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--asset-encoding");
   }
 
   @Test
