@@ -50,7 +50,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>Flags: {@code --prefill 2000000 --devices 500000 --rate 10000 --seconds 60 --partitions 4
  * --ingest-batch-size 10000 --ingest-linger 250ms --ingest-consumers 2 --instances 1 --shared-buffers 1GB --dir <temp>},
  * {@code --producer-linger 100ms} (the benchmark's producer batches as an edge's does: {@code KafkaSink} lingers 100 ms
- * with lz4; one producer carries the whole rate, as one edge would), {@code --settle 0} (seconds of load at the first
+ * with lz4; one producer carries the whole rate, as one edge would), {@code --producers 1} (the rate spread over that
+ * many producers, each lingering on its own as a fleet's edges do: more, smaller appends), {@code --settle 0} (seconds of load at the first
  * rate, sent and ingested but not measured, before the measured fixed-rate phases: what the full-speed phase's
  * backlog left behind, its garbage and the database's checkpoint, then falls outside the first phase), {@code --idle 0}
  * (seconds with nothing sent, after the settling: the CPU the pipeline spends per second whatever the rate), and
@@ -76,6 +77,7 @@ final class IngestBenchmark {
     int consumers = s.integer("ingest-consumers", IngesterConfig.DEFAULT_CONSUMERS, 1, 64);
     Duration linger = s.duration("ingest-linger", IngesterConfig.DEFAULT_LINGER);
     producerLingerMs = (int) s.duration("producer-linger", Duration.ofMillis(100)).toMillis();
+    producers = s.integer("producers", 1, 1, 64);
     int settle = s.integer("settle", 0, 0, 3_600);
     int idle = s.integer("idle", 0, 0, 3_600);
     String sharedBuffers = s.string("shared-buffers", "1GB");
@@ -97,6 +99,7 @@ final class IngestBenchmark {
     summary.put("batch_size", batchSize);
     summary.put("linger_ms", linger.toMillis());
     summary.put("producer_linger_ms", producerLingerMs);
+    summary.put("producers", producers);
     summary.put("settle_seconds", settle);
     summary.put("idle_seconds", idle);
     summary.put("load_average_at_start", Files.readString(Path.of("/proc/loadavg")).trim());
@@ -104,8 +107,9 @@ final class IngestBenchmark {
     System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
         System.getProperty("java.vm.name"), System.getProperty("java.version"), Runtime.getRuntime().maxMemory() >> 20);
     System.out.printf(Locale.ROOT, "settings: prefill=%d devices=%d rate=%s/s seconds=%d partitions=%d batch=%d instances=%d"
-        + " consumers per instance=%d linger=%d ms producer linger=%d ms settle=%d s shared_buffers=%s dir=%s%n", prefill, devices,
-        rates, seconds, partitions, batchSize, instances, consumers, linger.toMillis(), producerLingerMs, settle, sharedBuffers, dir);
+        + " consumers per instance=%d linger=%d ms producer linger=%d ms producers=%d settle=%d s shared_buffers=%s dir=%s%n", prefill,
+        devices, rates, seconds, partitions, batchSize, instances, consumers, linger.toMillis(), producerLingerMs, producers, settle,
+        sharedBuffers, dir);
     System.out.println("load average at start: " + Files.readString(Path.of("/proc/loadavg")).trim());
 
     EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0, 0);
@@ -121,6 +125,8 @@ final class IngestBenchmark {
       pg.restart();
       String topic = Topics.telemetry("bench.");
       TestKafka.createTopic(kafka.bootstrapServers(), topic, partitions);
+      // the events topic exists wherever an ingester runs: without it the history consumer asks for metadata every second
+      TestKafka.createTopic(kafka.bootstrapServers(), Topics.events("bench."), 1);
       Fleet fleet = new Fleet(devices, 1);
       TestDb db = new TestDb("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER);
 
@@ -639,6 +645,9 @@ final class IngestBenchmark {
   /** {@code --producer-linger} in milliseconds; set once by main. */
   private static volatile int producerLingerMs = 100;
 
+  /** {@code --producers}: how many producers (edges) share the rate; set once by main. */
+  private static volatile int producers = 1;
+
   /** Whether records are written in the compact form ({@code --format}); set once by main. */
   private static volatile boolean compact = true;
   private static final ThreadLocal<CheckInBinary> WRITER = ThreadLocal.withInitial(CheckInBinary::new);
@@ -672,7 +681,11 @@ final class IngestBenchmark {
 
   /** Sends {@code rate} check-ins per second, in 10 ms slices, each stamped with the time it is sent. */
   private static void paced(String bootstrap, String topic, Fleet fleet, int rate, int seconds, AtomicLong sent) {
-    try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
+    List<KafkaProducer<byte[], byte[]>> edges = new ArrayList<>(producers);
+    for (int i = 0; i < producers; i++) {
+      edges.add(producer(bootstrap));
+    }
+    try {
       long start = System.nanoTime();
       long total = (long) rate * seconds;
       long n = 0;
@@ -680,7 +693,7 @@ final class IngestBenchmark {
         long due = Math.min(total, (System.nanoTime() - start) * rate / 1_000_000_000L);
         long now = System.currentTimeMillis();
         while (n < due) {
-          send(producer, topic, fleet.next(now));
+          send(edges.get((int) (n % producers)), topic, fleet.next(now));
           n++;
         }
         sent.set(n);
@@ -691,7 +704,10 @@ final class IngestBenchmark {
           return;
         }
       }
-      producer.flush();
+    } finally {
+      for (KafkaProducer<byte[], byte[]> p : edges) {
+        p.close(); // sends what lingers first
+      }
     }
   }
 
