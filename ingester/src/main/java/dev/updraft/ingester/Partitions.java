@@ -1,5 +1,6 @@
 package dev.updraft.ingester;
 
+import dev.updraft.ingester.history.ReadCommittedConsumer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -222,7 +223,7 @@ final class Partitions {
       return;
     }
     try {
-      Map<TopicPartition, Long> end = consumer.endOffsets(assigned, Duration.ofMillis(500));
+      Map<TopicPartition, Long> end = ReadCommittedConsumer.logEnds(consumer, assigned);
       Set<TopicPartition> unknown = new HashSet<>();
       long lag = 0;
       for (TopicPartition tp : assigned) {

@@ -298,7 +298,7 @@ final class HistoryLoop implements Runnable {
       return;
     }
     try {
-      Map<TopicPartition, Long> end = consumer.endOffsets(assigned, Duration.ofMillis(500));
+      Map<TopicPartition, Long> end = ReadCommittedConsumer.logEnds(consumer, assigned);
       long lag = 0;
       for (TopicPartition tp : assigned) {
         Long e = end.get(tp);

@@ -1,0 +1,65 @@
+package dev.updraft.ingester.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How the ingester's loops read their lag: from their own fetch responses where they can, so that they never
+ * queue a request behind a fetch the broker is holding (the loop would stall for up to the fetch's wait).
+ */
+class LogEndsTest {
+  private static final TopicPartition FETCHED = new TopicPartition("updraft.telemetry", 0);
+  private static final TopicPartition PAUSED = new TopicPartition("updraft.telemetry", 1);
+
+  /** Kafka's mock consumer (pure logic: no broker), remembering which partitions were asked of the broker. */
+  private static final class Recording extends MockConsumer<byte[], byte[]> {
+    final List<Collection<TopicPartition>> asked = new ArrayList<>();
+
+    Recording() {
+      super("earliest");
+    }
+
+    @Override
+    public synchronized Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
+      asked.add(List.copyOf(partitions));
+      return super.endOffsets(partitions, timeout);
+    }
+  }
+
+  @Test
+  void readsTheLogEndOfAFetchedPartitionFromItsFetchesAndAsksTheBrokerOnlyForPausedOnes() {
+    Recording consumer = new Recording();
+    consumer.assign(List.of(FETCHED, PAUSED));
+    consumer.updateEndOffsets(Map.of(FETCHED, 100L, PAUSED, 50L));
+    consumer.seek(FETCHED, 40);
+    consumer.seek(PAUSED, 10);
+    consumer.pause(List.of(PAUSED)); // PostgreSQL down: no fetches, so its fetches' view of the log end is stale
+
+    Map<TopicPartition, Long> ends = ReadCommittedConsumer.logEnds(consumer, Set.of(FETCHED, PAUSED));
+
+    assertThat(ends).containsEntry(FETCHED, 100L).containsEntry(PAUSED, 50L);
+    assertThat(consumer.asked).as("partitions asked of the broker, per request").containsExactly(List.of(PAUSED));
+  }
+
+  @Test
+  void asksNothingWhenEveryPartitionIsBeingFetched() {
+    Recording consumer = new Recording();
+    consumer.assign(List.of(FETCHED, PAUSED));
+    consumer.updateEndOffsets(Map.of(FETCHED, 100L, PAUSED, 50L));
+    consumer.seek(FETCHED, 100);
+    consumer.seek(PAUSED, 45);
+
+    assertThat(ReadCommittedConsumer.logEnds(consumer, Set.of(FETCHED, PAUSED))).containsEntry(FETCHED, 100L)
+        .containsEntry(PAUSED, 50L);
+    assertThat(consumer.asked).as("no request queued behind a waiting fetch").isEmpty();
+  }
+}
