@@ -45,25 +45,41 @@ class IngestLingerIT {
     vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
+  /** Every committed check-in's wait from its stamp to the commit: how many, the longest and the shortest. */
+  private static final class Commits implements IngestLoop.CommitListener {
+    final AtomicLong committed = new AtomicLong();
+    final AtomicLong worst = new AtomicLong();
+    final AtomicLong best = new AtomicLong(Long.MAX_VALUE);
+
+    @Override
+    public void committed(long commitMillis, long[] checkInTimes) {
+      for (long t : checkInTimes) {
+        worst.accumulateAndGet(commitMillis - t, Math::max);
+        best.accumulateAndGet(commitMillis - t, Math::min);
+      }
+      committed.addAndGet(checkInTimes.length);
+    }
+  }
+
+  private static String topic(Infra infra, String name) {
+    return Topics.telemetry(infra.topicPrefix() + name);
+  }
+
+  /** A one-partition telemetry topic of its own and one ingester with one consumer and {@code lingerMs}. */
+  private TelemetryIngester start(Infra infra, String name, long lingerMs, Commits commits) throws Exception {
+    TestKafka.createTopic(infra.kafkaBootstrap(), topic(infra, name), 1);
+    IngesterConfig config = TelemetryIngesterIT.config(infra, infra.topicPrefix() + name,
+        Map.of("ingest-linger", lingerMs + "ms", "ingest-consumers", "1"));
+    return TelemetryIngesterIT.await(TelemetryIngester.start(vertx, config, IngestLoop.Hook.NONE, commits));
+  }
+
   @Test
   void batchesALingersWorthOfCheckInsAtALowRateAndCommitsEachWithinTheLinger(Infra infra) throws Exception {
-    String prefix = infra.topicPrefix() + "linger.";
-    String topic = Topics.telemetry(prefix);
-    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    String topic = topic(infra, "linger.");
     String app = "app-linger";
-    IngesterConfig config = TelemetryIngesterIT.config(infra, prefix,
-        Map.of("ingest-linger", LINGER_MS + "ms", "ingest-consumers", "1"));
-    AtomicLong committed = new AtomicLong();
-    AtomicLong worstDelay = new AtomicLong();
-    IngestLoop.CommitListener listener = (commitMillis, times) -> {
-      for (long t : times) {
-        worstDelay.accumulateAndGet(commitMillis - t, Math::max);
-      }
-      committed.addAndGet(times.length);
-    };
+    Commits commits = new Commits();
     TestDb db = TelemetryIngesterIT.db(infra);
-    TelemetryIngester ingester =
-        TelemetryIngesterIT.await(TelemetryIngester.start(vertx, config, IngestLoop.Hook.NONE, listener));
+    TelemetryIngester ingester = start(infra, "linger.", LINGER_MS, commits);
     int sent = 0;
     try (TestKafka kafka = new TestKafka(infra.kafkaBootstrap())) {
       // ~200 check-ins/s for 3 s, five every 25 ms, each stamped with its send time
@@ -79,7 +95,7 @@ class IngestLingerIT {
       }
       db.awaitConsumed(topic, sent, TIMEOUT);
       int total = sent;
-      TestDb.await(() -> committed.get() == total, TIMEOUT, () -> "check-ins seen committed: " + committed.get() + " of " + total);
+      TestDb.await(() -> commits.committed.get() == total, TIMEOUT, () -> "check-ins seen committed: " + commits.committed.get() + " of " + total);
 
       assertThat(db.scalar("SELECT sum(check_ins) FROM devices WHERE app_id = ?", app)).as("counts stay exact")
           .isEqualTo((long) sent);
@@ -89,7 +105,7 @@ class IngestLingerIT {
           .as("records per committed batch (%s batches for %s check-ins): a poll brings about five, a linger of %d ms about 100",
               batches, sent, LINGER_MS)
           .isGreaterThanOrEqualTo(40.0);
-      assertThat(worstDelay.get()).as("longest wait of a check-in from its send to its commit, in ms")
+      assertThat(commits.worst.get()).as("longest wait of a check-in from its send to its commit, in ms")
           .isLessThan(LINGER_MS + MARGIN_MS);
     } finally {
       TelemetryIngesterIT.await(ingester.close());
@@ -99,24 +115,10 @@ class IngestLingerIT {
   @Test
   void countsTheTimeACheckInSpentInKafkaAsPartOfItsLinger(Infra infra) throws Exception {
     long linger = 5_000;
-    String prefix = infra.topicPrefix() + "linger-sent.";
-    String topic = Topics.telemetry(prefix);
-    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    String topic = topic(infra, "linger-sent.");
     String app = "app-linger-sent";
-    IngesterConfig config = TelemetryIngesterIT.config(infra, prefix,
-        Map.of("ingest-linger", linger + "ms", "ingest-consumers", "1"));
-    AtomicLong committed = new AtomicLong();
-    AtomicLong worstDelay = new AtomicLong();
-    AtomicLong bestDelay = new AtomicLong(Long.MAX_VALUE);
-    IngestLoop.CommitListener listener = (commitMillis, times) -> {
-      for (long t : times) {
-        worstDelay.accumulateAndGet(commitMillis - t, Math::max);
-        bestDelay.accumulateAndGet(commitMillis - t, Math::min);
-      }
-      committed.addAndGet(times.length);
-    };
-    TelemetryIngester ingester =
-        TelemetryIngesterIT.await(TelemetryIngester.start(vertx, config, IngestLoop.Hook.NONE, listener));
+    Commits commits = new Commits();
+    TelemetryIngester ingester = start(infra, "linger-sent.", linger, commits);
     try (TestKafka kafka = new TestKafka(infra.kafkaBootstrap())) {
       // sent by an edge 10 s ago (its Kafka timestamp) and read only now, as after a slow fetch or a backlog:
       // its linger is over, so it is written at the end of the poll that brings it
@@ -125,8 +127,8 @@ class IngestLingerIT {
         waited.add(TelemetryIngesterIT.checkIn(app, "w" + i, "d" + i).toBuilder().atEpochMillis(System.currentTimeMillis()).build());
       }
       kafka.send(topic, waited, System.currentTimeMillis() - 10_000);
-      TestDb.await(() -> committed.get() == 20, TIMEOUT, () -> "check-ins seen committed: " + committed.get() + " of 20");
-      assertThat(worstDelay.get()).as("ms from handing the waited check-ins to Kafka to their commit, linger %d ms", linger)
+      TestDb.await(() -> commits.committed.get() == 20, TIMEOUT, () -> "check-ins seen committed: " + commits.committed.get() + " of 20");
+      assertThat(commits.worst.get()).as("ms from handing the waited check-ins to Kafka to their commit, linger %d ms", linger)
           .isLessThan(linger - 1_000);
 
       // sent now: the whole linger still applies
@@ -134,10 +136,10 @@ class IngestLingerIT {
       for (int i = 0; i < 20; i++) {
         fresh.add(TelemetryIngesterIT.checkIn(app, "f" + i, "d" + i).toBuilder().atEpochMillis(System.currentTimeMillis()).build());
       }
-      bestDelay.set(Long.MAX_VALUE);
+      commits.best.set(Long.MAX_VALUE);
       kafka.send(topic, fresh, null);
-      TestDb.await(() -> committed.get() == 40, TIMEOUT, () -> "check-ins seen committed: " + committed.get() + " of 40");
-      assertThat(bestDelay.get()).as("ms from sending fresh check-ins to their commit, linger %d ms", linger)
+      TestDb.await(() -> commits.committed.get() == 40, TIMEOUT, () -> "check-ins seen committed: " + commits.committed.get() + " of 40");
+      assertThat(commits.best.get()).as("ms from sending fresh check-ins to their commit, linger %d ms", linger)
           .isGreaterThanOrEqualTo(linger - 200);
     } finally {
       TelemetryIngesterIT.await(ingester.close());

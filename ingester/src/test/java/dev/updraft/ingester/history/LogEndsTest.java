@@ -35,13 +35,19 @@ class LogEndsTest {
     }
   }
 
-  @Test
-  void readsTheLogEndOfAFetchedPartitionFromItsFetchesAndAsksTheBrokerOnlyForPausedOnes() {
+  /** Both partitions assigned, their logs ending at 100 and 50, positioned at the given offsets. */
+  private static Recording consumer(long fetchedAt, long pausedAt) {
     Recording consumer = new Recording();
     consumer.assign(List.of(FETCHED, PAUSED));
     consumer.updateEndOffsets(Map.of(FETCHED, 100L, PAUSED, 50L));
-    consumer.seek(FETCHED, 40);
-    consumer.seek(PAUSED, 10);
+    consumer.seek(FETCHED, fetchedAt);
+    consumer.seek(PAUSED, pausedAt);
+    return consumer;
+  }
+
+  @Test
+  void readsTheLogEndOfAFetchedPartitionFromItsFetchesAndAsksTheBrokerOnlyForPausedOnes() {
+    Recording consumer = consumer(40, 10);
     consumer.pause(List.of(PAUSED)); // PostgreSQL down: no fetches, so its fetches' view of the log end is stale
 
     Map<TopicPartition, Long> ends = ReadCommittedConsumer.logEnds(consumer, Set.of(FETCHED, PAUSED));
@@ -52,11 +58,7 @@ class LogEndsTest {
 
   @Test
   void asksNothingWhenEveryPartitionIsBeingFetched() {
-    Recording consumer = new Recording();
-    consumer.assign(List.of(FETCHED, PAUSED));
-    consumer.updateEndOffsets(Map.of(FETCHED, 100L, PAUSED, 50L));
-    consumer.seek(FETCHED, 100);
-    consumer.seek(PAUSED, 45);
+    Recording consumer = consumer(100, 45);
 
     assertThat(ReadCommittedConsumer.logEnds(consumer, Set.of(FETCHED, PAUSED))).containsEntry(FETCHED, 100L)
         .containsEntry(PAUSED, 50L);
