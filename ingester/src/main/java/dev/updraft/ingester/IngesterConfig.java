@@ -23,9 +23,10 @@ import java.util.Set;
  * @param batchWait {@code --ingest-batch-wait}: longest a consumed check-in waits in a batch while the
  *     previous batch is still being written (with none running, a batch is written once it has lingered:
  *     {@code --ingest-linger})
- * @param linger {@code --ingest-linger}: how long a batch waits for more check-ins before it is written when
- *     no write is running (one reaching {@code --ingest-batch-size} is written at once); 0 writes at the end of
- *     each poll. Trades lag (up to this much more per check-in) for PostgreSQL's cost per check-in: each
+ * @param linger {@code --ingest-linger}: how long a batch waits for more check-ins, counted from its oldest
+ *     check-in's send (its Kafka timestamp), before it is written when no write is running (one reaching {@code
+ *     --ingest-batch-size} is written at once); 0 writes at the end of each poll. Trades lag (up to about this
+ *     much per check-in) for PostgreSQL's cost per check-in: each
  *     transaction costs a fixed part (its commit and fsync, the offset and counter rows) that larger batches share
  * @param consumers {@code --ingest-consumers}: Kafka consumers (threads, each writing its own batches) in
  *     this process; more than the topic's partitions over all instances leaves some idle
