@@ -31,11 +31,7 @@ CONTROL=8080; DEV_EDGE=3000; EDGE=3100; KAFKA=19092; PG=15432
 export UPDRAFT_SERVER=http://127.0.0.1:$CONTROL UPDRAFT_TOKEN=$TOKEN
 mkdir -p "$OUT"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
-# which code the run measures: ./updraft rebuilds itself from the working tree, uncommitted changes included
-TREE="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo +uncommitted)"
-echo "$TREE" > "$OUT/tree.txt"
-log "measuring the tree at $TREE"
-[ "${TREE%+uncommitted}" = "$TREE" ] || log "warning: uncommitted changes are measured too; run from a clean checkout (git worktree add) to measure a commit"
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 wait_ready() { local i=0; until curl -fs -o /dev/null "$1"; do i=$((i+1)); [ $i -gt 3000 ] && { log "not ready: $1"; return 1; }; sleep 0.1; done; }
 ./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale
 # PIN=1: the measured edge alone on CPU 1, everything else (dev stack, generator) on CPU 0, so that the edge's

@@ -32,11 +32,7 @@ mkdir -p "$OUT"
 export UPDRAFT_SERVER=$SERVER UPDRAFT_TOKEN=$TOKEN
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
-# which code the run measures: ./updraft rebuilds itself from the working tree, uncommitted changes included
-TREE="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo +uncommitted)"
-echo "$TREE" > "$OUT/tree.txt"
-log "measuring the tree at $TREE"
-[ "${TREE%+uncommitted}" = "$TREE" ] || log "warning: uncommitted changes are measured too; run from a clean checkout (git worktree add) to measure a commit"
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 
 # CPU seconds (user+system) of a process and all its descendants, and of the children it has reaped
 cpu_tree() {

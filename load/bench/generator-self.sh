@@ -10,6 +10,7 @@ cd "$ROOT"
 OUT=${OUT:-$ROOT/load/results/$(date -u +%Y-%m-%d)}
 PORT=${PORT:-3921}
 mkdir -p "$OUT"
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 # CPU time the hypervisor gave to other guests (vmstat's st, %), averaged over 5 s: a VM's noisy neighbours
 steal() { vmstat 1 6 | awk 'NR > 3 { s += $17; n++ } END { printf "%.0f", s / n }'; }

@@ -38,6 +38,7 @@ for tool in curl jq psql; do
   command -v $tool >/dev/null || { echo "insights-scale: needs $tool" >&2; exit 2; }
 done
 mkdir -p "$OUT"
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 sql() { PGCONNECT_TIMEOUT=5 psql -v ON_ERROR_STOP=1 -h 127.0.0.1 -p $PG -U postgres -d updraft -Atq "$@"; }
 

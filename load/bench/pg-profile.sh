@@ -12,6 +12,7 @@ cd "$ROOT"
 OUT=${OUT:-docs/benchmarks/runs/$(date -u +%Y-%m-%d)}
 NAME=${NAME:-pg-profile}
 mkdir -p "$OUT"
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 command -v perf >/dev/null || { echo "needs perf: apt-get install -y linux-perf" >&2; exit 2; }
 ARGS=("$@"); [ ${#ARGS[@]} -eq 0 ] && ARGS=(--devices 100000 --warmup 10 --batches 100)
 

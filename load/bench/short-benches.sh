@@ -9,6 +9,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${OUT:-docs/benchmarks/runs/$(date -u +%Y-%m-%d)}
 mkdir -p "$OUT"
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 STEPS=("$@"); [ ${#STEPS[@]} -eq 0 ] && STEPS=(patches resolve throughput latency)
 
 if [[ " ${STEPS[*]} " == *" throughput "* ]] && ! command -v wrk >/dev/null; then

@@ -51,6 +51,7 @@ for tool in curl jq psql jcmd jstat; do
   command -v $tool >/dev/null || { echo "soak: needs $tool" >&2; exit 2; }
 done
 mkdir -p "$OUT"
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 
 PIDS=()

@@ -9,6 +9,7 @@ cd "$ROOT"
 RUNS=${1:-3}
 OUT=${2:-target/startup-summary.json}
 mkdir -p "$(dirname "$OUT")"
+. "$ROOT/load/bench/tree.sh"; measured_tree
 EDGE=3300; CONTROL=8300
 ./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale, outside the clock
 

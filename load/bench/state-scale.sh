@@ -40,6 +40,7 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 mkdir -p "$(dirname "$OUT")"
+. "$ROOT/load/bench/tree.sh"; measured_tree
 ./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale, outside the clock
 
 wait_for() { # url seconds -> ms waited from $2 (epoch ns)

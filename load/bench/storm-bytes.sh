@@ -16,6 +16,7 @@ CONTROL=8080; EDGE=3000
 SERVER=http://127.0.0.1:$CONTROL
 export UPDRAFT_SERVER=$SERVER UPDRAFT_TOKEN=$TOKEN
 mkdir -p "$OUT"
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 wait_http() { local i=0; until curl -fs -o /dev/null "$1"; do i=$((i+1)); [ $i -gt $(( $2 * 5 )) ] && { log "timeout waiting for $1"; return 1; }; sleep 0.2; done; }
 
