@@ -5,7 +5,8 @@
 # ...). Needs perf (Debian: apt-get install -y linux-perf) and the right to sample every process (root, or
 # kernel.perf_event_paranoid <= 0). Run it on a quiet machine. The profile covers the whole run: PostgreSQL's
 # start, the warm-up batches and the measured ones (the warm-up is a tenth of the batches by default).
-# Usage: OUT=dir load/bench/pg-profile.sh [BatchCostBench flags]   (default: --devices 100000 --warmup 10 --batches 100)
+# Usage: [OUT=dir] [NAME=pg-profile] load/bench/pg-profile.sh [BatchCostBench flags]   (default: --devices 100000 --warmup 10
+#   --batches 100); writes $OUT/$NAME.txt, $OUT/$NAME-summary.json (the groups) and $OUT/$NAME-batch-cost-summary.json
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
