@@ -21,7 +21,8 @@ import org.apache.kafka.common.TopicPartition;
  * {@code --warmup} batches first (the registry fills, so that later check-ins mostly update devices it
  * holds), then {@code --batches} measured ones. Printed and written to {@code --summary} (JSON): the wall
  * time per batch (the writer's future), the CPU of PostgreSQL's processes per batch and per check-in, and
- * per statement the mean execution time PostgreSQL's {@code pg_stat_statements} recorded.
+ * per statement the mean execution and planning time PostgreSQL's {@code pg_stat_statements} recorded (a statement
+ * planned in every batch is one the client did not keep prepared).
  *
  * <p>{@code --steady true} makes devices repeat their attributes from one check-in to the next ({@link
  * IngestBenchmark.Fleet#Fleet(int, long, boolean)}), as most real check-ins do; by default each check-in draws
@@ -52,6 +53,7 @@ final class BatchCostBench {
       TestDb admin = new TestDb("127.0.0.1", pg.port(), "postgres", EmbeddedPostgresServer.USER);
       admin.execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'");
       admin.execute("ALTER SYSTEM SET max_wal_size = '8GB'");
+      admin.execute("ALTER SYSTEM SET pg_stat_statements.track_planning = on");
       pg.stop();
       pg.restart();
       TestDb db = new TestDb("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER);
@@ -101,16 +103,19 @@ final class BatchCostBench {
           + " PostgreSQL CPU %.1f ms per batch = %.1f us per check-in; load average %s%n", batches, batchSize, devices,
           durable, wallNanos / 1e6 / batches, pgCpuMs, pgCpuMs * 1000 / batchSize, summary.get("load_average_at_end"));
       List<List<Object>> rows = db.rows("SELECT calls, total_exec_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90),"
-          + " wal_bytes, wal_fpi, shared_blks_dirtied"
+          + " wal_bytes, wal_fpi, shared_blks_dirtied, total_plan_time, plans"
           + " FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 12");
       int k = 0;
       for (List<Object> r : rows) {
         double perBatch = ((Number) r.get(1)).doubleValue() / batches;
         double walKb = ((Number) r.get(4)).doubleValue() / 1024 / batches;
-        System.out.printf(Locale.ROOT, "  %7.1f ms per batch  WAL %7.0f kB (%5.0f full pages) dirtied %5.0f blocks  calls=%-4s rows=%-8s %s%n",
-            perBatch, walKb, ((Number) r.get(5)).doubleValue() / batches, ((Number) r.get(6)).doubleValue() / batches, r.get(0),
-            r.get(2), r.get(3));
-        summary.put("statement_" + (++k) + "_ms_per_batch", perBatch);
+        double planPerBatch = ((Number) r.get(7)).doubleValue() / batches;
+        System.out.printf(Locale.ROOT, "  %7.1f ms per batch (planning %.2f ms, %s plans)  WAL %7.0f kB (%5.0f full pages) dirtied %5.0f blocks"
+            + "  calls=%-4s rows=%-8s %s%n", perBatch, planPerBatch, r.get(8), walKb, ((Number) r.get(5)).doubleValue() / batches,
+            ((Number) r.get(6)).doubleValue() / batches, r.get(0), r.get(2), r.get(3));
+        k++;
+        summary.put("statement_" + k + "_ms_per_batch", perBatch);
+        summary.put("statement_" + k + "_plan_ms_per_batch", planPerBatch);
         summary.put("statement_" + k + "_wal_kb_per_batch", walKb);
         summary.put("statement_" + k, r.get(3));
       }

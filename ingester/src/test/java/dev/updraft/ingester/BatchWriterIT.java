@@ -9,6 +9,7 @@ import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,9 +29,11 @@ class BatchWriterIT {
   private static Vertx vertx;
   private static Pool pool;
   private static TestDb db;
+  private static Infra infra;
 
   @BeforeAll
-  static void connect(Infra infra) throws Exception {
+  static void connect(Infra given) throws Exception {
+    infra = given;
     vertx = Vertx.vertx();
     pool = TelemetryIngester.pool(vertx,
         IngesterConfig.pgOptions(TestDb.postgresUrl(infra.pgHost(), infra.pgPort(), infra.database(), infra.pgUser())), 2, "test");
@@ -62,6 +65,29 @@ class BatchWriterIT {
       return e.getCause();
     } catch (Exception e) {
       throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void everyBatchStatementIsPreparedOncePerConnectionNotParsedAgainInEachBatch() throws Exception {
+    // one connection, so that pg_prepared_statements below is the writer's own session
+    Pool one = TelemetryIngester.pool(vertx,
+        IngesterConfig.pgOptions(TestDb.postgresUrl(infra.pgHost(), infra.pgPort(), infra.database(), infra.pgUser())), 1, "test");
+    try {
+      BatchWriter w = new BatchWriter(one, "prepared");
+      assertThat(TelemetryIngesterIT.await(w.write(batch("prepared", 0, false, 0, 3, "app-prepared")))).isEqualTo(3);
+      assertThat(TelemetryIngesterIT.await(w.write(batch("prepared", 3, true, 3, 3, "app-prepared")))).isEqualTo(3);
+      Set<String> kept = new HashSet<>();
+      for (Row r : TelemetryIngesterIT.await(one.query("SELECT statement FROM pg_prepared_statements").execute())) {
+        kept.add(r.getString(0));
+      }
+      // the device upsert is the longest (over the client's default limit of 2,048 characters); a statement the
+      // client does not keep is parsed and planned again in every batch
+      assertThat(BatchWriter.DEVICES_SQL.length()).isGreaterThan(2048);
+      assertThat(kept).as("statements kept prepared by the writer's connection")
+          .contains(BatchWriter.DEVICES_SQL, BatchWriter.OFFSETS_SQL);
+    } finally {
+      TelemetryIngesterIT.await(one.close());
     }
   }
 
