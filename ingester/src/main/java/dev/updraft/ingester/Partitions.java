@@ -1,6 +1,6 @@
 package dev.updraft.ingester;
 
-import dev.updraft.ingester.history.ReadCommittedConsumer;
+import dev.updraft.ingester.kafka.LagGauge;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,8 +13,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +31,6 @@ final class Partitions {
   private static final Logger LOG = LoggerFactory.getLogger(Partitions.class);
 
   static final long READ_TIMEOUT_MS = 10_000;
-  private static final long LAG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** The consumed position of one positioned partition. */
   static final class Position {
@@ -58,7 +55,8 @@ final class Partitions {
   private final Set<TopicPartition> unpositioned = new HashSet<>();
   /** Next offsets known to be stored in PostgreSQL (what lag is counted from). */
   private final Map<TopicPartition, Long> stored = new HashMap<>();
-  private long nextLagNanos;
+  private final LagGauge lagGauge;
+  private final LagGauge.Start lagStart = stored::get;
 
   Partitions(
       String topic,
@@ -73,7 +71,7 @@ final class Partitions {
     this.metrics = metrics;
     this.gauges = gauges;
     this.health = health;
-    this.nextLagNanos = System.nanoTime();
+    this.lagGauge = new LagGauge(gauges.partitions, gauges.lag, "ingest");
   }
 
   /**
@@ -211,46 +209,7 @@ final class Partitions {
 
   /** Lag, at most once a second: records between the stored offsets and the log end, over assigned partitions. */
   void updateLag() {
-    long now = System.nanoTime();
-    if (now - nextLagNanos < 0) {
-      return;
-    }
-    nextLagNanos = now + LAG_INTERVAL_NANOS;
-    Set<TopicPartition> assigned = consumer.assignment();
-    gauges.partitions.set(assigned.size());
-    if (assigned.isEmpty()) {
-      gauges.lag.set(0);
-      return;
-    }
-    try {
-      Map<TopicPartition, Long> end = ReadCommittedConsumer.logEnds(consumer, assigned);
-      Set<TopicPartition> unknown = new HashSet<>();
-      long lag = 0;
-      for (TopicPartition tp : assigned) {
-        Long s = stored.get(tp);
-        Long e = end.get(tp);
-        if (e == null) {
-          continue;
-        }
-        if (s == null) {
-          unknown.add(tp);
-        } else {
-          lag += Math.max(0, e - s);
-        }
-      }
-      if (!unknown.isEmpty()) {
-        // never positioned (PostgreSQL was down at assignment): count from Kafka's informational commits
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(unknown, Duration.ofMillis(500));
-        Map<TopicPartition, Long> start = consumer.beginningOffsets(unknown, Duration.ofMillis(500));
-        for (TopicPartition tp : unknown) {
-          OffsetAndMetadata c = committed.get(tp);
-          long from = c != null ? c.offset() : start.getOrDefault(tp, 0L);
-          lag += Math.max(0, end.get(tp) - from);
-        }
-      }
-      gauges.lag.set(lag);
-    } catch (KafkaException e) {
-      LOG.debug("lag not updated: {}", e.toString());
-    }
+    lagGauge.update(consumer, lagStart);
   }
+
 }

@@ -2,7 +2,7 @@ package dev.updraft.ingester;
 
 import dev.updraft.dbschema.SchemaMigrations;
 import dev.updraft.ingester.history.HistoryProjection;
-import dev.updraft.ingester.history.ReadCommittedConsumer;
+import dev.updraft.ingester.kafka.ReadCommittedConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -2,6 +2,7 @@ package dev.updraft.ingester.history;
 
 import dev.updraft.events.Decoded;
 import dev.updraft.events.EventCodec;
+import dev.updraft.ingester.kafka.LagGauge;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,7 +22,6 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -66,13 +66,23 @@ final class HistoryLoop implements Runnable {
   private final Map<TopicPartition, Long> next = new HashMap<>();
   private final Set<TopicPartition> unpositioned = new HashSet<>();
   private int failures;
-  private long nextLagNanos = System.nanoTime();
+  private final LagGauge lagGauge;
+  /** Lag counts from the stored offset, else the next one read, else the log's start. */
+  private final LagGauge.Start lagStart = tp -> {
+    Long s = stored.get(tp);
+    if (s != null) {
+      return s;
+    }
+    Long n = next.get(tp);
+    return n != null ? n : 0L;
+  };
 
   HistoryLoop(String topic, Consumer<byte[], byte[]> consumer, HistoryWriter writer, HistoryMetrics metrics, Hook hook) {
     this.topic = topic;
     this.consumer = consumer;
     this.writer = writer;
     this.metrics = metrics;
+    this.lagGauge = new LagGauge(metrics.partitions, metrics.lag, "history");
     this.hook = hook;
   }
 
@@ -286,34 +296,9 @@ final class HistoryLoop implements Runnable {
   }
 
   private void updateLag() {
-    long now = System.nanoTime();
-    if (now - nextLagNanos < 0) {
-      return;
-    }
-    nextLagNanos = now + TimeUnit.SECONDS.toNanos(1);
-    Set<TopicPartition> assigned = consumer.assignment();
-    metrics.partitions.set(assigned.size());
-    if (assigned.isEmpty()) {
-      metrics.lag.set(0);
-      return;
-    }
-    try {
-      Map<TopicPartition, Long> end = ReadCommittedConsumer.logEnds(consumer, assigned);
-      long lag = 0;
-      for (TopicPartition tp : assigned) {
-        Long e = end.get(tp);
-        Long n = next.get(tp);
-        Long s = stored.get(tp);
-        long from = s != null ? s : n != null ? n : 0;
-        if (e != null) {
-          lag += Math.max(0, e - from);
-        }
-      }
-      metrics.lag.set(lag);
-    } catch (KafkaException e) {
-      LOG.debug("history lag not updated: {}", e.toString());
-    }
+    lagGauge.update(consumer, lagStart);
   }
+
 
   /** Newly assigned partitions wait, paused, for their stored offsets; revoked ones are forgotten. */
   private final class Listener implements ConsumerRebalanceListener {

@@ -1,5 +1,6 @@
 package dev.updraft.ingester.history;
 
+import dev.updraft.ingester.kafka.ReadCommittedConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;

@@ -1,4 +1,4 @@
-package dev.updraft.ingester.history;
+package dev.updraft.ingester.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
