@@ -131,6 +131,7 @@ public final class ThroughputBench {
       json.put("bench", "edge-throughput");
       json.put("startedAt", Instant.now().toString());
       json.put("java", System.getProperty("java.version"));
+      json.put("commit", dev.updraft.testing.SourceTree.describe());
       json.put("cores", Runtime.getRuntime().availableProcessors());
       com.fasterxml.jackson.databind.node.ObjectNode argsJson = json.putObject("args");
       a.forEach(argsJson::put);

@@ -90,6 +90,7 @@ final class BatchCostBench {
       double pgCpuMs = (cpu1[1] - cpu0[1]) * 10.0 / batches;
       Map<String, Object> summary = new LinkedHashMap<>();
       summary.put("benchmark", "batch-cost");
+      summary.put("commit", dev.updraft.testing.SourceTree.describe());
       summary.put("durable", durable);
       summary.put("batch_size", batchSize);
       summary.put("devices", devices);

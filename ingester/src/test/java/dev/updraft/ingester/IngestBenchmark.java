@@ -87,6 +87,7 @@ final class IngestBenchmark {
     Path summaryFile = s.path("summary", Path.of("ingest-summary.json"));
     Map<String, Object> summary = new java.util.LinkedHashMap<>();
     summary.put("benchmark", "ingest");
+    summary.put("commit", dev.updraft.testing.SourceTree.describe());
     summary.put("cores", Runtime.getRuntime().availableProcessors());
     summary.put("java", System.getProperty("java.version"));
     summary.put("durable", durable);

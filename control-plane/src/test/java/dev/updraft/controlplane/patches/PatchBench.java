@@ -45,7 +45,7 @@ public final class PatchBench {
         + " MB, " + Runtime.getRuntime().availableProcessors() + " cores");
     if (args.length > 0) {
       com.fasterxml.jackson.databind.node.ObjectNode json = ROWS.objectNode();
-      json.put("bench", "bundle-patches").put("startedAt", java.time.Instant.now().toString()).put("java", System.getProperty("java.version"))
+      json.put("bench", "bundle-patches").put("commit", dev.updraft.testing.SourceTree.describe()).put("startedAt", java.time.Instant.now().toString()).put("java", System.getProperty("java.version"))
           .put("maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024)).put("cores", Runtime.getRuntime().availableProcessors());
       json.set("bundles", ROWS);
       Files.writeString(Path.of(args[0]), json.toPrettyString() + "\n");

@@ -9,6 +9,7 @@ import dev.updraft.embedded.EmbeddedKafka;
 import dev.updraft.systemtests.reliability.Publishing;
 import dev.updraft.systemtests.reliability.Services;
 import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.SourceTree;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.IOException;
@@ -134,6 +135,7 @@ public final class PublishLatencyBench {
       ObjectNode summary = JSON.createObjectNode();
       ObjectNode run = summary.putObject("run");
       run.put("benchmark", "publish-latency");
+      run.put("commit", SourceTree.describe());
       run.put("mode", mode);
       run.put("endpoint", "POST /v1/apps/" + APP + (mode.equals("publish") ? "/updates" : "/rollbacks"));
       run.put("publishes", publishes);

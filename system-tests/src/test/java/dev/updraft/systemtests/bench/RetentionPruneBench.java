@@ -7,6 +7,7 @@ import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.embedded.EmbeddedKafka;
 import dev.updraft.systemtests.reliability.Publishing;
 import dev.updraft.systemtests.reliability.Services;
+import dev.updraft.testing.SourceTree;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.net.URI;
@@ -119,6 +120,7 @@ public final class RetentionPruneBench {
       ObjectNode summary = JSON.createObjectNode();
       ObjectNode run = summary.putObject("run");
       run.put("benchmark", "retention-prune");
+      run.put("commit", SourceTree.describe());
       run.put("groups", groups);
       run.put("branches", branches);
       run.put("keep", keep);
