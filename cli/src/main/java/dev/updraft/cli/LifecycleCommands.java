@@ -7,7 +7,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * What an app keeps and deletes: {@code updraft retention set|show|remove} and {@code updraft assets prune};
+ * What an app keeps and deletes: {@code updraft retention set|show|remove|apply} and {@code updraft assets prune};
  * the deletes of groups, branches, channels and apps ({@link #deleteGroup}, {@link #deleteBranch},
  * {@link #deleteChannel}, {@link AppsDelete}) are words of the commands of those concepts.
  */
@@ -15,9 +15,10 @@ final class LifecycleCommands {
   private LifecycleCommands() {}
 
   @Command(name = "retention", sortOptions = false, footer = Root.EXIT_STATUS,
-      description = "Set, show or remove an app's retention policy (app-wide, or per branch with --branch).")
+      description = {"Set, show or remove an app's retention policy (app-wide, or per branch with --branch), or apply the",
+          "app's policies now (apply: what the control plane does after each publish and every --retention-interval)."})
   static final class Retention implements Action {
-    @Parameters(paramLabel = "set|show|remove", arity = "1", description = "what to do")
+    @Parameters(paramLabel = "set|show|remove|apply", arity = "1", description = "what to do")
     String word;
 
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, order = 1, description = "the app")
@@ -37,6 +38,16 @@ final class LifecycleCommands {
     public void run(Session s) throws CliException {
       JsonNode r;
       switch (word) {
+        case "apply" -> {
+          if (branch != null || keep != null || maxAge != null) {
+            throw CliException.usage("retention apply applies every policy of the app: it takes --app only");
+          }
+          JsonNode a = s.api().post(Session.app(app) + "/retention/apply", Api.JSON.createObjectNode());
+          int groups = a.get("groupsDeleted").asInt();
+          int events = a.get("events").asInt();
+          s.print(a, "deleted " + groups + (groups == 1 ? " group" : " groups") + " in " + events + (events == 1 ? " event" : " events"));
+          return;
+        }
         case "show" -> r = s.api().get(Session.app(app) + "/retention");
         case "set" -> {
           if (keep == null) {
@@ -53,7 +64,7 @@ final class LifecycleCommands {
           r = s.api().put(Session.app(app) + "/retention", b);
         }
         case "remove" -> r = s.api().delete(Session.app(app) + "/retention" + (branch == null ? "" : "?branch=" + Api.enc(branch)));
-        default -> throw CliException.usage("unknown retention subcommand '" + word + "' (set, show or remove)");
+        default -> throw CliException.usage("unknown retention subcommand '" + word + "' (set, show, remove or apply)");
       }
       StringBuilder t = new StringBuilder();
       for (JsonNode p : r.get("policies")) {

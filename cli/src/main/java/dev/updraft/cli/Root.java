@@ -58,6 +58,7 @@ final class Root {
           "  updates delete --app APP --update GROUP [--force] | updates pin|unpin --app APP --update GROUP",
           "  branches delete --app APP --branch B | channels delete --app APP --channel C",
           "  retention set --app APP [--branch B] --keep N [--max-age 90d] | retention show|remove --app APP [--branch B]",
+          "  retention apply --app APP                            apply the app's retention policies now",
           "  assets prune --app APP [--dry-run] [--grace 7d]        delete stored objects no remaining group references",
           "  builds register --app APP --platform P --runtime-version R --embedded-update-id ID --bundle FILE | builds list --app APP",
           "  insights --app APP (--update GROUP [--hourly] | --channel C | --refused)",

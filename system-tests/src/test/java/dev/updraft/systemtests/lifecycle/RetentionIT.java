@@ -83,6 +83,50 @@ class RetentionIT {
     }
   }
 
+  @Test
+  void anUnpinnedGroupGoesWhenTheCliAppliesThePoliciesNotBefore(Infra infra) throws Exception {
+    try (Stack stack = Stack.start(infra, data)) {
+      String app = "apply-now";
+      CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
+      Api api = new Api(stack.controlUrl(), Stack.ADMIN_TOKEN);
+      cli.json("apps", "create", app);
+      String g1 = cli.json("publish", "--app", app, "--branch", "main", "--runtime-version", "1.0.0", "--dist", Fixtures.update1().toString())
+          .get("groupId").asText();
+      List<String> groups = new ArrayList<>(List.of(g1));
+      for (int i = 0; i < 2; i++) {
+        Api.Resp r = api.call("POST", "/v1/apps/" + app + "/rollbacks", Map.of("branch", "main", "runtimeVersion", "1.0.0", "toGroupId", g1));
+        assertThat(r.status()).as(r.toString()).isEqualTo(201);
+        groups.add(r.json().get("groupId").asText());
+      }
+      cli.json("updates", "pin", "--app", app, "--update", g1);
+      CliRunner.Result set = cli.run("retention", "set", "--app", app, "--keep", "1");
+      assertThat(set.status()).as(set.err()).isZero();
+      assertThat(set.out()).contains("app-wide: keep 1").contains("pinned: 1");
+      assertThat(listed(api, app)).as("the newest and the pinned one").containsExactly(groups.get(2), g1);
+
+      cli.json("updates", "unpin", "--app", app, "--update", g1);
+      assertThat(listed(api, app)).as("unpinning deletes nothing by itself").containsExactly(groups.get(2), g1);
+      CliRunner.Result applied = cli.run("retention", "apply", "--app", app);
+      assertThat(applied.status()).as(applied.err()).isZero();
+      assertThat(applied.out().strip()).isEqualTo("deleted 1 group in 1 event");
+      assertThat(listed(api, app)).containsExactly(groups.get(2));
+      JsonNode again = cli.json("retention", "apply", "--app", app);
+      assertThat(again.get("groupsDeleted").asInt()).as("nothing left to delete").isZero();
+
+      CliRunner.Result misuse = cli.run("retention", "apply", "--app", app, "--keep", "3");
+      assertThat(misuse.status()).as("a usage error").isEqualTo(2);
+      assertThat(misuse.err()).contains("retention apply applies every policy of the app");
+    }
+  }
+
+  private static List<String> listed(Api api, String app) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode g : api.call("GET", "/v1/apps/" + app + "/updates?limit=200", null).json().get("items")) {
+      out.add(g.get("groupId").asText());
+    }
+    return out;
+  }
+
   /** The update id an iOS device on channel main is served. */
   static String served(Stack stack) throws Exception {
     HttpResponse<String> r = Http.get(stack.edgeUrl() + "/apps/" + APP + "/manifest", "expo-platform", "ios", "expo-runtime-version", "1.0.0",
