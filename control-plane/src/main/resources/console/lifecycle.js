@@ -140,6 +140,8 @@ function ageInput(seconds) {
 /**
  * The retention policy of the app (branch null) or of a branch: what applies, a form that sets it and a
  * button that removes it. Setting a policy applies it at once (the deletions are audited, actor retention).
+ * The app's section also applies every policy of the app now, when it has one: what the control plane does
+ * after each publish and every --retention-interval (a group unpinned since then goes).
  */
 export function retentionSection(ctx, app, retention, branch) {
   const own = retention.policies.find((p) => (p.branch || null) === (branch || null)) || null;
@@ -193,6 +195,23 @@ export function retentionSection(ctx, app, retention, branch) {
         action: async () => {
           await api.del(api.p`/v1/apps/${app}/retention` + api.query({ branch }));
           await ctx.reload(`Retention policy of ${branch ? 'branch ' + branch : 'the app'} removed.`);
+        },
+      }),
+    );
+  }
+  if (!branch && retention.policies.length) {
+    parts.push(
+      actionForm({
+        id: 'retention-apply',
+        label: 'Apply the app’s retention policies now',
+        cls: 'inline',
+        submit: 'Apply policies now',
+        submitClass: 'secondary',
+        children: [],
+        action: async () => {
+          const r = await api.post(api.p`/v1/apps/${app}/retention/apply`);
+          const n = r.groupsDeleted;
+          await ctx.reload(n ? `Retention applied: ${n} update group${n === 1 ? '' : 's'} deleted.` : 'Retention applied: nothing to delete.');
         },
       }),
     );

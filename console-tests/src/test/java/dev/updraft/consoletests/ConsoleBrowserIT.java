@@ -554,6 +554,11 @@ class ConsoleBrowserIT {
     waitForText(By.id("retention-app-text"), "The app keeps the newest 100 update groups");
     assertThat(policy(null).path("keep").asInt()).isEqualTo(100);
     assertThat(policy(null).path("maxAgeSeconds").isNull()).isTrue();
+    // applying the policies now: keep 100 and keep 50 leave every group, and the page says so
+    driver.findElement(By.id("retention-apply-submit")).click();
+    waitForText(By.id("status"), "Retention applied: nothing to delete.");
+    assertThat(api.ok(api.get("/v1/apps/" + APP + "/updates?branch=production&runtimeVersion=1.0.0&limit=50"), "updates").get("items"))
+        .hasSize(groups.size());
     driver.findElement(By.id("retention-app-remove-submit")).click();
     waitForText(By.id("retention-app-text"), "The app has no retention policy of its own");
     assertThat(policy(null)).isNull();
