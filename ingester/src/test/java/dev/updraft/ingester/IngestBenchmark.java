@@ -54,7 +54,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * many producers, each lingering on its own as a fleet's edges do: more, smaller appends), {@code --settle 0} (seconds of load at the first
  * rate, sent and ingested but not measured, before the measured fixed-rate phases: what the full-speed phase's
  * backlog left behind, its garbage and the database's checkpoint, then falls outside the first phase), {@code --idle 0}
- * (seconds with nothing sent, after the settling: the CPU the pipeline spends per second whatever the rate), and
+ * (seconds with nothing sent, after the fixed rates: the CPU the pipeline spends per second whatever the rate;
+ * {@code --idle-first true}: between the settling and the fixed rates, as before 2026-12-02 21:50), and
  * {@code --durable true} (PostgreSQL with fsync on, the default; {@code false}: the earlier runs' fsync off),
  * {@code --format compact|json} (how the records are written, as an edge's {@code --checkin-format}),
  * {@code --summary FILE} (the run's numbers as JSON; default {@code ingest-summary.json} in the working
@@ -80,6 +81,9 @@ final class IngestBenchmark {
     producers = s.integer("producers", 1, 1, 64);
     int settle = s.integer("settle", 0, 0, 3_600);
     int idle = s.integer("idle", 0, 0, 3_600);
+    // before 2026-12-02 21:50 the idle phase ran between the settling and the fixed rates; it now runs last, when the
+    // JIT has done more of its work (ingest.md: idle 41 against 66 ms/s, the fixed rates level); --idle-first true as before
+    boolean idleFirst = s.bool("idle-first", false);
     String sharedBuffers = s.string("shared-buffers", "1GB");
     Path dir = s.path("dir", Files.createTempDirectory("updraft-ingest-bench"));
     boolean durable = s.bool("durable", true);
@@ -103,6 +107,7 @@ final class IngestBenchmark {
     summary.put("producers", producers);
     summary.put("settle_seconds", settle);
     summary.put("idle_seconds", idle);
+    summary.put("idle_first", idleFirst);
     summary.put("load_average_at_start", Files.readString(Path.of("/proc/loadavg")).trim());
 
     System.out.printf(Locale.ROOT, "machine: %d cores, %s %s, max heap %d MB%n", Runtime.getRuntime().availableProcessors(),
@@ -254,14 +259,17 @@ final class IngestBenchmark {
         }
 
         // ---- idle: what the pipeline costs with no check-ins (polling, heartbeats, the broker's housekeeping) ----
-        if (idle > 0) {
+        if (idle > 0 && idleFirst) {
           idlePhase(idle, dir.resolve("pg"), summary);
         }
 
-        // ---- fixed rate, one phase per rate ----
+        // ---- fixed rate, one phase per rate, the first right after the settling ----
         for (int rate : rates) {
           fixedRate(kafka.bootstrapServers(), topic, fleet, rate, seconds, ingester, latencies, db, dir.resolve("pg"),
               summary, rates.size() == 1 ? "fixed_rate_" : "fixed_rate_" + rate + "_");
+        }
+        if (idle > 0 && !idleFirst) {
+          idlePhase(idle, dir.resolve("pg"), summary);
         }
         Files.writeString(summaryFile, json(summary));
         System.out.println("summary: " + summaryFile.toAbsolutePath());
