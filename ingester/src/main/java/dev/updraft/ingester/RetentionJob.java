@@ -120,23 +120,13 @@ final class RetentionJob {
 
   RetentionJob(Vertx vertx, PgConnectOptions options, RetentionConfig config, RetentionMetrics metrics, Clock clock, Hook hook) {
     this.vertx = vertx;
-    this.options = sessionOptions(options);
+    this.options = TelemetryIngester.sessionOptions(options, "updraft-retention"); // the writers' session settings
     this.config = config;
     this.metrics = metrics;
     this.clock = clock;
     this.hook = hook;
     this.thread = new Thread(this::loop, "updraft-retention");
     this.thread.setDaemon(true);
-  }
-
-  /** The run's session: prepared statements cached, the same server-side timeouts as the writers'. */
-  static PgConnectOptions sessionOptions(PgConnectOptions base) {
-    PgConnectOptions o = new PgConnectOptions(base);
-    o.setCachePreparedStatements(true);
-    o.addProperty("statement_timeout", "50000");
-    o.addProperty("idle_in_transaction_session_timeout", "60000");
-    o.addProperty("application_name", "updraft-retention");
-    return o;
   }
 
   /** Starts the schedule: a first run after {@link #FIRST_RUN_DELAY}, then one every interval. */

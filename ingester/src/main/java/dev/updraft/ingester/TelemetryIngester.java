@@ -201,8 +201,17 @@ public final class TelemetryIngester {
     }
   }
 
-  /** A pool on {@code options} with prepared statements cached and server-side timeouts set. */
+  /** A pool on {@code options} with {@link #sessionOptions}. */
   static Pool pool(Vertx vertx, PgConnectOptions options, int size, String applicationName) {
+    return PgBuilder.pool().with(new PoolOptions().setMaxSize(size)).connectingTo(sessionOptions(options, applicationName)).using(vertx)
+        .build();
+  }
+
+  /**
+   * Every ingester connection's session (the writers' pool and the retention job's): prepared statements cached,
+   * server-side timeouts set, named {@code applicationName} in {@code pg_stat_activity}.
+   */
+  static PgConnectOptions sessionOptions(PgConnectOptions options, String applicationName) {
     PgConnectOptions o = new PgConnectOptions(options);
     o.setCachePreparedStatements(true);
     // the client caches only statements up to 2,048 characters by default; the device upsert is longer, and
@@ -213,7 +222,7 @@ public final class TelemetryIngester {
     o.addProperty("statement_timeout", "50000");
     o.addProperty("idle_in_transaction_session_timeout", "60000");
     o.addProperty("application_name", applicationName);
-    return PgBuilder.pool().with(new PoolOptions().setMaxSize(size)).connectingTo(o).using(vertx).build();
+    return o;
   }
 
   static Map<String, Object> consumerProperties(IngesterConfig config) {
