@@ -8,6 +8,7 @@ import dev.updraft.events.CheckIn;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import java.util.HashSet;
@@ -29,14 +30,13 @@ class BatchWriterIT {
   private static Vertx vertx;
   private static Pool pool;
   private static TestDb db;
-  private static Infra infra;
+  private static PgConnectOptions options;
 
   @BeforeAll
-  static void connect(Infra given) throws Exception {
-    infra = given;
+  static void connect(Infra infra) throws Exception {
     vertx = Vertx.vertx();
-    pool = TelemetryIngester.pool(vertx,
-        IngesterConfig.pgOptions(TestDb.postgresUrl(infra.pgHost(), infra.pgPort(), infra.database(), infra.pgUser())), 2, "test");
+    options = IngesterConfig.pgOptions(TestDb.postgresUrl(infra.pgHost(), infra.pgPort(), infra.database(), infra.pgUser()));
+    pool = TelemetryIngester.pool(vertx, options, 2, "test");
     TelemetryIngesterIT.await(SchemaMigrations.apply(pool));
     db = TelemetryIngesterIT.db(infra);
   }
@@ -69,10 +69,9 @@ class BatchWriterIT {
   }
 
   @Test
-  void everyBatchStatementIsPreparedOncePerConnectionNotParsedAgainInEachBatch() throws Exception {
+  void theDeviceUpsertIsPreparedOncePerConnectionNotParsedAgainInEachBatch() throws Exception {
     // one connection, so that pg_prepared_statements below is the writer's own session
-    Pool one = TelemetryIngester.pool(vertx,
-        IngesterConfig.pgOptions(TestDb.postgresUrl(infra.pgHost(), infra.pgPort(), infra.database(), infra.pgUser())), 1, "test");
+    Pool one = TelemetryIngester.pool(vertx, options, 1, "test");
     try {
       BatchWriter w = new BatchWriter(one, "prepared");
       assertThat(TelemetryIngesterIT.await(w.write(batch("prepared", 0, false, 0, 3, "app-prepared")))).isEqualTo(3);
