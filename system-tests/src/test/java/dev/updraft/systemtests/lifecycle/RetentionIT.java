@@ -65,10 +65,7 @@ class RetentionIT {
       Api.Resp set = api.call("PUT", "/v1/apps/" + APP + "/retention", Map.of("branch", "main", "keep", 3));
       assertThat(set.status()).as(set.toString()).isEqualTo(200);
 
-      List<String> listed = new ArrayList<>();
-      for (JsonNode g : api.call("GET", "/v1/apps/" + APP + "/updates?limit=200", null).json().get("items")) {
-        listed.add(g.get("groupId").asText());
-      }
+      List<String> listed = listed(api, APP);
       List<String> expected = new ArrayList<>(groups.subList(297, 300));
       java.util.Collections.reverse(expected);
       expected.add(pinned);
