@@ -2,6 +2,7 @@ package dev.updraft.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,23 +18,28 @@ public final class SourceTree {
    * {@code "unknown (...)"} when there is no git or no checkout here (a benchmark still runs).
    */
   public static String describe() {
-    String commit = git("rev-parse", "--short", "HEAD");
+    return describe(Path.of("").toAbsolutePath());
+  }
+
+  /** {@link #describe()} for the checkout {@code dir} is in. */
+  static String describe(Path dir) {
+    String commit = git(dir, "rev-parse", "--short", "HEAD");
     if (commit == null || commit.isEmpty()) {
-      return "unknown (no git checkout in " + System.getProperty("user.dir") + ")";
+      return "unknown (no git checkout in " + dir + ")";
     }
-    String changes = git("status", "--porcelain", "--untracked-files=no");
+    String changes = git(dir, "status", "--porcelain", "--untracked-files=no");
     if (changes == null) {
       return commit + " (working tree not checked)";
     }
     return changes.isEmpty() ? commit : commit + " with uncommitted changes";
   }
 
-  private static String git(String... args) {
+  private static String git(Path dir, String... args) {
     String[] command = new String[args.length + 1];
     command[0] = "git";
     System.arraycopy(args, 0, command, 1, args.length);
     try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(false).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
       byte[] out = p.getInputStream().readAllBytes();
       if (!p.waitFor(10, TimeUnit.SECONDS)) {
         p.destroyForcibly();
