@@ -76,7 +76,7 @@ public final class LagGauge {
     }
   }
 
-  static long behind(Consumer<?, ?> consumer, Set<TopicPartition> assigned, Start start) {
+  private static long behind(Consumer<?, ?> consumer, Set<TopicPartition> assigned, Start start) {
     Map<TopicPartition, Long> end = ReadCommittedConsumer.logEnds(consumer, assigned);
     Set<TopicPartition> unknown = new HashSet<>();
     long sum = 0;
