@@ -100,7 +100,7 @@ final class HistoryRows {
 
     Tuple tuple() {
       return Tuple.of(appId, utc(appCreatedAt), sequence, eventId, type, utc(occurredAt))
-          .addString(actor).addString(summary).addInteger(partition).addLong(offset);
+          .addString(text(actor)).addString(text(summary)).addInteger(partition).addLong(offset);
     }
   }
 
@@ -123,8 +123,8 @@ final class HistoryRows {
 
     Tuple tuple() {
       Tuple t = Tuple.of(appId, utc(appCreatedAt), groupId, sequence, kind, branch)
-          .addString(runtimeVersion).addString(message).addString(republishedFrom)
-          .addArrayOfString(platforms).addArrayOfString(updateIds).addOffsetDateTime(utc(publishedAt)).addString(actor)
+          .addString(runtimeVersion).addString(text(message)).addString(republishedFrom)
+          .addArrayOfString(platforms).addArrayOfString(updateIds).addOffsetDateTime(utc(publishedAt)).addString(text(actor))
           .addString(groupJson);
       RolloutGuard g = rollout == null ? null : rollout.guard();
       t.addString(rollout == null ? null : rollout.rolloutId())
@@ -157,6 +157,15 @@ final class HistoryRows {
     return new GroupRow(
         e.appId(), pos.createdAt, g.groupId(), e.sequence(), g.kind(), g.branch(), g.runtimeVersion(), g.message(),
         g.republishedFrom(), platforms, ids, e.occurredAt(), e.actor(), EventCodec.groupJson(g), g.rollout(), partition, offset);
+  }
+
+  /**
+   * {@code s} as PostgreSQL's text can hold it: a NUL character (which no column of type text accepts, and which
+   * the control plane let into messages, labels and reasons before it refused them) becomes U+FFFD. Without this an
+   * event already in the log with one would fail its batch on every retry and stop the projection for good.
+   */
+  static String text(String s) {
+    return s == null || s.indexOf('\0') < 0 ? s : s.replace('\0', '\uFFFD');
   }
 
   static OffsetDateTime utc(Instant t) {
