@@ -65,6 +65,22 @@ class HistoryProjectionIT {
     }
   }
 
+  /** {@code events} in one Kafka transaction, as the control plane appends them (a commit marker after the last). */
+  private static void sendInTransaction(Infra infra, String topic, List<EventEnvelope> events) throws Exception {
+    try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap(),
+        ProducerConfig.TRANSACTIONAL_ID_CONFIG, topic + "-writer",
+        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
+      p.initTransactions();
+      p.beginTransaction();
+      for (EventEnvelope ev : events) {
+        p.send(new ProducerRecord<>(topic, ev.appId().getBytes(StandardCharsets.UTF_8), EventCodec.encode(ev)));
+      }
+      p.commitTransaction();
+    }
+  }
+
   /** {@code e} a day later (an app created again is created after it was deleted). */
   private static EventEnvelope later(EventEnvelope e) {
     return new EventEnvelope(java.util.UUID.randomUUID(), e.type(), e.schemaVersion(), e.appId(), e.sequence(), e.occurredAt().plusSeconds(86_400),
@@ -100,8 +116,8 @@ class HistoryProjectionIT {
 
     TelemetryIngester ingester = TelemetryIngesterIT.await(TelemetryIngester.start(vertx, config));
     try {
-      TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit") == 16, TIMEOUT,
-          () -> "audit rows: " + db.scalar("SELECT count(*) FROM history_audit"));
+      TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit WHERE app_id IN ('demo', 'roll')") == 16, TIMEOUT,
+          () -> "audit rows: " + db.scalar("SELECT count(*) FROM history_audit WHERE app_id IN ('demo', 'roll')"));
       List<String> demo = summaries(db, "demo");
       assertThat(demo).hasSize(9);
       assertThat(demo.get(5)).contains("reverted").contains("bad").contains("g3");
@@ -131,10 +147,10 @@ class HistoryProjectionIT {
     send(infra, topic, more);
     TelemetryIngester again = TelemetryIngesterIT.await(TelemetryIngester.start(vertx, config));
     try {
-      TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit") == 21, Duration.ofSeconds(90),
-          () -> "audit rows: " + db.scalar("SELECT count(*) FROM history_audit"));
+      TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit WHERE app_id IN ('demo', 'roll')") == 21, Duration.ofSeconds(90),
+          () -> "audit rows: " + db.scalar("SELECT count(*) FROM history_audit WHERE app_id IN ('demo', 'roll')"));
       Thread.sleep(1_000);
-      assertThat(db.scalar("SELECT count(*) FROM history_audit")).isEqualTo(21);
+      assertThat(db.scalar("SELECT count(*) FROM history_audit WHERE app_id IN ('demo', 'roll')")).isEqualTo(21);
       assertThat(summaries(db, "demo")).contains("deleted 1 update group g1, g9", "pinned group g1", "created app demo (Demo again)");
       assertThat(db.scalar("SELECT count(DISTINCT app_created_at) FROM history_audit WHERE app_id = 'demo'"))
           .as("two incarnations of the app id").isEqualTo(2);
@@ -143,6 +159,58 @@ class HistoryProjectionIT {
       assertThat(db.scalar("SELECT count(*) FROM history_groups WHERE app_id = 'demo' AND deleted_at IS NOT NULL")).isEqualTo(3);
     } finally {
       TelemetryIngesterIT.await(again.close());
+    }
+  }
+
+  @Test
+  void anEventWithANulCharacterIsStoredWithAReplacementAndTheEventsAfterItAreProjected(Infra infra) throws Exception {
+    // builds before 2026-12-03 accepted a NUL in messages, labels and reasons; PostgreSQL's text holds none, so such an
+    // event already in a log failed its batch on every retry and the projection stopped there for good
+    String prefix = infra.topicPrefix() + "hist-nul.";
+    String topic = Topics.events(prefix);
+    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    EventPayload.UpdateGroup g = HistoryEvents.group("z1", "main", null, "ios");
+    EventPayload.UpdateGroup withMessage = new EventPayload.UpdateGroup(g.groupId(), g.kind(), g.branch(), g.runtimeVersion(),
+        "fix\0crash", g.gitCommitHash(), g.idempotencyKey(), g.republishedFrom(), g.rollout(), g.platforms());
+    EventEnvelope published = e("nul", 3, new UpdatePublished(withMessage));
+    List<EventEnvelope> log = List.of(
+        e("nul", 1, new AppCreated("Nul")),
+        e("nul", 2, new EventPayload.TokenIssued("tok_n", "publish", "bb".repeat(32), "ci\0bot")),
+        new EventEnvelope(published.eventId(), published.type(), 1, "nul", 3, published.occurredAt(), "token:ci\0bot", published.payload()),
+        e("nul", 4, new EventPayload.ChannelMapped("production", "main", null)));
+    send(infra, topic, log);
+    TestDb db = TelemetryIngesterIT.db(infra);
+    TelemetryIngester ingester = TelemetryIngesterIT.await(TelemetryIngester.start(vertx, TelemetryIngesterIT.config(infra, prefix, Map.of())));
+    try {
+      TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit WHERE app_id = 'nul'") == 4, TIMEOUT,
+          () -> "audit rows of app nul: " + db.scalar("SELECT count(*) FROM history_audit WHERE app_id = 'nul'"));
+      assertThat(db.rows("SELECT message, actor FROM history_groups WHERE app_id = 'nul'"))
+          .containsExactly(List.of("fix\uFFFDcrash", "token:ci\uFFFDbot"));
+      assertThat(summaries(db, "nul").get(1)).contains("ci\uFFFDbot").doesNotContain("\0");
+      assertThat(summaries(db, "nul").get(3)).contains("production");
+      assertThat(db.scalar("SELECT last_sequence FROM history_apps WHERE app_id = 'nul'")).isEqualTo(4);
+    } finally {
+      TelemetryIngesterIT.await(ingester.close());
+    }
+  }
+
+  @Test
+  void theLagIsZeroOnceEveryEventOfATransactionalLogIsProjected(Infra infra) throws Exception {
+    // the stored offset is the last event's plus one; the commit marker after it is one more offset in the log
+    String prefix = infra.topicPrefix() + "hist-tx.";
+    String topic = Topics.events(prefix);
+    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    sendInTransaction(infra, topic, List.of(e("tx", 1, new AppCreated("Tx")),
+        e("tx", 2, new EventPayload.ChannelMapped("production", "main", null))));
+    TestDb db = TelemetryIngesterIT.db(infra);
+    TelemetryIngester ingester = TelemetryIngesterIT.await(TelemetryIngester.start(vertx, TelemetryIngesterIT.config(infra, prefix, Map.of())));
+    try {
+      TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit WHERE app_id = 'tx'") == 2, TIMEOUT,
+          () -> "audit rows of app tx: " + db.scalar("SELECT count(*) FROM history_audit WHERE app_id = 'tx'"));
+      TestDb.await(() -> TelemetryIngesterIT.gauge(ingester, "updraft.history.lag") == 0.0, Duration.ofSeconds(10),
+          () -> "history lag with every event projected: " + TelemetryIngesterIT.gauge(ingester, "updraft.history.lag"));
+    } finally {
+      TelemetryIngesterIT.await(ingester.close());
     }
   }
 }

@@ -67,15 +67,6 @@ final class HistoryLoop implements Runnable {
   private final Set<TopicPartition> unpositioned = new HashSet<>();
   private int failures;
   private final LagGauge lagGauge;
-  /** Lag counts from the stored offset, else the next one read, else the log's start. */
-  private final LagGauge.Start lagStart = tp -> {
-    Long s = stored.get(tp);
-    if (s != null) {
-      return s;
-    }
-    Long n = next.get(tp);
-    return n != null ? n : 0L;
-  };
 
   HistoryLoop(String topic, Consumer<byte[], byte[]> consumer, HistoryWriter writer, HistoryMetrics metrics, Hook hook) {
     this.topic = topic;
@@ -130,6 +121,20 @@ final class HistoryLoop implements Runnable {
         exited.completeExceptionally(crash);
       }
     }
+  }
+
+  /**
+   * Lag counts from the stored offset, else the next one read, else the log's start. When everything read is stored,
+   * from the consumer's position if that is further: the control plane appends in transactions, and the marker
+   * after a transaction's last event is no record to store, so the stored offset stays one short of the log end.
+   */
+  private Long lagStart(TopicPartition tp) {
+    Long s = stored.get(tp);
+    if (s != null) {
+      return s.equals(next.get(tp)) ? Math.max(s, consumer.position(tp)) : s;
+    }
+    Long n = next.get(tp);
+    return n != null ? n : 0L;
   }
 
   private void step() {
@@ -296,7 +301,7 @@ final class HistoryLoop implements Runnable {
   }
 
   private void updateLag() {
-    lagGauge.update(consumer, lagStart);
+    lagGauge.update(consumer, this::lagStart);
   }
 
 
