@@ -88,6 +88,9 @@ public final class PublisherApi {
     if (!d.config().corsOrigins().isEmpty()) {
       router.route().handler(new Cors(d.config().corsOrigins()));
     }
+    // PostgreSQL cannot hold a NUL character in text: a path segment or filter with one would reach a query as a
+    // 500; no identifier, filter or file name can contain one, so the request is refused before any route
+    router.route().handler(PublisherApi::refuseNul);
     new ServiceRoutes(ctx).mount(router);
     new AppRoutes(ctx).mount(router, body);
     new KeyRoutes(ctx).mount(router, body);
@@ -101,8 +104,20 @@ public final class PublisherApi {
     new RetentionRoutes(ctx).mount(router, body);
 
     router.route().failureHandler(this::failure);
+    // the router refuses a path it cannot decode (a % not followed by two hex digits) before any route runs
+    router.errorHandler(400, rc -> Json.error(rc, 400, "bad-request", "the request path '" + rc.request().path()
+        + "' is not valid percent-encoding (each % must be followed by two hex digits)"));
     router.errorHandler(404, rc -> Json.error(rc, 404, "not-found", "no route " + rc.request().method() + " " + rc.request().path() + " (see /v1/openapi.yaml)"));
     router.errorHandler(405, rc -> Json.error(rc, 405, "method-not-allowed", "method " + rc.request().method() + " is not allowed on " + rc.request().path()));
+  }
+
+  private static void refuseNul(RoutingContext rc) {
+    if (rc.request().uri().contains("%00")) {
+      Json.error(rc, 400, "nul-character", "the request's path or query holds a NUL character (%00), which no app id, group id,"
+          + " branch, channel, filter or file name can contain");
+    } else {
+      rc.next();
+    }
   }
 
   /** Every failed request: a refusal as its JSON error, a body above the limit as 413, anything else as 500. */

@@ -162,6 +162,9 @@ final class Groups {
 
   /** {@code p}, or 400 when expo-updates clients do not send it. */
   static String platform(String p) {
+    if (p == null) {
+      throw CommandException.badRequest("missing-field", "platform is required (ios or android)");
+    }
     if (!ExportMetadata.PLATFORMS.contains(p)) {
       throw CommandException.badRequest("unknown-platform", "platform '" + p + "' is not supported: expo-updates clients are ios or android");
     }

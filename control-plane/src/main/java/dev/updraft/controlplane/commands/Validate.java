@@ -88,6 +88,10 @@ public final class Validate {
     if (v != null && v.length() > max) {
       throw CommandException.badRequest("invalid-" + field, field + " is longer than " + max + " characters");
     }
+    if (v != null && v.indexOf('\0') >= 0) {
+      // PostgreSQL's text cannot hold it: the history projection could not store the event
+      throw CommandException.badRequest("invalid-" + field, field + " contains a NUL character (U+0000) at index " + v.indexOf('\0'));
+    }
     return v == null || v.isEmpty() ? null : v;
   }
 
