@@ -128,7 +128,42 @@ final class DevStack implements AutoCloseable {
     return cp;
   }
 
+  /**
+   * Every service's configuration as {@link #startAll} will build it, with stand-in addresses for Kafka and
+   * PostgreSQL: a bad flag or environment variable (a short admin token, an unknown storage) fails here at once
+   * with its service's message, not after Kafka and PostgreSQL have started.
+   */
+  static void checkConfigs(DevConfig config, String adminToken, Map<String, String> env) {
+    String kafka = "127.0.0.1:9092";
+    String postgresUrl = "postgresql://" + EmbeddedPostgresServer.USER + "@127.0.0.1:5432/" + DATABASE;
+    ControlPlaneConfig.from(Settings.of(controlPlaneFlags(config, kafka, postgresUrl, adminToken), env), InsightsExtension.FLAGS);
+    IngesterConfig.from(Settings.of(ingesterFlags(config, kafka, postgresUrl, 0), env));
+    EdgeConfig.from(Settings.of(edgeFlags(config, kafka), env));
+  }
+
+  static Map<String, String> ingesterFlags(DevConfig config, String kafkaBootstrap, String postgresUrl, int metricsPort) {
+    Map<String, String> in = new LinkedHashMap<>();
+    in.put("kafka-bootstrap", kafkaBootstrap);
+    in.put("postgres-url", postgresUrl);
+    in.put("metrics-port", Integer.toString(metricsPort));
+    in.put("bind", "127.0.0.1");
+    if (config.ingestLinger() != null) {
+      in.put("ingest-linger", config.ingestLinger()); // checked by the ingester's configuration
+    }
+    return in;
+  }
+
+  static Map<String, String> edgeFlags(DevConfig config, String kafkaBootstrap) {
+    Map<String, String> ed = new LinkedHashMap<>();
+    ed.put("kafka-bootstrap", kafkaBootstrap);
+    ed.put("edge-port", Integer.toString(config.edgePort()));
+    ed.put("bind", config.bind());
+    ed.put("edge-id", "dev-edge");
+    return ed;
+  }
+
   private void startAll(Map<String, String> env) {
+    checkConfigs(config, adminToken, env);
     CompletableFuture<EmbeddedPostgresServer> pg =
         CompletableFuture.supplyAsync(
             () -> {
@@ -151,22 +186,11 @@ final class DevStack implements AutoCloseable {
                 vertx, ControlPlaneConfig.from(cpSettings, InsightsExtension.FLAGS), List.of(InsightsExtension.from(cpSettings))),
             "control plane", config.startTimeout());
 
-    Map<String, String> in = new LinkedHashMap<>();
-    in.put("kafka-bootstrap", kafka.bootstrapServers());
-    in.put("postgres-url", postgresUrl);
     ingesterMetricsPort = Ports.freePort();
-    in.put("metrics-port", Integer.toString(ingesterMetricsPort));
-    in.put("bind", "127.0.0.1");
-    if (config.ingestLinger() != null) {
-      in.put("ingest-linger", config.ingestLinger()); // checked by the ingester's configuration
-    }
+    Map<String, String> in = ingesterFlags(config, kafka.bootstrapServers(), postgresUrl, ingesterMetricsPort);
     ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, env))), "telemetry ingester", config.startTimeout());
 
-    Map<String, String> ed = new LinkedHashMap<>();
-    ed.put("kafka-bootstrap", kafka.bootstrapServers());
-    ed.put("edge-port", Integer.toString(config.edgePort()));
-    ed.put("bind", config.bind());
-    ed.put("edge-id", "dev-edge");
+    Map<String, String> ed = edgeFlags(config, kafka.bootstrapServers());
     edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, env))), "edge node", config.startTimeout());
     long deadline = System.nanoTime() + config.startTimeout().toNanos();
     while (!edge.ready()) {

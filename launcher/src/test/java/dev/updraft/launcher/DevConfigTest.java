@@ -113,4 +113,26 @@ class DevConfigTest {
 
     assertThatThrownBy(() -> DevStack.start(c, Map.of())).isInstanceOf(ConfigException.class).hasMessageContaining("--data-dir");
   }
+
+  @Test
+  void refusesAShortAdminTokenBeforeStartingKafkaAndPostgres() {
+    DevConfig c = parse("--data-dir", tmp.toString(), "--admin-token", "too-short", "--edge-port", Integer.toString(Ports.freePort()),
+        "--control-port", Integer.toString(Ports.freePort()));
+
+    assertThatThrownBy(() -> DevStack.start(c, Map.of())).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--admin-token").hasMessageContaining("at least 16 characters");
+    // it used to start PostgreSQL and Kafka (their data directories, 5-10 s) before the control plane refused the token
+    assertThat(tmp.resolve("postgres")).doesNotExist();
+    assertThat(tmp.resolve("kafka")).doesNotExist();
+  }
+
+  @Test
+  void refusesABadServiceEnvironmentVariableBeforeStartingKafkaAndPostgres() {
+    DevConfig c = parse("--data-dir", tmp.toString(), "--edge-port", Integer.toString(Ports.freePort()),
+        "--control-port", Integer.toString(Ports.freePort()));
+
+    assertThatThrownBy(() -> DevStack.start(c, Map.of("UPDRAFT_INGEST_BATCH_SIZE", "many"))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("UPDRAFT_INGEST_BATCH_SIZE");
+    assertThat(tmp.resolve("postgres")).doesNotExist();
+  }
 }
