@@ -104,8 +104,9 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * The server's invalid-request handler: 400 for an unsupported version, a JSON 431 or 414 for a request
-   * head or line above the limits, Vert.x's default otherwise.
+   * The server's invalid-request handler, a JSON error in each case: 400 {@code unsupported-http-version}, 431 or
+   * 414 for a request head or line above the limits, 400 {@code bad-request} naming the decoder's complaint
+   * otherwise.
    */
   static void invalid(HttpServerRequest req) {
     Throwable cause = req.decoderResult().cause();
@@ -121,7 +122,10 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
     } else if (cause instanceof io.netty.handler.codec.http.TooLongHttpLineException) {
       refuse(req, 414, "uri-too-long", "the request line is above this server's limit of " + MAX_REQUEST_LINE_BYTES + " bytes");
     } else {
-      HttpServerRequest.DEFAULT_INVALID_REQUEST_HANDLER.handle(req);
+      // a header with a control character, a malformed request line or chunk: Vert.x's default answers 400 with no
+      // body; a device's developer gets told what was wrong
+      refuse(req, 400, "bad-request", "the request is not valid HTTP/1.1"
+          + (cause == null || cause.getMessage() == null ? "" : ": " + ErrorBody.shown(cause.getMessage())));
     }
   }
 }
