@@ -220,8 +220,14 @@ final class Batch {
     }
     String app = c.appId();
     String platform = c.platform();
-    String channel = c.channel() == null ? "" : c.channel();
     String client = c.clientId();
+    if (platform == null) {
+      // a request refused for having no platform (CheckIns lets only those through): a refusal, and its device a
+      // refused device, but no launch and no registry row, which are kept per platform
+      refused(c, app, client, at);
+      return;
+    }
+    String channel = c.channel() == null ? "" : c.channel();
     String source = source(c);
     long hour = Math.floorDiv(at, HOUR_MS) * HOUR_MS;
 

@@ -79,8 +79,12 @@ final class CheckIns {
 
   /** Why a decoded check-in cannot be stored, or null when it can. */
   static String problem(CheckIn c) {
-    if (blank(c.checkInId()) || blank(c.appId()) || blank(c.platform())) {
-      return "checkInId, appId and platform are required";
+    if (blank(c.checkInId()) || blank(c.appId())) {
+      return "checkInId and appId are required";
+    }
+    if (blank(c.platform()) && !CheckIn.OUTCOME_ERROR.equals(c.outcome())) {
+      // the edge refuses a request without a platform (invalid-platform): only such a refusal may lack one
+      return "platform is required (only a refused request may lack one)";
     }
     String[] ids = {c.appId(), c.platform(), c.clientId(), c.checkInId(), c.currentUpdateId(), c.embeddedUpdateId(),
         c.servedUpdateId(), c.servedGroupId()};

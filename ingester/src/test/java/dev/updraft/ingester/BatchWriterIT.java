@@ -280,6 +280,8 @@ class BatchWriterIT {
         refused(app, null, "missing-channel", "1.0.0", "e1", 5), // no client id: a request, not a device
         refused(app, "d3", "missing-channel", "2.0.0", "e2", 6),
         refused(app, "d3", "missing-runtime-version", null, null, 7),
+        // no platform: the edge refused it for that; counted, but no device row (the registry is per platform)
+        refused(app, "d5", "invalid-platform", "1.0.0", null, 8).toBuilder().platform(null).build(),
         TelemetryIngesterIT.checkIn(app, "served-1", "d1")); // answered: not a refusal
     Batch one = new Batch(false);
     for (int i = 0; i < first.size(); i++) {
@@ -301,11 +303,13 @@ class BatchWriterIT {
             + " (extract(epoch FROM first_seen) * 1000)::bigint, (extract(epoch FROM last_seen) * 1000)::bigint"
             + " FROM refusals WHERE app_id = ? ORDER BY reason, runtime_version", app))
         .containsExactly(
+            List.of("invalid-platform", "1.0.0", "", 1L, 1L, t + 8, t + 8),
             List.of("missing-channel", "1.0.0", "e1", 3L, 7L, t + 1, t + 11),
             List.of("missing-channel", "2.0.0", "e2", 1L, 1L, t + 6, t + 6),
             List.of("missing-runtime-version", "", "", 1L, 1L, t + 7, t + 7));
-    assertThat(db.scalar("SELECT count(*) FROM refused_devices WHERE app_id = ?", app)).isEqualTo(5);
-    assertThat(db.scalar("SELECT sum(requests) FROM refusals WHERE app_id = ?", app)).isEqualTo(9);
+    assertThat(db.scalar("SELECT count(*) FROM refused_devices WHERE app_id = ?", app)).isEqualTo(6);
+    assertThat(db.scalar("SELECT sum(requests) FROM refusals WHERE app_id = ?", app)).isEqualTo(10);
+    assertThat(db.scalar("SELECT count(*) FROM devices WHERE app_id = ? AND client_id = 'd5'", app)).isZero();
   }
 
   @Test
