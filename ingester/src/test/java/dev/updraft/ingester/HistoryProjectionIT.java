@@ -87,6 +87,16 @@ class HistoryProjectionIT {
         e.actor(), e.payload());
   }
 
+  /** An ingester (its history projection) on {@code prefix}'s topics. */
+  private TelemetryIngester projecting(Infra infra, String prefix) throws Exception {
+    return TelemetryIngesterIT.await(TelemetryIngester.start(vertx, TelemetryIngesterIT.config(infra, prefix, Map.of())));
+  }
+
+  private static void awaitAuditRows(TestDb db, String app, long rows) {
+    TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit WHERE app_id = ?", app) == rows, TIMEOUT,
+        () -> "audit rows of app " + app + ": " + db.scalar("SELECT count(*) FROM history_audit WHERE app_id = ?", app));
+  }
+
   private static List<String> summaries(TestDb db, String app) {
     List<String> out = new ArrayList<>();
     for (List<Object> r : db.rows("SELECT summary FROM history_audit WHERE app_id = ? ORDER BY app_created_at, sequence", app)) {
@@ -180,10 +190,9 @@ class HistoryProjectionIT {
         e("nul", 4, new EventPayload.ChannelMapped("production", "main", null)));
     send(infra, topic, log);
     TestDb db = TelemetryIngesterIT.db(infra);
-    TelemetryIngester ingester = TelemetryIngesterIT.await(TelemetryIngester.start(vertx, TelemetryIngesterIT.config(infra, prefix, Map.of())));
+    TelemetryIngester ingester = projecting(infra, prefix);
     try {
-      TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit WHERE app_id = 'nul'") == 4, TIMEOUT,
-          () -> "audit rows of app nul: " + db.scalar("SELECT count(*) FROM history_audit WHERE app_id = 'nul'"));
+      awaitAuditRows(db, "nul", 4);
       assertThat(db.rows("SELECT message, actor FROM history_groups WHERE app_id = 'nul'"))
           .containsExactly(List.of("fix\uFFFDcrash", "token:ci\uFFFDbot"));
       assertThat(summaries(db, "nul").get(1)).contains("ci\uFFFDbot").doesNotContain("\0");
@@ -203,10 +212,9 @@ class HistoryProjectionIT {
     sendInTransaction(infra, topic, List.of(e("tx", 1, new AppCreated("Tx")),
         e("tx", 2, new EventPayload.ChannelMapped("production", "main", null))));
     TestDb db = TelemetryIngesterIT.db(infra);
-    TelemetryIngester ingester = TelemetryIngesterIT.await(TelemetryIngester.start(vertx, TelemetryIngesterIT.config(infra, prefix, Map.of())));
+    TelemetryIngester ingester = projecting(infra, prefix);
     try {
-      TestDb.await(() -> db.scalar("SELECT count(*) FROM history_audit WHERE app_id = 'tx'") == 2, TIMEOUT,
-          () -> "audit rows of app tx: " + db.scalar("SELECT count(*) FROM history_audit WHERE app_id = 'tx'"));
+      awaitAuditRows(db, "tx", 2);
       TestDb.await(() -> TelemetryIngesterIT.gauge(ingester, "updraft.history.lag") == 0.0, Duration.ofSeconds(10),
           () -> "history lag with every event projected: " + TelemetryIngesterIT.gauge(ingester, "updraft.history.lag"));
     } finally {
