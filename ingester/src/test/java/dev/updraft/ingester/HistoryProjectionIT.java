@@ -87,6 +87,13 @@ class HistoryProjectionIT {
         e.actor(), e.payload());
   }
 
+  /** {@code prefix}'s events topic, created with one partition. */
+  private static String eventsTopic(Infra infra, String prefix) throws Exception {
+    String topic = Topics.events(prefix);
+    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    return topic;
+  }
+
   /** An ingester (its history projection) on {@code prefix}'s topics. */
   private TelemetryIngester projecting(Infra infra, String prefix) throws Exception {
     return TelemetryIngesterIT.await(TelemetryIngester.start(vertx, TelemetryIngesterIT.config(infra, prefix, Map.of())));
@@ -177,8 +184,7 @@ class HistoryProjectionIT {
     // builds before 2026-12-03 accepted a NUL in messages, labels and reasons; PostgreSQL's text holds none, so such an
     // event already in a log failed its batch on every retry and the projection stopped there for good
     String prefix = infra.topicPrefix() + "hist-nul.";
-    String topic = Topics.events(prefix);
-    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    String topic = eventsTopic(infra, prefix);
     EventPayload.UpdateGroup g = HistoryEvents.group("z1", "main", null, "ios");
     EventPayload.UpdateGroup withMessage = new EventPayload.UpdateGroup(g.groupId(), g.kind(), g.branch(), g.runtimeVersion(),
         "fix\0crash", g.gitCommitHash(), g.idempotencyKey(), g.republishedFrom(), g.rollout(), g.platforms());
@@ -207,8 +213,7 @@ class HistoryProjectionIT {
   void theLagIsZeroOnceEveryEventOfATransactionalLogIsProjected(Infra infra) throws Exception {
     // the stored offset is the last event's plus one; the commit marker after it is one more offset in the log
     String prefix = infra.topicPrefix() + "hist-tx.";
-    String topic = Topics.events(prefix);
-    TestKafka.createTopic(infra.kafkaBootstrap(), topic, 1);
+    String topic = eventsTopic(infra, prefix);
     sendInTransaction(infra, topic, List.of(e("tx", 1, new AppCreated("Tx")),
         e("tx", 2, new EventPayload.ChannelMapped("production", "main", null))));
     TestDb db = TelemetryIngesterIT.db(infra);
