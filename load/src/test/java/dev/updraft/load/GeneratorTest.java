@@ -254,16 +254,16 @@ class GeneratorTest {
   @Test
   void stormOpenersDownloadAndHashCheckTheLaunchAsset() throws Exception {
     try (TestEdge edge = new TestEdge()) {
-      Runs.Outcome o = Runs.run(dir, "assets", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
-          "--scale", "0.05", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--asset-hash", "always");
+      Runs.Outcome o = Runs.run(dir, "assets", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.005",
+          "--scale", "0.1", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--asset-hash", "always");
       assertThat(o.exit()).as(o.summary().path("results").path("error_samples").toString()).isEqualTo(0);
       JsonNode t = o.summary().path("results").path("totals");
       assertThat(t.path("manifests_served").asLong()).isEqualTo(t.path("requests_sent").asLong());
       assertThat(t.path("asset_downloads").asLong()).isEqualTo(t.path("manifests_served").asLong());
       // wrong bytes at the URL: every download is an asset_hash error
       edge.assetBytes = "tampered".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      Runs.Outcome bad = Runs.run(dir, "assets-bad", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
-          "--scale", "0.05", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--max-error-rate", "1");
+      Runs.Outcome bad = Runs.run(dir, "assets-bad", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.005",
+          "--scale", "0.1", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--max-error-rate", "1");
       JsonNode bt = bad.summary().path("results");
       assertThat(bt.path("errors_by_kind").path("asset_hash").asLong()).isEqualTo(bt.path("totals").path("asset_downloads").asLong());
       assertThat(bt.path("totals").path("asset_downloads").asLong()).isGreaterThan(0);
@@ -274,8 +274,8 @@ class GeneratorTest {
   void stormOpenersAskForAPatchFromTheUpdateTheyRanAndCountItsBytes() throws Exception {
     try (TestEdge edge = new TestEdge()) {
       edge.answerPatches = true;
-      Runs.Outcome o = Runs.run(dir, "patches", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
-          "--scale", "0.05", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500");
+      Runs.Outcome o = Runs.run(dir, "patches", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.005",
+          "--scale", "0.1", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500");
       assertThat(o.exit()).as(o.summary().path("results").path("error_samples").toString()).isEqualTo(0);
       JsonNode t = o.summary().path("results").path("totals");
       assertThat(t.path("asset_downloads").asLong()).isGreaterThan(0);
@@ -289,8 +289,8 @@ class GeneratorTest {
       });
 
       edge.seen.clear();
-      Runs.Outcome full = Runs.run(dir, "no-patches", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
-          "--scale", "0.05", "--assets", "--asset-patches", "false", "--warmup", "20", "--max-lag", "10s", "--devices", "500");
+      Runs.Outcome full = Runs.run(dir, "no-patches", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.005",
+          "--scale", "0.1", "--assets", "--asset-patches", "false", "--warmup", "20", "--max-lag", "10s", "--devices", "500");
       assertThat(full.exit()).isEqualTo(0);
       assertThat(full.summary().path("results").path("totals").path("asset_patches").asLong()).isZero();
       assertThat(edge.seen.stream().filter(s -> s.path().startsWith("/assets/"))).isNotEmpty().noneMatch(s -> s.headers().containsKey("a-im"));
@@ -301,8 +301,8 @@ class GeneratorTest {
   void fullDownloadsAskForTheClientsEncodingsAndAreHashCheckedDecodedButCountedAsTheyTravel() throws Exception {
     try (TestEdge edge = new TestEdge()) {
       edge.encodeAssets = true;
-      Runs.Outcome o = Runs.run(dir, "encodings", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
-          "--scale", "0.05", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--asset-hash", "always",
+      Runs.Outcome o = Runs.run(dir, "encodings", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.005",
+          "--scale", "0.1", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--asset-hash", "always",
           "--asset-patches", "false");
       assertThat(o.exit()).as(o.summary().path("results").path("error_samples").toString()).isEqualTo(0);
       JsonNode t = o.summary().path("results").path("totals");
@@ -317,8 +317,8 @@ class GeneratorTest {
       // encoded; hashing only the first download of each URL must not call the later ones wrong
       edge.identityFirst = 10;
       edge.assetBytesSent.set(0);
-      Runs.Outcome first = Runs.run(dir, "encodings-first", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.01",
-          "--scale", "0.05", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--asset-patches", "false");
+      Runs.Outcome first = Runs.run(dir, "encodings-first", "--target", edge.url(), "--profile", "storm", "--time-scale", "0.005",
+          "--scale", "0.1", "--assets", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--asset-patches", "false");
       assertThat(first.exit()).as(first.summary().path("results").path("error_samples").toString()).isEqualTo(0);
       assertThat(first.summary().path("results").path("totals").path("asset_bytes").asLong()).isEqualTo(edge.assetBytesSent.get());
     }
