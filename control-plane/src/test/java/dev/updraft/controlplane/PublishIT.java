@@ -201,6 +201,28 @@ class PublishIT {
   }
 
   @Test
+  void aPublishWhoseEventIsLargerThanTheLogTakesIs413AndWritesNothing(@TempDir Path dir) throws Exception {
+    // Kafka refuses a record above about 1 MiB; the control plane answered 503 "retry", and the CLI retried in vain
+    assertThat(admin.post("/v1/apps", Map.of("appId", "huge")).status()).isEqualTo(201);
+    Path export = ApiErrorsIT.smallExport(dir.resolve("small"));
+    ExportFixture.upload(admin, "huge", export);
+    ObjectNode body = ExportFixture.publishBody(export, "main", "1");
+    body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(600_000)); // once per platform's manifest
+    double appended = InsightsApiIT.metric(admin, "updraft_control_events_appended_total");
+
+    Http.Resp r = admin.post("/v1/apps/huge/updates", body);
+    assertThat(r.status()).as(r.toString()).isEqualTo(413);
+    assertThat(r.errorCode()).isEqualTo("event-too-large");
+    assertThat(r.errorMessage()).contains("update.published").contains("above the event log's limit of 1000000 bytes")
+        .contains("expoConfig");
+    assertThat(InsightsApiIT.metric(admin, "updraft_control_events_appended_total")).as("events appended").isEqualTo(appended);
+
+    body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(1_000));
+    Http.Resp ok = admin.post("/v1/apps/huge/updates", body);
+    assertThat(ok.status()).as("the log still takes the next publish: %s", ok).isEqualTo(201);
+  }
+
+  @Test
   void extensionsMountRoutesBehindTheSameAuthentication() {
     assertThat(admin.post("/v1/apps", Map.of("appId", "ext-a")).status()).isEqualTo(201);
     assertThat(admin.post("/v1/apps", Map.of("appId", "ext-b")).status()).isEqualTo(201);

@@ -372,6 +372,9 @@ public final class CommandProcessor implements AutoCloseable {
         healthReason = e.getMessage();
         LOG.warn("fenced: {}", e.getMessage());
         return fencedRefusal(e.getMessage());
+      case TOO_LARGE:
+        return new CommandException(413, "event-too-large", e.getMessage() + "; nothing was written. A publish carries its"
+            + " manifests (every asset's entry) and expoConfig once per platform: make expoConfig smaller, or publish fewer assets");
       case ABORTED:
         LOG.warn("append aborted: {}", e.getMessage());
         return new CommandException(503, "log-unavailable", "the event log is unavailable (" + e.getMessage() + "); nothing was written; retry");

@@ -67,6 +67,12 @@ public final class EventLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
   /** How long a new producer may take to retry its InitProducerId after aborting this writer's transaction. */
   private static final Duration FENCE_GRACE = Duration.ofSeconds(5);
+  /**
+   * The largest encoded event appended: below the producer's {@code max.request.size} and the broker's
+   * {@code message.max.bytes} (both about 1 MiB by default), leaving room for the key and the batch's framing.
+   * A larger record would fail inside the transaction, and retrying could never help.
+   */
+  public static final int MAX_EVENT_BYTES = 1_000_000;
 
   private final String bootstrap;
   private final String topic;
@@ -204,14 +210,23 @@ public final class EventLog implements AutoCloseable {
     if (producer == null) {
       throw new LogWriteException(LogWriteException.Kind.FENCED, "the event writer is closed", null);
     }
+    List<byte[]> encoded = new ArrayList<>(events.size());
+    for (EventEnvelope e : events) {
+      byte[] b = EventCodec.encode(e);
+      if (b.length > MAX_EVENT_BYTES) {
+        throw new LogWriteException(LogWriteException.Kind.TOO_LARGE, "event " + e.type().wireName() + " of app " + e.appId() + " is "
+            + b.length + " bytes encoded, above the event log's limit of " + MAX_EVENT_BYTES + " bytes", null);
+      }
+      encoded.add(b);
+    }
     List<RecordMetadata> out = new ArrayList<>();
     TransactionDescription open = null;
     boolean committing = false;
     try {
       producer.beginTransaction();
       List<Future<RecordMetadata>> sent = new ArrayList<>();
-      for (EventEnvelope e : events) {
-        sent.add(producer.send(new ProducerRecord<>(topic, e.appId(), EventCodec.encode(e))));
+      for (int i = 0; i < events.size(); i++) {
+        sent.add(producer.send(new ProducerRecord<>(topic, events.get(i).appId(), encoded.get(i))));
       }
       for (Future<RecordMetadata> f : sent) {
         out.add(f.get()); // in the log, not committed yet
