@@ -104,7 +104,8 @@ public final class PublisherApi {
     new RetentionRoutes(ctx).mount(router, body);
 
     router.route().failureHandler(this::failure);
-    // the router refuses a path it cannot decode (a % not followed by two hex digits) before any route runs
+    // the router refuses a path it cannot decode (a % not followed by two hex digits) before any route runs, and gives
+    // this handler no failure to read; route failures go to failure() above, so this is the one 400 that comes here
     router.errorHandler(400, rc -> Json.error(rc, 400, "bad-request", "the request path '" + rc.request().path()
         + "' is not valid percent-encoding (each % must be followed by two hex digits)"));
     router.errorHandler(404, rc -> Json.error(rc, 404, "not-found", "no route " + rc.request().method() + " " + rc.request().path() + " (see /v1/openapi.yaml)"));
