@@ -28,7 +28,8 @@ final class CheckIns {
 
   /**
    * A cleaned copy of {@code c}: NUL characters removed, blank strings made null, the client id in lower
-   * case, the fatal error cut to 1024 characters, the failed ids de-duplicated, and the time taken from
+   * case, names (channel, runtime version, branch, outcome, reason) cut to 256 characters, the fatal error cut
+   * to 1024 characters, the failed ids de-duplicated, and the time taken from
    * the Kafka record when the check-in carries none.
    *
    * @return null when the check-in cannot be kept; {@link #problem(CheckIn)} says why
@@ -95,13 +96,9 @@ final class CheckIns {
         return idNames[i] + " longer than " + MAX_ID + " characters: length=" + ids[i].length();
       }
     }
-    String[] names = {c.channel(), c.runtimeVersion(), c.branch(), c.outcome(), c.reason()};
-    String[] nameNames = {"channel", "runtimeVersion", "branch", "outcome", "reason"};
-    for (int i = 0; i < names.length; i++) {
-      if (names[i] != null && names[i].length() > MAX_NAME) {
-        return nameNames[i] + " longer than " + MAX_NAME + " characters: length=" + names[i].length();
-      }
-    }
+    // a channel, runtime version, branch, outcome or reason longer than MAX_NAME is cut to it by clean(), not
+    // refused: the edge answered that device (no channel or runtime version that long exists), and dropping the
+    // check-in would hide it; ids are refused instead, as cutting them could merge two devices or updates
     for (String f : c.failedUpdateIds()) {
       if (f != null && f.length() > MAX_ID) {
         return "failedUpdateIds entry longer than " + MAX_ID + " characters: length=" + f.length();

@@ -144,6 +144,19 @@ class BatchTest {
         .build();
     assertThat(CheckIns.clean(longKey, 0)).isNull();
     assertThat(CheckIns.problem(longKey)).isEqualTo("clientId longer than 128 characters: length=129");
+    // a device whose channel or runtime version is longer than any that exists was still answered: kept, cut
+    CheckIn longNames = CheckIn.builder()
+        .checkInId("c")
+        .appId("app")
+        .platform("ios")
+        .runtimeVersion("r".repeat(300))
+        .channel("c".repeat(5000))
+        .clientId("d")
+        .atEpochMillis(1)
+        .build();
+    assertThat(CheckIns.problem(longNames)).isNull();
+    assertThat(CheckIns.clean(longNames, 0).channel()).isEqualTo("c".repeat(CheckIns.MAX_NAME));
+    assertThat(CheckIns.clean(longNames, 0).runtimeVersion()).isEqualTo("r".repeat(CheckIns.MAX_NAME));
     CheckIn badBucket = CheckIn.builder()
         .checkInId("c")
         .appId("app")
