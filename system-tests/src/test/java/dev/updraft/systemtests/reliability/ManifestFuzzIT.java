@@ -73,6 +73,22 @@ class ManifestFuzzIT {
   FuzzModel model;
   int port;
 
+  /** The ingester's rejects of this test's telemetry topic by why, the lengths and values left out. */
+  private static Map<String, Long> rejectsByWhy(Infra infra) throws Exception {
+    Map<String, Long> out = new TreeMap<>();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(infra.jdbcUrl(), infra.pgUser(), infra.pgPassword());
+        java.sql.PreparedStatement st = c.prepareStatement(
+            "SELECT split_part(error, ':', 1), count(*) FROM ingest_rejects WHERE topic = ? GROUP BY 1")) {
+      st.setString(1, dev.updraft.events.Topics.telemetry(infra.topicPrefix()));
+      try (java.sql.ResultSet rs = st.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), rs.getLong(2));
+        }
+      }
+    }
+    return out;
+  }
+
   @Test
   void everyBadManifestRequestGetsA4xxOrAValidAnswerAndTheEdgeKeepsServing(Infra infra, @TempDir Path dir) throws Exception {
     AtomicLong handlerExceptions = new AtomicLong();
@@ -165,6 +181,13 @@ class ManifestFuzzIT {
       System.out.printf("manifest fuzz: %.0f check-ins sent by the edge, %.0f stored by the ingester, %.0f set aside as rejects, in %d ms%n",
           sent, Metrics.value(ing.scrape(), "updraft_ingest_records_total"), Metrics.value(ing.scrape(), "updraft_ingest_decode_errors_total"),
           (System.nanoTime() - ti) / 1_000_000);
+      Map<String, Long> rejects = rejectsByWhy(infra);
+      System.out.printf("manifest fuzz: rejects by why: %s%n", rejects);
+      // only ids no client sends are set aside (a real client's ids are UUIDs, its platform ios or android): a device
+      // the edge answered with a long channel, or refused for having no platform, is counted, not dropped
+      assertThat(rejects.keySet()).as("why check-ins were set aside").allMatch(why -> why.endsWith(" longer than 128 characters"));
+      assertThat(rejects.values().stream().mapToLong(Long::longValue).sum()).as("rejects by why, in all")
+          .isEqualTo((long) Metrics.value(ing.scrape(), "updraft_ingest_decode_errors_total"));
     } finally {
       if (ingester != null) {
         Services.await(ingester.close());
