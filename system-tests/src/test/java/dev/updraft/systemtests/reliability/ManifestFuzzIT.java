@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.edge.EdgeNode;
+import dev.updraft.events.Topics;
 import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.systemtests.reliability.FuzzInputs.Input;
 import dev.updraft.testing.Fixtures;
@@ -21,6 +22,10 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -76,11 +81,11 @@ class ManifestFuzzIT {
   /** The ingester's rejects of this test's telemetry topic by why, the lengths and values left out. */
   private static Map<String, Long> rejectsByWhy(Infra infra) throws Exception {
     Map<String, Long> out = new TreeMap<>();
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection(infra.jdbcUrl(), infra.pgUser(), infra.pgPassword());
-        java.sql.PreparedStatement st = c.prepareStatement(
+    try (Connection c = DriverManager.getConnection(infra.jdbcUrl(), infra.pgUser(), infra.pgPassword());
+        PreparedStatement st = c.prepareStatement(
             "SELECT split_part(error, ':', 1), count(*) FROM ingest_rejects WHERE topic = ? GROUP BY 1")) {
-      st.setString(1, dev.updraft.events.Topics.telemetry(infra.topicPrefix()));
-      try (java.sql.ResultSet rs = st.executeQuery()) {
+      st.setString(1, Topics.telemetry(infra.topicPrefix()));
+      try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           out.put(rs.getString(1), rs.getLong(2));
         }
