@@ -240,6 +240,7 @@ public final class ControlPlane {
     events.put("retention.ms", "-1");
     events.put("retention.bytes", "-1");
     events.put("cleanup.policy", "delete");
+    events.put("max.message.bytes", Integer.toString(EventLog.RECORD_LIMIT_BYTES)); // a large app's publish, a re-signing
     Map<String, String> telemetry = new LinkedHashMap<>();
     telemetry.put("retention.ms", Long.toString(config.telemetryRetention().toMillis()));
     telemetry.put("cleanup.policy", "delete");

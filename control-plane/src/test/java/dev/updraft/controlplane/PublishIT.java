@@ -14,6 +14,10 @@ import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -201,25 +205,62 @@ class PublishIT {
   }
 
   @Test
-  void aPublishWhoseEventIsLargerThanTheLogTakesIs413AndWritesNothing(@TempDir Path dir) throws Exception {
-    // Kafka refuses a record above about 1 MiB; the control plane answered 503 "retry", and the CLI retried in vain
+  void aPublishOfSeveralMegabytesFitsTheEventLogAndOneAboveItsLimitIs413AndWritesNothing(@TempDir Path dir) throws Exception {
+    // Kafka refuses a record above its topic's max.message.bytes: the control plane answered 503 "retry" (the CLI retried
+    // in vain), then 413 above 1 MB, which a large app's manifests with pre-signed URLs reach; its topic now takes 8 MiB
     assertThat(admin.post("/v1/apps", Map.of("appId", "huge")).status()).isEqualTo(201);
     Path export = ApiErrorsIT.smallExport(dir.resolve("small"));
     ExportFixture.upload(admin, "huge", export);
     ObjectNode body = ExportFixture.publishBody(export, "main", "1");
-    body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(600_000)); // once per platform's manifest
-    double appended = InsightsApiIT.metric(admin, "updraft_control_events_appended_total");
+    body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(1_500_000)); // once per platform's manifest
+    Http.Resp big = admin.post("/v1/apps/huge/updates", body);
+    assertThat(big.status()).as("a 3 MB event: %s", big).isEqualTo(201);
+    JsonNode served = admin.get("/v1/apps/huge/updates/" + big.json().get("groupId").asText()).json();
+    assertThat(Http.JSON.readTree(served.get("platforms").get(0).get("body").asText()).get("extra").get("expoClient").get("extra")
+        .get("blob").asText()).hasSize(1_500_000);
 
+    body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(4_500_000));
+    double appended = InsightsApiIT.metric(admin, "updraft_control_events_appended_total");
     Http.Resp r = admin.post("/v1/apps/huge/updates", body);
     assertThat(r.status()).as(r.toString()).isEqualTo(413);
     assertThat(r.errorCode()).isEqualTo("event-too-large");
-    assertThat(r.errorMessage()).contains("update.published").contains("above the event log's limit of 1000000 bytes")
-        .contains("expoConfig");
+    assertThat(r.errorMessage()).contains("update.published").contains("above the event log's limit of 8372224 bytes")
+        .contains("expoConfig").doesNotContain("kafka-configs");
     assertThat(InsightsApiIT.metric(admin, "updraft_control_events_appended_total")).as("events appended").isEqualTo(appended);
 
     body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(1_000));
     Http.Resp ok = admin.post("/v1/apps/huge/updates", body);
     assertThat(ok.status()).as("the log still takes the next publish: %s", ok).isEqualTo(201);
+  }
+
+  @Test
+  void onAnEventsTopicWithKafkasDefaultRecordLimitTheLimitFollowsTheTopicAndTheRefusalSaysHowToRaiseIt(Infra infra, @TempDir Path dir)
+      throws Exception {
+    // an events topic created before Updraft set max.message.bytes (or by an operator) keeps Kafka's 1 MiB
+    String prefix = infra.topicPrefix() + "old.";
+    try (Admin a = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap()))) {
+      a.createTopics(List.of(new NewTopic(prefix + "updraft.events", 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    }
+    ControlPlane old = TestSupport.start(vertx, TestSupport.config(infra, dir.resolve("cp"), "topic-prefix", prefix));
+    try {
+      Http h = new Http("http://127.0.0.1:" + old.port(), TestSupport.ADMIN);
+      assertThat(h.post("/v1/apps", Map.of("appId", "big")).status()).isEqualTo(201);
+      Path export = ApiErrorsIT.smallExport(dir.resolve("small"));
+      ExportFixture.upload(h, "big", export);
+      ObjectNode body = ExportFixture.publishBody(export, "main", "1");
+      body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(600_000));
+
+      Http.Resp r = h.post("/v1/apps/big/updates", body);
+
+      assertThat(r.status()).as(r.toString()).isEqualTo(413);
+      assertThat(r.errorMessage()).contains("above the event log's limit of 1032204 bytes")
+          .contains("max.message.bytes is 1048588")
+          .contains("--entity-name " + prefix + "updraft.events --add-config max.message.bytes=8388608");
+      body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(300_000));
+      assertThat(h.post("/v1/apps/big/updates", body).status()).as("600 kB in all still fits").isEqualTo(201);
+    } finally {
+      TestSupport.await(old.close());
+    }
   }
 
   @Test

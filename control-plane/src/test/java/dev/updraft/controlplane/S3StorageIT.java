@@ -33,6 +33,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,7 +50,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * MinIO with the testcontainers provider), as a publisher and devices see it: a publish stores every file
  * in the bucket; every asset downloads through its manifest URL with the hash the manifest names;
  * presigned URLs are renewed (a {@code manifests.renewed} event) before they expire and the old ones stop
- * working; a missing bucket or refused credentials stop the start; an upload cut half-way leaves nothing
+ * working, and renewals of many large manifests are split into events the log takes; a missing bucket or refused credentials stop the start; an upload cut half-way leaves nothing
  * a group could point at. Credentials reach the control plane only through the AWS default chain.
  */
 @ExtendWith(RealInfrastructure.class)
@@ -167,6 +171,101 @@ class S3StorageIT {
       TestSupport.await(cp.close());
       TestSupport.await(vertx.close());
     }
+  }
+
+  @Test
+  void renewalsOfManyLargeManifestsAreSplitIntoEventsTheLogTakes(Infra infra, S3Bucket s3, @TempDir Path dir) throws Exception {
+    // renewed bodies went 50 to an event: manifests with pre-signed URLs (~500 bytes an asset) made one event above the
+    // events topic's limit, the renewal was refused for every app and the URLs expired. Here the topic takes 200 kB
+    // records, and eight manifests of 60 assets are ~250 kB (at 1 MiB, Kafka's default, it takes eight of 260 assets)
+    String prefix = infra.topicPrefix() + "renew200k.";
+    try (Admin a = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap()))) {
+      a.createTopics(List.of(new NewTopic(prefix + "updraft.events", 3, (short) 1).configs(Map.of("max.message.bytes", "200000"))))
+          .all().get(30, TimeUnit.SECONDS);
+    }
+    Duration ttl = Duration.ofSeconds(10);
+    ControlPlaneConfig config = config(infra, dir.resolve("cp"), s3, "s3-presign-ttl", "10s", "topic-prefix", prefix);
+    Vertx vertx = Vertx.vertx();
+    ControlPlane cp = TestSupport.start(vertx, config);
+    Map<String, String> before = new HashMap<>(); // group/platform -> its first asset's URL
+    Instant lastSigned;
+    Path export = manyAssets(dir.resolve("export"), 60);
+    try {
+      Http h = createApp(cp, "bigrenew");
+      ExportFixture.upload(h, "bigrenew", export);
+      for (int b = 0; b < 4; b++) {
+        Http.Resp p = h.post("/v1/apps/bigrenew/updates", ExportFixture.publishBody(export, "branch-" + b, "1"));
+        assertThat(p.status()).as(p.toString()).isEqualTo(201);
+        before.putAll(firstAssetUrls(h, p.json().get("groupId").asText()));
+      }
+      lastSigned = Instant.now();
+    } finally {
+      TestSupport.await(cp.close());
+    }
+    assertThat(before).hasSize(8);
+    assertThat(before.values().iterator().next().length()).as("a pre-signed URL").isGreaterThan(300);
+    // a control plane that was down while they came due renews all eight in one run (as one renewing hourly does
+    // with everything rendered in that hour, the production default)
+    long wait = Duration.between(Instant.now(), lastSigned.plus(ttl.dividedBy(2)).plusMillis(200)).toMillis();
+    Thread.sleep(Math.max(0, wait));
+    cp = TestSupport.start(vertx, config);
+    try {
+      Http h = new Http("http://127.0.0.1:" + cp.port(), TestSupport.ADMIN);
+      Map<String, String> now = before;
+      Instant deadline = Instant.now().plusSeconds(8);
+      while (Instant.now().isBefore(deadline) && renewedCount(before, now) < before.size()) {
+        Thread.sleep(250);
+        now = new HashMap<>();
+        for (String g : groups(before)) {
+          now.putAll(firstAssetUrls(h, g));
+        }
+      }
+      assertThat(renewedCount(before, now)).as("manifests renewed").isEqualTo(8);
+      for (String url : now.values()) {
+        assertThat(status(url)).as("GET %s", url).isEqualTo(200);
+      }
+    } finally {
+      TestSupport.await(cp.close());
+      TestSupport.await(vertx.close());
+    }
+  }
+
+  /** An export of {@code n} small distinct assets, on both platforms. */
+  private static Path manyAssets(Path dir, int n) throws Exception {
+    Files.createDirectories(dir.resolve("bundles"));
+    Files.createDirectories(dir.resolve("assets"));
+    Files.writeString(dir.resolve("bundles/ios-0123.js"), "console.log('ios');");
+    Files.writeString(dir.resolve("bundles/android-4567.js"), "console.log('android');");
+    StringBuilder assets = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      String name = String.format("%032x", 0x5eed0000L + i);
+      Files.writeString(dir.resolve("assets/" + name), "asset " + i);
+      assets.append(i == 0 ? "" : ",").append("{\"path\":\"assets/").append(name).append("\",\"ext\":\"png\"}");
+    }
+    Files.writeString(dir.resolve("metadata.json"), "{\"version\":0,\"bundler\":\"metro\",\"fileMetadata\":{"
+        + "\"ios\":{\"bundle\":\"bundles/ios-0123.js\",\"assets\":[" + assets + "]},"
+        + "\"android\":{\"bundle\":\"bundles/android-4567.js\",\"assets\":[" + assets + "]}}}");
+    return dir;
+  }
+
+  private static Map<String, String> firstAssetUrls(Http h, String groupId) throws Exception {
+    Map<String, String> out = new HashMap<>();
+    for (JsonNode p : h.get("/v1/apps/bigrenew/updates/" + groupId).json().get("platforms")) {
+      out.put(groupId + "/" + p.get("platform").asText(), Http.JSON.readTree(p.get("body").asText()).get("assets").get(0).get("url").asText());
+    }
+    return out;
+  }
+
+  private static List<String> groups(Map<String, String> urls) {
+    return urls.keySet().stream().map(k -> k.substring(0, k.indexOf('/'))).distinct().toList();
+  }
+
+  private static int renewedCount(Map<String, String> before, Map<String, String> now) {
+    int n = 0;
+    for (var e : before.entrySet()) {
+      n += e.getValue().equals(now.get(e.getKey())) ? 0 : 1;
+    }
+    return n;
   }
 
   @Test

@@ -145,6 +145,11 @@ public final class CommandProcessor implements AutoCloseable {
     return state;
   }
 
+  /** The largest encoded event the log takes (known once the writer started; Kafka's default before). */
+  int maxEventBytes() {
+    return log.maxEventBytes();
+  }
+
   public Health health() {
     return health;
   }

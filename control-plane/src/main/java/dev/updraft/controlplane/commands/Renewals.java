@@ -25,6 +25,13 @@ import java.util.List;
  */
 public final class Renewals {
   private static final int RENEWALS_PER_EVENT = 50;
+  /**
+   * About how many encoded bytes of renewals one event carries: bodies with pre-signed URLs are large (a
+   * manifest of 100 assets is ~60 kB), so a count alone could make an event larger than the log takes,
+   * and a renewal refused for its size would leave every app's URLs to expire. Half of Kafka's default
+   * record limit; half the events topic's limit when that is smaller still.
+   */
+  static final int RENEWAL_BYTES_PER_EVENT = 512 * 1024;
 
   private final Vertx vertx;
   private final CommandProcessor processor;
@@ -58,11 +65,11 @@ public final class Renewals {
             "renew",
             (s, now) -> {
               List<NewEvent> events = new ArrayList<>();
+              int budget = Math.min(RENEWAL_BYTES_PER_EVENT, processor.maxEventBytes() / 2);
               int total = 0;
               for (AppState app : s.apps().values()) {
                 List<Renewal> due = due(app, ttl, now);
-                for (int i = 0; i < due.size(); i += RENEWALS_PER_EVENT) {
-                  List<Renewal> chunk = due.subList(i, Math.min(due.size(), i + RENEWALS_PER_EVENT));
+                for (List<Renewal> chunk : chunks(due, budget, RENEWALS_PER_EVENT)) {
                   events.add(
                       new NewEvent(
                           app.appId(),
@@ -76,6 +83,52 @@ public final class Renewals {
               return Plan.of(events, st -> n);
             })
         .onSuccess(renewed::increment);
+  }
+
+  /**
+   * {@code renewals} in order, cut into runs of at most {@code maxCount} whose estimated encoded size stays
+   * within {@code budgetBytes}; a renewal larger than the budget alone is a run of its own.
+   */
+  static List<List<Renewal>> chunks(List<Renewal> renewals, int budgetBytes, int maxCount) {
+    List<List<Renewal>> out = new ArrayList<>();
+    List<Renewal> run = new ArrayList<>();
+    long bytes = 0;
+    for (Renewal r : renewals) {
+      long size = encodedSize(r);
+      if (!run.isEmpty() && (run.size() == maxCount || bytes + size > budgetBytes)) {
+        out.add(List.copyOf(run));
+        run.clear();
+        bytes = 0;
+      }
+      run.add(r);
+      bytes += size;
+    }
+    if (!run.isEmpty()) {
+      out.add(List.copyOf(run));
+    }
+    return out;
+  }
+
+  /** An upper estimate of a renewal's bytes in an event: its JSON-escaped body (quotes double) and signatures. */
+  static long encodedSize(Renewal r) {
+    long n = 64 + r.updateId().length() + escaped(r.body()) + (r.signature() == null ? 0 : escaped(r.signature()));
+    for (var e : r.signatures().entrySet()) {
+      n += 8 + e.getKey().length() + escaped(e.getValue());
+    }
+    return n;
+  }
+
+  private static long escaped(String s) {
+    long n = s.length();
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\' || c < 0x20) {
+        n += 5; // at most a six-character escape
+      } else if (c >= 0x80) {
+        n += 2; // UTF-8
+      }
+    }
+    return n;
   }
 
   /** Fresh bodies for the app's servable manifests rendered more than half a lifetime ago. */

@@ -67,14 +67,12 @@ public final class EventLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
   /** How long a new producer may take to retry its InitProducerId after aborting this writer's transaction. */
   private static final Duration FENCE_GRACE = Duration.ofSeconds(5);
-  /**
-   * The largest encoded event appended: below the producer's {@code max.request.size} and the broker's
-   * {@code message.max.bytes} (both about 1 MiB by default), leaving room for the key and the batch's framing.
-   * A larger record would fail inside the transaction, and retrying could never help.
-   */
-  public static final int MAX_EVENT_BYTES = 1_000_000;
+  /** What Updraft creates {@code updraft.events} with and its producer sends: {@link RecordLimit#UPDRAFT}. */
+  public static final int RECORD_LIMIT_BYTES = RecordLimit.UPDRAFT;
 
   private final String bootstrap;
+  /** The events topic's record limit: Kafka's default until {@link #startWriter} reads the topic's. */
+  private RecordLimit limit = RecordLimit.kafkaDefault();
   private final String topic;
   private final String transactionalId;
   /** Test seam: runs after an append's records are in the log and before its commit; nullable. */
@@ -99,6 +97,11 @@ public final class EventLog implements AutoCloseable {
     return topic;
   }
 
+  /** The largest encoded event {@link #append} takes. */
+  public int maxEventBytes() {
+    return limit.maxEventBytes();
+  }
+
   /** Creates the producer and fences any earlier writer with the same transactional id. */
   public void startWriter(Duration timeout) {
     Properties p = new Properties();
@@ -111,6 +114,7 @@ public final class EventLog implements AutoCloseable {
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000);
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, RECORD_LIMIT_BYTES);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-" + UUID.randomUUID().toString().substring(0, 8));
     producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     producer.initTransactions();
@@ -120,7 +124,8 @@ public final class EventLog implements AutoCloseable {
     a.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
     a.put(AdminClientConfig.CLIENT_ID_CONFIG, transactionalId + "-coordinator-" + UUID.randomUUID().toString().substring(0, 8));
     coordinator = Admin.create(a);
-    LOG.info("event writer ready transactionalId={} topic={}", transactionalId, topic);
+    limit = RecordLimit.read(coordinator, topic);
+    LOG.info("event writer ready transactionalId={} topic={} maxEventBytes={}", transactionalId, topic, limit.maxEventBytes());
   }
 
   private Properties readerProperties(String role) {
@@ -213,9 +218,9 @@ public final class EventLog implements AutoCloseable {
     List<byte[]> encoded = new ArrayList<>(events.size());
     for (EventEnvelope e : events) {
       byte[] b = EventCodec.encode(e);
-      if (b.length > MAX_EVENT_BYTES) {
+      if (b.length > limit.maxEventBytes()) {
         throw new LogWriteException(LogWriteException.Kind.TOO_LARGE, "event " + e.type().wireName() + " of app " + e.appId() + " is "
-            + b.length + " bytes encoded, above the event log's limit of " + MAX_EVENT_BYTES + " bytes", null);
+            + b.length + " bytes encoded, above the event log's limit of " + limit.maxEventBytes() + " bytes" + limit.raiseHint(), null);
       }
       encoded.add(b);
     }

@@ -10,7 +10,7 @@ public final class LogWriteException extends Exception {
     FENCED,
     /** The transaction was aborted: nothing was written; a retry may succeed. */
     ABORTED,
-    /** An event is larger than the log takes ({@link EventLog#MAX_EVENT_BYTES}): nothing was written; a retry cannot succeed. */
+    /** An event is larger than the log takes ({@link EventLog#maxEventBytes()}): nothing was written; a retry cannot succeed. */
     TOO_LARGE,
     /**
      * The outcome is unknown (the commit may or may not have happened): {@link EventLog#settle} finds out
