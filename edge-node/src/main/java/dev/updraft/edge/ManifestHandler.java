@@ -191,7 +191,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     }
     String platform = Platforms.of(r.platformRaw);
     if (platform == null) {
-      refuse(req, t0, 400, pvOut, "invalid-platform", r.platformRaw == null
+      refuse(req, t0, 400, pvOut, CheckIn.REASON_INVALID_PLATFORM, r.platformRaw == null
           ? "expo-platform is missing (header, or ?platform=): send ios or android"
           : "expo-platform must be ios or android: got " + ErrorBody.shown(r.platformRaw), r, null);
       return;

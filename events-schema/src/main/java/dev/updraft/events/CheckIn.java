@@ -66,6 +66,13 @@ public record CheckIn(
    */
   public static final String OUTCOME_ERROR = "error";
 
+  /**
+   * The refusal of a request whose {@code expo-platform} is missing or neither {@code ios} nor {@code android}:
+   * its {@code platform} (absent or the value sent) is not a platform of the fleet, so such a check-in is
+   * counted among the refusals only, with no device or launch row.
+   */
+  public static final String REASON_INVALID_PLATFORM = "invalid-platform";
+
   /** A newer update than the one running was served. */
   public static final String REASON_NEW_UPDATE = "new-update";
   /** The device already runs the newest update for it. */
