@@ -222,8 +222,8 @@ final class Batch {
     String platform = c.platform();
     String client = c.clientId();
     if (platform == null) {
-      // a request refused for its platform, missing or not ios/android (CheckIns.clean drops it then): a refusal, and
-      // its device a refused device, but no launch and no registry row, which are kept per platform of the fleet
+      // a refusal whose platform was missing or not ios/android (CheckIns.clean drops it then): a refusal, and its
+      // device a refused device, but no launch and no registry row, which are kept per platform of the fleet
       refused(c, app, client, at);
       return;
     }

@@ -30,7 +30,7 @@ final class CheckIns {
    * A cleaned copy of {@code c}: NUL characters removed, blank strings made null, the client id in lower
    * case, names (channel, runtime version, branch, outcome, reason) cut to 256 characters, the fatal error cut
    * to 1024 characters, the failed ids de-duplicated, the platform dropped from a request refused for it
-   * ({@link #refusedForItsPlatform}), and the time taken from the Kafka record when the check-in carries none.
+   * ({@link #refusedOffFleetPlatform}), and the time taken from the Kafka record when the check-in carries none.
    *
    * @return null when the check-in cannot be kept; {@link #problem(CheckIn)} says why
    */
@@ -59,7 +59,7 @@ final class CheckIns {
     return c.toBuilder()
         .checkInId(name(c.checkInId(), MAX_ID))
         .appId(name(c.appId(), MAX_ID))
-        .platform(refusedForItsPlatform(c) ? null : name(c.platform(), MAX_ID))
+        .platform(refusedOffFleetPlatform(c) ? null : name(c.platform(), MAX_ID))
         .runtimeVersion(name(c.runtimeVersion(), MAX_NAME))
         .channel(name(c.channel(), MAX_NAME))
         .clientId(clientId == null ? null : clientId.toLowerCase(Locale.ROOT))
@@ -79,12 +79,14 @@ final class CheckIns {
   }
 
   /**
-   * Whether the edge refused the request for its platform (missing, or neither ios nor android): its device is
-   * not one of the fleet's, so the check-in counts among the refusals only (its platform is dropped by
-   * {@link #clean}, and {@link Batch#add} keeps a check-in without a platform as a refusal only).
+   * Whether the check-in is a refusal whose platform is not one the edge serves (missing, or neither ios nor
+   * android: refused as {@link CheckIn#REASON_INVALID_PLATFORM}, or for another reason checked first, such as a
+   * bad protocol version): its device is not one of the fleet's, so the check-in counts among the refusals only
+   * (its platform is dropped by {@link #clean}, and {@link Batch#add} keeps a check-in without a platform as a
+   * refusal only). Answered requests always carry ios or android.
    */
-  static boolean refusedForItsPlatform(CheckIn c) {
-    return CheckIn.OUTCOME_ERROR.equals(c.outcome()) && CheckIn.REASON_INVALID_PLATFORM.equals(c.reason());
+  static boolean refusedOffFleetPlatform(CheckIn c) {
+    return CheckIn.OUTCOME_ERROR.equals(c.outcome()) && !"ios".equals(c.platform()) && !"android".equals(c.platform());
   }
 
   /** Why a decoded check-in cannot be stored, or null when it can. */
@@ -96,8 +98,8 @@ final class CheckIns {
       // the edge refuses a request without a platform (invalid-platform): only such a refusal may lack one
       return "platform is required (only a refused request may lack one)";
     }
-    // the platform of a request refused for it is whatever was sent, and clean() drops it: never a reason to refuse
-    String[] ids = {c.appId(), refusedForItsPlatform(c) ? null : c.platform(), c.clientId(), c.checkInId(), c.currentUpdateId(), c.embeddedUpdateId(),
+    // the platform of a refusal off the fleet's platforms is whatever was sent, and clean() drops it: never a reason to refuse
+    String[] ids = {c.appId(), refusedOffFleetPlatform(c) ? null : c.platform(), c.clientId(), c.checkInId(), c.currentUpdateId(), c.embeddedUpdateId(),
         c.servedUpdateId(), c.servedGroupId()};
     String[] idNames = {"appId", "platform", "clientId", "checkInId", "currentUpdateId", "embeddedUpdateId",
         "servedUpdateId", "servedGroupId"};

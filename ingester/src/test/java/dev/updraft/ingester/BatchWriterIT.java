@@ -285,6 +285,8 @@ class BatchWriterIT {
         // a platform that is not ios or android (web, or anything sent): the same, not a device of a "web" fleet
         refused(app, "d6", "invalid-platform", "1.0.0", null, 9).toBuilder().platform("web").build(),
         refused(app, "d7", "invalid-platform", "1.0.0", null, 12).toBuilder().platform("p".repeat(200)).build(),
+        // refused for something checked before the platform, with a platform that is not one: counted, no device row
+        refused(app, "d8", "unsupported-protocol-version", "1.0.0", null, 13).toBuilder().platform("x".repeat(300)).build(),
         TelemetryIngesterIT.checkIn(app, "served-1", "d1")); // answered: not a refusal
     Batch one = new Batch(false);
     for (int i = 0; i < first.size(); i++) {
@@ -309,10 +311,11 @@ class BatchWriterIT {
             List.of("invalid-platform", "1.0.0", "", 3L, 3L, t + 8, t + 12),
             List.of("missing-channel", "1.0.0", "e1", 3L, 7L, t + 1, t + 11),
             List.of("missing-channel", "2.0.0", "e2", 1L, 1L, t + 6, t + 6),
-            List.of("missing-runtime-version", "", "", 1L, 1L, t + 7, t + 7));
-    assertThat(db.scalar("SELECT count(*) FROM refused_devices WHERE app_id = ?", app)).isEqualTo(8);
-    assertThat(db.scalar("SELECT sum(requests) FROM refusals WHERE app_id = ?", app)).isEqualTo(12);
-    assertThat(db.scalar("SELECT count(*) FROM devices WHERE app_id = ? AND client_id IN ('d5', 'd6', 'd7')", app)).isZero();
+            List.of("missing-runtime-version", "", "", 1L, 1L, t + 7, t + 7),
+            List.of("unsupported-protocol-version", "1.0.0", "", 1L, 1L, t + 13, t + 13));
+    assertThat(db.scalar("SELECT count(*) FROM refused_devices WHERE app_id = ?", app)).isEqualTo(9);
+    assertThat(db.scalar("SELECT sum(requests) FROM refusals WHERE app_id = ?", app)).isEqualTo(13);
+    assertThat(db.scalar("SELECT count(*) FROM devices WHERE app_id = ? AND client_id IN ('d5', 'd6', 'd7', 'd8')", app)).isZero();
     assertThat(db.scalar("SELECT count(*) FROM devices WHERE app_id = ? AND platform NOT IN ('ios', 'android')", app)).isZero();
   }
 
