@@ -37,6 +37,24 @@ final class ExportFixture {
     return out;
   }
 
+  /** An export of {@code n} small distinct assets (large manifests, small uploads), on both platforms. */
+  static Path manyAssets(Path dir, int n) throws IOException {
+    Files.createDirectories(dir.resolve("bundles"));
+    Files.createDirectories(dir.resolve("assets"));
+    Files.writeString(dir.resolve("bundles/ios-0123.js"), "console.log('ios');");
+    Files.writeString(dir.resolve("bundles/android-4567.js"), "console.log('android');");
+    StringBuilder assets = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      String name = String.format("%032x", 0x5eed0000L + i);
+      Files.writeString(dir.resolve("assets/" + name), "asset " + i);
+      assets.append(i == 0 ? "" : ",").append("{\"path\":\"assets/").append(name).append("\",\"ext\":\"png\"}");
+    }
+    Files.writeString(dir.resolve("metadata.json"), "{\"version\":0,\"bundler\":\"metro\",\"fileMetadata\":{"
+        + "\"ios\":{\"bundle\":\"bundles/ios-0123.js\",\"assets\":[" + assets + "]},"
+        + "\"android\":{\"bundle\":\"bundles/android-4567.js\",\"assets\":[" + assets + "]}}}");
+    return dir;
+  }
+
   static void upload(Http http, String app, Path dir) {
     for (String p : paths(dir)) {
       byte[] b = read(dir.resolve(p));

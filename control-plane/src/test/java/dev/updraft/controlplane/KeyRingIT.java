@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.AppUpdated;
+import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
@@ -24,7 +25,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -147,6 +155,58 @@ class KeyRingIT {
     for (PlatformUpdate u : g3.platforms()) {
       assertThat(u.signatures()).containsOnlyKeys("k2");
       verifies(u.body(), u.signature(), k2, "k2");
+    }
+  }
+
+  @Test
+  void aKeyJoiningAnAppWithManyLargeManifestsReSignsThemAllInEventsTheLogTakes(Infra infra, @TempDir Path dir) throws Exception {
+    // the registration carried every re-signed body in one event: with many branches of large manifests it was above
+    // the events topic's limit (413 event-too-large), so no key could join. Here the topic takes 200 kB records
+    String prefix = infra.topicPrefix() + "keys200k.";
+    try (Admin a = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap()))) {
+      a.createTopics(List.of(new NewTopic(prefix + "updraft.events", 3, (short) 1).configs(Map.of("max.message.bytes", "200000"))))
+          .all().get(30, TimeUnit.SECONDS);
+    }
+    ControlPlane small = TestSupport.start(vertx, TestSupport.config(infra, dir.resolve("cp"), "topic-prefix", prefix));
+    try {
+      Http h = new Http("http://127.0.0.1:" + small.port(), TestSupport.ADMIN);
+      String app = "bigring";
+      assertThat(h.post("/v1/apps", key("main", Files.readString(Fixtures.certificatePem()),
+          Files.readString(Fixtures.privateKeyPkcs1Pem())).put("appId", app)).status()).isEqualTo(201);
+      Path export = ExportFixture.manyAssets(dir.resolve("export"), 160);
+      ExportFixture.upload(h, app, export);
+      Set<String> servable = new TreeSet<>();
+      for (int b = 0; b < 4; b++) {
+        Http.Resp p = h.post("/v1/apps/" + app + "/updates", ExportFixture.publishBody(export, "branch-" + b, "1"));
+        assertThat(p.status()).as(p.toString()).isEqualTo(201);
+        p.json().get("platforms").forEach(u -> servable.add(u.get("updateId").asText()));
+      }
+      TestCertificates.Issued next = TestCertificates.selfSigned("Updraft ring test k2", Duration.ofDays(400));
+
+      Http.Resp reg = h.put("/v1/apps/" + app + "/signing-key", key("k2", next.certificatePem(), next.privateKeyPem()));
+
+      assertThat(reg.status()).as(reg.toString()).isEqualTo(200);
+      List<EventEnvelope> events = TestSupport.events(infra, prefix + "updraft.events", app);
+      int at = 0;
+      while (!(events.get(at).payload() instanceof SigningKeyRegistered k && "k2".equals(k.keyId()))) {
+        at++;
+      }
+      List<Renewal> resigned = new ArrayList<>(((SigningKeyRegistered) events.get(at).payload()).resigned());
+      for (EventEnvelope e : events.subList(at + 1, events.size())) {
+        resigned.addAll(((ManifestsRenewed) e.payload()).renewals());
+      }
+      assertThat(events.size() - at).as("the registration and the renewals after it").isGreaterThan(1);
+      assertThat(resigned).extracting(Renewal::updateId).containsExactlyInAnyOrderElementsOf(servable);
+      SignatureVerifier main = SignatureVerifier.fromCertificatePem(Fixtures.certificatePem());
+      SignatureVerifier k2 = SignatureVerifier.fromCertificatePem(next.certificatePem());
+      for (Renewal r : resigned) {
+        verifies(r.body(), r.signatures().get("main"), main, "main");
+        verifies(r.body(), r.signatures().get("k2"), k2, "k2");
+      }
+      assertThat(h.get("/v1/apps/" + app + "/keys").json().get("items")).extracting(item -> item.get("keyId").asText())
+          .containsExactly("main", "k2");
+    } finally {
+      TestSupport.await(small.close());
     }
   }
 

@@ -189,7 +189,7 @@ class S3StorageIT {
     ControlPlane cp = TestSupport.start(vertx, config);
     Map<String, String> before = new HashMap<>(); // group/platform -> its first asset's URL
     Instant lastSigned;
-    Path export = manyAssets(dir.resolve("export"), 60);
+    Path export = ExportFixture.manyAssets(dir.resolve("export"), 60);
     try {
       Http h = createApp(cp, "bigrenew");
       ExportFixture.upload(h, "bigrenew", export);
@@ -228,24 +228,6 @@ class S3StorageIT {
       TestSupport.await(cp.close());
       TestSupport.await(vertx.close());
     }
-  }
-
-  /** An export of {@code n} small distinct assets, on both platforms. */
-  private static Path manyAssets(Path dir, int n) throws Exception {
-    Files.createDirectories(dir.resolve("bundles"));
-    Files.createDirectories(dir.resolve("assets"));
-    Files.writeString(dir.resolve("bundles/ios-0123.js"), "console.log('ios');");
-    Files.writeString(dir.resolve("bundles/android-4567.js"), "console.log('android');");
-    StringBuilder assets = new StringBuilder();
-    for (int i = 0; i < n; i++) {
-      String name = String.format("%032x", 0x5eed0000L + i);
-      Files.writeString(dir.resolve("assets/" + name), "asset " + i);
-      assets.append(i == 0 ? "" : ",").append("{\"path\":\"assets/").append(name).append("\",\"ext\":\"png\"}");
-    }
-    Files.writeString(dir.resolve("metadata.json"), "{\"version\":0,\"bundler\":\"metro\",\"fileMetadata\":{"
-        + "\"ios\":{\"bundle\":\"bundles/ios-0123.js\",\"assets\":[" + assets + "]},"
-        + "\"android\":{\"bundle\":\"bundles/android-4567.js\",\"assets\":[" + assets + "]}}}");
-    return dir;
   }
 
   private static Map<String, String> firstAssetUrls(Http h, String groupId) throws Exception {

@@ -74,7 +74,11 @@ final class TestSupport {
 
   /** Every committed event on the test's events topic (all apps), in partition order. */
   static List<EventEnvelope> events(Infra infra) {
-    String topic = Topics.events(infra.topicPrefix());
+    return events(infra, Topics.events(infra.topicPrefix()), null);
+  }
+
+  /** The committed events of {@code appId} (every app's when null) on {@code topic}, in sequence order per app. */
+  static List<EventEnvelope> events(Infra infra, String topic, String appId) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -107,9 +111,15 @@ final class TestSupport {
           if (!(d instanceof Decoded.Known)) {
             throw new IllegalStateException("not a known event at offset " + r.offset() + ": " + d);
           }
-          out.add(((Decoded.Known) d).envelope());
+          EventEnvelope e = ((Decoded.Known) d).envelope();
+          if (appId == null || appId.equals(e.appId())) {
+            out.add(e);
+          }
         }
       }
+    }
+    if (appId != null) {
+      out.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
     }
     return out;
   }

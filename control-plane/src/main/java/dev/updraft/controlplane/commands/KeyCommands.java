@@ -9,6 +9,7 @@ import dev.updraft.controlplane.signing.PemKeys;
 import dev.updraft.controlplane.signing.Signer;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.SigningState;
+import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
@@ -64,9 +65,32 @@ public final class KeyCommands {
                 servable.add(app.group(sv.groupId()).platform(sv.platform()));
               }
               SigningKeyRegistered k = registration(appId, app.keys(), servable, key, now);
-              return Plan.of(List.of(new NewEvent(appId, actor, k)), st -> st.app(appId).key(k.keyId()));
+              return Plan.of(split(appId, actor, k), st -> st.app(appId).key(k.keyId()));
             })
         .onSuccess(k -> expiry.refresh());
+  }
+
+  /**
+   * The registration as events the log takes: the re-signed bodies (every servable manifest, pre-signed URLs
+   * and all) could make one event larger than the events topic's limit for an app with many branches, so the
+   * registration carries the first run of them and {@code manifests.renewed} events the rest, in the same
+   * transaction (folds apply a renewal's signatures alike, and edges see all of it or none).
+   */
+  private List<NewEvent> split(String appId, String actor, SigningKeyRegistered k) {
+    int budget = Math.min(Renewals.RENEWAL_BYTES_PER_EVENT, processor.maxEventBytes() / 2);
+    List<List<Renewal>> runs = Renewals.chunks(k.resigned(), budget, Renewals.RENEWALS_PER_EVENT);
+    if (runs.size() <= 1) {
+      return List.of(new NewEvent(appId, actor, k));
+    }
+    List<NewEvent> out = new ArrayList<>();
+    out.add(new NewEvent(appId, actor, new SigningKeyRegistered(k.keyId(), k.certificatePem(), k.certificateSha256(),
+        k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature(), runs.get(0), k.certificateChainPem(), k.ring())));
+    for (int i = 1; i < runs.size(); i++) {
+      out.add(new NewEvent(appId, actor, new ManifestsRenewed(
+          "re-signed with every key of the ring after keyid " + k.keyId() + " joined (" + (i + 1) + " of " + runs.size() + ")",
+          runs.get(i))));
+    }
+    return out;
   }
 
   /**

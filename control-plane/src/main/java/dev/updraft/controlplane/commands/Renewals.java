@@ -24,7 +24,7 @@ import java.util.List;
  * failed gets included ({@link AppState#servable(int)}). Thread-safe.
  */
 public final class Renewals {
-  private static final int RENEWALS_PER_EVENT = 50;
+  static final int RENEWALS_PER_EVENT = 50;
   /**
    * About how many encoded bytes of renewals one event carries: bodies with pre-signed URLs are large (a
    * manifest of 100 assets is ~60 kB), so a count alone could make an event larger than the log takes,
