@@ -190,6 +190,9 @@ public final class ControlPlane {
             .setHost(config.bind())
             .setPort(config.controlPort())
             .setCompressionSupported(false)
+            // HTTP/1.1 only: Java's HttpClient (the CLI's) offers an h2c upgrade on plain HTTP, and large answers on
+            // an upgraded connection sometimes reached it as a broken HTTP/2 frame (HttpHardeningIT)
+            .setHttp2ClearTextEnabled(false)
             .setMaxHeaderSize(ControlPlaneConfig.MAX_HEADER_BYTES)
             .setMaxInitialLineLength(ControlPlaneConfig.MAX_REQUEST_LINE_BYTES);
     if (tls != null) {
