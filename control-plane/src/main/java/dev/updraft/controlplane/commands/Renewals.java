@@ -9,7 +9,9 @@ import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
 import dev.updraft.events.FailedUpdates;
+import dev.updraft.controlplane.state.ControlState;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -48,6 +50,41 @@ public final class Renewals {
         Counter.builder("updraft_control_manifests_renewed_total")
             .description("manifest bodies re-rendered with fresh pre-signed asset URLs")
             .register(metrics);
+    Gauge.builder(LIFE_LEFT_GAUGE, this, r -> lifeLeft(r.processor.state(), r.storage.urlTtl(), Instant.now()))
+        .description("the least lifetime left of the pre-signed asset URLs in servable manifests, as a fraction of their"
+            + " lifetime: renewal brings it back to ~1 past 0.5, so below 0.5 renewals are failing and at 0 devices cannot"
+            + " download those assets (1 without expiring URLs)")
+        .register(metrics);
+  }
+
+  /** The gauge of {@link #lifeLeft}. */
+  static final String LIFE_LEFT_GAUGE = "updraft_control_presigned_url_life_left_ratio";
+
+  /**
+   * Of every servable manifest's pre-signed URLs, the least lifetime left at {@code now} as a fraction of
+   * {@code ttl} (negative once expired); 1 when URLs do not expire ({@code ttl} null) or nothing is servable.
+   */
+  static double lifeLeft(ControlState s, Duration ttl, Instant now) {
+    if (ttl == null) {
+      return 1;
+    }
+    Instant oldest = null;
+    for (AppState app : s.apps().values()) {
+      for (AppState.Servable sv : app.servable(FailedUpdates.DEPTH)) {
+        GroupState g = app.group(sv.groupId());
+        if (g.group().rollsBackToEmbedded()) {
+          continue;
+        }
+        Instant rendered = g.renderedAt().get(g.platform(sv.platform()).updateId());
+        if (rendered != null && (oldest == null || rendered.isBefore(oldest))) {
+          oldest = rendered;
+        }
+      }
+    }
+    if (oldest == null) {
+      return 1;
+    }
+    return (double) Duration.between(now, oldest.plus(ttl)).toMillis() / ttl.toMillis();
   }
 
   /**
