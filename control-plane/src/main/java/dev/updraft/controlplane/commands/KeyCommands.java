@@ -74,7 +74,8 @@ public final class KeyCommands {
    * The registration as events the log takes: the re-signed bodies (every servable manifest, pre-signed URLs
    * and all) could make one event larger than the events topic's limit for an app with many branches, so the
    * registration carries the first run of them and {@code manifests.renewed} events the rest, in the same
-   * transaction (folds apply a renewal's signatures alike, and edges see all of it or none).
+   * transaction (folds apply a renewal's signatures alike; edges read none of them before the commit). No device
+   * asks for the joining key's signature before builds embedding it ship, so one folded between them is not served.
    */
   private List<NewEvent> split(String appId, String actor, SigningKeyRegistered k) {
     int budget = Math.min(Renewals.RENEWAL_BYTES_PER_EVENT, processor.maxEventBytes() / 2);

@@ -3,13 +3,13 @@ package dev.updraft.controlplane.commands;
 import dev.updraft.controlplane.render.ManifestRenderer;
 import dev.updraft.controlplane.render.UrlSource;
 import dev.updraft.controlplane.state.AppState;
+import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
 import dev.updraft.events.FailedUpdates;
-import dev.updraft.controlplane.state.ControlState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,6 +34,8 @@ public final class Renewals {
    * record limit; half the events topic's limit when that is smaller still.
    */
   static final int RENEWAL_BYTES_PER_EVENT = 512 * 1024;
+  /** The gauge of {@link #lifeLeft}. */
+  static final String LIFE_LEFT_GAUGE = "updraft_control_presigned_url_life_left_ratio";
 
   private final Vertx vertx;
   private final CommandProcessor processor;
@@ -56,9 +58,6 @@ public final class Renewals {
             + " download those assets (1 without expiring URLs)")
         .register(metrics);
   }
-
-  /** The gauge of {@link #lifeLeft}. */
-  static final String LIFE_LEFT_GAUGE = "updraft_control_presigned_url_life_left_ratio";
 
   /**
    * Of every servable manifest's pre-signed URLs, the least lifetime left at {@code now} as a fraction of

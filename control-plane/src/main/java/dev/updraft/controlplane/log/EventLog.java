@@ -71,12 +71,12 @@ public final class EventLog implements AutoCloseable {
   public static final int RECORD_LIMIT_BYTES = RecordLimit.UPDRAFT;
 
   private final String bootstrap;
-  /** The events topic's record limit: Kafka's default until {@link #startWriter} reads the topic's. */
-  private RecordLimit limit = RecordLimit.kafkaDefault();
   private final String topic;
   private final String transactionalId;
   /** Test seam: runs after an append's records are in the log and before its commit; nullable. */
   private final Runnable beforeCommit;
+  /** The events topic's record limit: Kafka's default until {@link #startWriter} reads the topic's. */
+  private RecordLimit limit = RecordLimit.kafkaDefault();
   private KafkaProducer<String, byte[]> producer;
   private Admin coordinator;
   private KafkaConsumer<String, byte[]> consumer;
