@@ -144,7 +144,7 @@ public final class ControlPlane {
                       Duration.ofMinutes(10));
               return started
                   .compose(v -> vertx.executeBlocking(() -> keys.sweep(processor.state().apps().keySet())))
-                  .compose(v -> listen(vertx, config, extensions, keys, storage, console, metrics, processor, tmp, url, tls))
+                  .compose(v -> listen(vertx, config, extensions, keys, storage, console, metrics, processor, tmp, url, tls, hooks))
                   .recover(
                       t -> vertx
                           .executeBlocking(
@@ -168,10 +168,12 @@ public final class ControlPlane {
       CommandProcessor processor,
       Path tmp,
       String[] url,
-      TlsFiles tls) {
+      TlsFiles tls,
+      Hooks hooks) {
     // the audit log and the groups no longer held, as the ingester projects them into PostgreSQL (connects lazily)
     HistoryReads history = HistoryReads.create(vertx, config.postgresUrl(), metrics);
-    Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics, history);
+    Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics, history,
+        hooks.renewalUrlsPerCommand() > 0 ? hooks.renewalUrlsPerCommand() : Commands.RENEWAL_URLS_PER_COMMAND);
     commands.keys().expiry().refresh(); // the log is replayed: every key's certificate expiry is known
     RolloutControl rollouts = new Rollouts(commands);
     PublisherApi api =

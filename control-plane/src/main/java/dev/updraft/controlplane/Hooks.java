@@ -11,11 +11,16 @@ import java.time.Clock;
  * @param gcs nullable: build the client from configuration
  * @param beforeSnapshotCommit nullable: runs after a snapshot's records are sent, before their commit (a
  *     crash in the middle of writing one)
+ * @param renewalUrlsPerCommand the pre-signed URLs one renewal command renders at most; 0: the production value
  */
-record Hooks(Clock clock, Runnable afterCommit, Storage gcs, Runnable beforeSnapshotCommit) {
+record Hooks(Clock clock, Runnable afterCommit, Storage gcs, Runnable beforeSnapshotCommit, int renewalUrlsPerCommand) {
   static final Hooks NONE = new Hooks(Clock.systemUTC(), null, null);
 
   Hooks(Clock clock, Runnable afterCommit, Storage gcs) {
     this(clock, afterCommit, gcs, null);
+  }
+
+  Hooks(Clock clock, Runnable afterCommit, Storage gcs, Runnable beforeSnapshotCommit) {
+    this(clock, afterCommit, gcs, beforeSnapshotCommit, 0);
   }
 }

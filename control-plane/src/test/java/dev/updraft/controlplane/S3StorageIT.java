@@ -25,6 +25,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,6 +34,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -207,10 +209,12 @@ class S3StorageIT {
     assertThat(before).hasSize(8);
     assertThat(before.values().iterator().next().length()).as("a pre-signed URL").isGreaterThan(300);
     // a control plane that was down while they came due renews all eight in one run (as one renewing hourly does
-    // with everything rendered in that hour, the production default)
+    // with everything rendered in that hour, the production default); in commands of ~400 URLs here (20,000 in
+    // production), so that publishes are not held up behind a large backlog
     long wait = Duration.between(Instant.now(), lastSigned.plus(ttl.dividedBy(2)).plusMillis(200)).toMillis();
     Thread.sleep(Math.max(0, wait));
-    cp = TestSupport.start(vertx, config);
+    Instant restarted = Instant.now();
+    cp = TestSupport.start(vertx, config, new Hooks(Clock.systemUTC(), null, null, null, 400));
     try {
       Http h = new Http("http://127.0.0.1:" + cp.port(), TestSupport.ADMIN);
       Map<String, String> now = before;
@@ -223,6 +227,13 @@ class S3StorageIT {
         }
       }
       assertThat(renewedCount(before, now)).as("manifests renewed").isEqualTo(8);
+      Map<Instant, Integer> perCommand = new TreeMap<>(); // a command's events share its time
+      for (EventEnvelope e : TestSupport.events(infra, prefix + "updraft.events", "bigrenew")) {
+        if (e.occurredAt().isAfter(restarted) && e.payload() instanceof ManifestsRenewed m) {
+          perCommand.merge(e.occurredAt(), m.renewals().size(), Integer::sum);
+        }
+      }
+      assertThat(perCommand.values()).as("entries of 61 URLs: seven reach 400, the eighth in the next command").containsExactly(7, 1);
       assertThat(InsightsApiIT.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("all renewed").isGreaterThan(0.5);
       for (String url : now.values()) {
         assertThat(status(url)).as("GET %s", url).isEqualTo(200);

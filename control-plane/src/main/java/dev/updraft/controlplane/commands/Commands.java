@@ -36,12 +36,17 @@ public final class Commands {
   private final RetentionCommands retention;
   private final AssetPrune assets;
 
+  /** The pre-signed URLs one renewal command renders at most, in production. */
+  public static final int RENEWAL_URLS_PER_COMMAND = Renewals.URLS_PER_COMMAND;
+
   /**
    * @param history the groups the control plane no longer holds (the history projection), which retention
    *     policies delete too; null: none (policies act on the held groups only)
+   * @param renewalUrlsPerCommand the pre-signed URLs one renewal command renders at most
+   *     ({@link #RENEWAL_URLS_PER_COMMAND}; smaller in tests)
    */
-  public Commands(
-      Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics, HistoryReads history) {
+  public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics,
+      HistoryReads history, int renewalUrlsPerCommand) {
     this.processor = processor;
     Groups groups = new Groups(storage, keys);
     KeyExpiry expiry = new KeyExpiry(metrics, () -> processor.state().apps().values(), processor.clock());
@@ -50,7 +55,7 @@ public final class Commands {
     this.updates = new UpdateCommands(vertx, processor, groups);
     this.rollouts = new RolloutCommands(vertx, processor, groups);
     this.channels = new ChannelCommands(vertx, processor);
-    this.renewals = new Renewals(vertx, processor, storage, groups, metrics);
+    this.renewals = new Renewals(vertx, processor, storage, groups, metrics, renewalUrlsPerCommand);
     this.deliveries = new DeliveryCommands(vertx, processor);
     this.deletions = new DeletionCommands(vertx, processor, keys);
     this.retention = new RetentionCommands(vertx, processor, history);

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Renews manifests whose pre-signed asset URLs are past half their lifetime (storage without expiring URLs
@@ -36,15 +37,23 @@ public final class Renewals {
   static final int RENEWAL_BYTES_PER_EVENT = 512 * 1024;
   /** The gauge of {@link #lifeLeft}. */
   static final String LIFE_LEFT_GAUGE = "updraft_control_presigned_url_life_left_ratio";
+  /** About how many pre-signed URLs one renewal command renders (about a second of S3 presigning). */
+  static final int URLS_PER_COMMAND = 20_000;
+  /** A bound on the commands of one renewal run (a run that keeps finding work stops there until the next). */
+  private static final int MAX_COMMANDS_PER_RUN = 1_000;
 
   private final Vertx vertx;
   private final CommandProcessor processor;
   private final AssetStorage storage;
   private final Groups groups;
   private final Counter renewed;
+  private final int urlsPerCommand;
+  private final AtomicBoolean running = new AtomicBoolean();
 
-  Renewals(Vertx vertx, CommandProcessor processor, AssetStorage storage, Groups groups, MeterRegistry metrics) {
+  /** @param urlsPerCommand at least 1; {@link #URLS_PER_COMMAND} but in tests */
+  Renewals(Vertx vertx, CommandProcessor processor, AssetStorage storage, Groups groups, MeterRegistry metrics, int urlsPerCommand) {
     this.vertx = vertx;
+    this.urlsPerCommand = urlsPerCommand;
     this.processor = processor;
     this.storage = storage;
     this.groups = groups;
@@ -87,24 +96,34 @@ public final class Renewals {
   }
 
   /**
-   * Renders fresh manifests for servable entries whose pre-signed URLs are past half their lifetime.
+   * Renders fresh manifests for servable entries whose pre-signed URLs are past half their lifetime, in
+   * commands of about {@link #urlsPerCommand} URLs each: the command thread runs nothing else while one plans
+   * (every URL is signed there: tens of microseconds for S3, an RSA signature for GCS), so a backlog (a control plane down past half the
+   * URLs' lifetime, a fleet of large apps) is renewed in several commands with publishes between them. A call
+   * while another is still at work returns 0 at once.
    *
    * @return how many entries were renewed
    */
   public Future<Integer> renewDue() {
     Duration ttl = storage.urlTtl();
-    if (ttl == null) {
+    if (ttl == null || !running.compareAndSet(false, true)) {
       return Future.succeededFuture(0);
     }
+    return renewSome(ttl, 0, 1).andThen(ar -> running.set(false));
+  }
+
+  private Future<Integer> renewSome(Duration ttl, int before, int command) {
+    boolean[] more = {false};
     return processor.submit(
             vertx,
             "renew",
             (s, now) -> {
               List<NewEvent> events = new ArrayList<>();
               int budget = Math.min(RENEWAL_BYTES_PER_EVENT, processor.maxEventBytes() / 2);
+              int[] spent = {0};
               int total = 0;
               for (AppState app : s.apps().values()) {
-                List<Renewal> due = due(app, ttl, now);
+                List<Renewal> due = due(app, ttl, now, spent);
                 for (List<Renewal> chunk : chunks(due, budget, RENEWALS_PER_EVENT)) {
                   events.add(
                       new NewEvent(
@@ -114,11 +133,19 @@ public final class Renewals {
                               "pre-signed asset URLs renewed before expiry (valid for " + ttl + " from " + now + ")", List.copyOf(chunk))));
                 }
                 total += due.size();
+                if (spent[0] >= urlsPerCommand) {
+                  more[0] = true; // the rest in the next command
+                  break;
+                }
               }
               int n = total;
               return Plan.of(events, st -> n);
             })
-        .onSuccess(renewed::increment);
+        .onSuccess(renewed::increment)
+        .compose(
+            n -> more[0] && n > 0 && command < MAX_COMMANDS_PER_RUN
+                ? renewSome(ttl, before + n, command + 1)
+                : Future.succeededFuture(before + n));
   }
 
   /**
@@ -167,8 +194,12 @@ public final class Renewals {
     return n;
   }
 
-  /** Fresh bodies for the app's servable manifests rendered more than half a lifetime ago. */
-  private List<Renewal> due(AppState app, Duration ttl, Instant now) {
+  /**
+   * Fresh bodies for the app's servable manifests rendered more than half a lifetime ago, while {@code spent[0]}
+   * (the URLs rendered by this command so far, each entry's assets and launch asset) is below
+   * {@link #urlsPerCommand}; the command's first entry is always taken.
+   */
+  private List<Renewal> due(AppState app, Duration ttl, Instant now, int[] spent) {
     List<Renewal> due = new ArrayList<>();
     Groups.Sign sign = null;
     UrlSource urls = storage.urls(app.appId());
@@ -182,6 +213,10 @@ public final class Renewals {
       if (rendered != null && rendered.plus(ttl.dividedBy(2)).isAfter(now)) {
         continue;
       }
+      if (spent[0] > 0 && spent[0] >= urlsPerCommand) {
+        break;
+      }
+      spent[0] += p.assetKeys().size() + 1;
       if (sign == null) {
         sign = groups.signer(app);
       }
