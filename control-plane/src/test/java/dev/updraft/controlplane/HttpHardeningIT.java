@@ -305,6 +305,42 @@ class HttpHardeningIT {
     assertThat(admin.get("/assets/vault/" + sha + ".js").body()).isEqualTo(asset); // still serving the real asset
   }
 
+  @Test
+  void anAssetUploadAskingFor100ContinueGetsItOnceAuthorizedAndARefusalOtherwise() throws Exception {
+    // curl sends Expect: 100-continue with a body over 1 MiB and waits up to a second for the interim answer: the asset
+    // route never sent one, so every such upload (a bundle) took a second longer
+    Http admin = new Http(http(plain, ""), TestSupport.ADMIN);
+    assertThat(admin.post("/v1/apps", Map.of("appId", "expect")).status()).isEqualTo(201);
+    byte[] asset = "console.log('expect');".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    String head = "PUT /v1/apps/expect/assets/" + ExportFixture.sha256(asset) + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/javascript\r\n"
+        + "Content-Length: " + asset.length + "\r\nExpect: 100-continue\r\n";
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", plain.port())) {
+      s.setSoTimeout(5_000);
+      s.getOutputStream().write((head + "Authorization: Bearer " + TestSupport.ADMIN + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      assertThat(responseHead(s.getInputStream())).as("the interim answer, before any body byte").startsWith("HTTP/1.1 100 Continue");
+      s.getOutputStream().write(asset);
+      assertThat(responseHead(s.getInputStream())).startsWith("HTTP/1.1 201");
+    }
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", plain.port())) {
+      s.setSoTimeout(5_000);
+      s.getOutputStream().write((head + "Authorization: Bearer updraft_not-a-token\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      assertThat(responseHead(s.getInputStream())).as("no body asked of a client that may not upload").startsWith("HTTP/1.1 401");
+    }
+  }
+
+  /** One response head (status line and headers) read from {@code in}. */
+  private static String responseHead(InputStream in) throws IOException {
+    StringBuilder b = new StringBuilder();
+    while (!b.toString().endsWith("\r\n\r\n")) {
+      int c = in.read();
+      if (c < 0) {
+        break;
+      }
+      b.append((char) c);
+    }
+    return b.toString();
+  }
+
   static String rawAnswer(int port, byte[] request) throws IOException {
     return RawExchange.answer(port, request);
   }

@@ -86,6 +86,10 @@ final class AssetUpload implements Handler<RoutingContext> {
               req.handler(u::chunk);
               req.endHandler(v -> u.end());
               req.exceptionHandler(t -> u.abort(null));
+              if (req.headers().contains("expect", "100-continue", true)) {
+                // authorized and within the limit: curl (a body over 1 MiB) waits a second for this before sending
+                rc.response().writeContinue();
+              }
               req.resume();
             });
   }
