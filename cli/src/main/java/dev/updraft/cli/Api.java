@@ -29,6 +29,8 @@ final class Api {
   private final String server;
   private final String token;
   private final HttpClient http;
+  /** " through the proxy …" when there is one, for messages; empty otherwise. */
+  private final String via;
   private final Sleeper sleeper;
 
   /** Waits between retries (a test can make it instant). */
@@ -41,12 +43,24 @@ final class Api {
    *     trust store (a private CA, or the server's self-signed certificate)
    */
   Api(String server, String token, Sleeper sleeper, Path cacert) throws CliException {
+    this(server, token, sleeper, cacert, null);
+  }
+
+  /** @param proxy nullable: connect directly */
+  Api(String server, String token, Sleeper sleeper, Path cacert, Proxies proxy) throws CliException {
     this.server = server.endsWith("/") ? server.substring(0, server.length() - 1) : server;
     this.token = token;
     this.sleeper = sleeper;
+    this.via = proxy == null ? "" : " " + proxy.describe();
     HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NEVER);
     if (cacert != null) {
       b.sslContext(trusting(cacert));
+    }
+    if (proxy != null) {
+      b.proxy(proxy.selector());
+      if (proxy.authenticator() != null) {
+        b.authenticator(proxy.authenticator());
+      }
     }
     this.http = b.build();
   }
@@ -165,7 +179,7 @@ final class Api {
       try {
         r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
       } catch (ConnectException e) {
-        last = new CliException("cannot connect to " + server + " (" + e.getMessage() + "); is the control plane running? (--server / UPDRAFT_SERVER)");
+        last = new CliException("cannot connect to " + server + via + " (" + e.getMessage() + "); is the control plane running? (--server / UPDRAFT_SERVER)");
         continue;
       } catch (javax.net.ssl.SSLHandshakeException e) {
         // not transient: retrying cannot make the certificate trusted

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +51,13 @@ final class Session {
       throw CliException.usage("no token: give --token or set UPDRAFT_TOKEN (the admin token, or one from `updraft tokens create`)");
     }
     String cacert = global.cacert != null ? global.cacert : env.get("UPDRAFT_CACERT");
-    return new Api(server, token.trim(), sleeper, cacert == null || cacert.isBlank() ? null : Path.of(cacert));
+    URI uri;
+    try {
+      uri = new URI(server);
+    } catch (URISyntaxException e) {
+      throw CliException.usage("--server (UPDRAFT_SERVER) " + server + " is not a URL: " + e.getMessage());
+    }
+    return new Api(server, token.trim(), sleeper, cacert == null || cacert.isBlank() ? null : Path.of(cacert), Proxies.of(env, uri));
   }
 
   /** Prints {@code human}, or {@code r} as indented JSON with {@code --json}. */
