@@ -98,9 +98,9 @@ public final class Renewals {
   /**
    * Renders fresh manifests for servable entries whose pre-signed URLs are past half their lifetime, in
    * commands of about {@link #urlsPerCommand} URLs each: the command thread runs nothing else while one plans
-   * (every URL is signed there: tens of microseconds for S3, an RSA signature for GCS), so a backlog (a control plane down past half the
-   * URLs' lifetime, a fleet of large apps) is renewed in several commands with publishes between them. A call
-   * while another is still at work returns 0 at once.
+   * (every URL is signed there: tens of microseconds for S3, an RSA signature for GCS), so a backlog (a control
+   * plane down past half the URLs' lifetime, a fleet of large apps) is renewed in several commands with
+   * publishes between them. A call while another is still at work returns 0 at once.
    *
    * @return how many entries were renewed
    */
