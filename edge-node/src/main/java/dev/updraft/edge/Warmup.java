@@ -52,6 +52,8 @@ final class Warmup {
   static final int OPS_EVERY = 1_000;
   /** How often the hot path's compiled state is read while it is not all compiled. */
   private static final long PENDING_READ_MS = 250;
+  /** How often a running warm-up logs how far it got. */
+  private static final long PROGRESS_MS = 5_000;
 
   /** Failed requests after which the warm-up gives up (the node is closing, or its servers cannot be reached). */
   private static final int MAX_FAILURES = 100;
@@ -123,7 +125,13 @@ final class Warmup {
     }
     HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true),
         new PoolOptions().setHttp1MaxSize(CONCURRENCY));
+    LOG.info("warm-up: up to {} requests over {} variants of {} apps, at most {} s{}, before ready (/readyz says warming-up;"
+            + " --warmup-requests 0 skips it)", requests, variants.size(), image.appCount(), timeout.toSeconds(),
+        untilFlat ? ", ending once its latency is flat and the hot path compiled" : "");
     long t0 = System.nanoTime();
+    // a line every few seconds: a warm-up can take tens of seconds on a small machine, and nothing else is logged meanwhile
+    long progress = vertx.setPeriodic(PROGRESS_MS, PROGRESS_MS, id -> LOG.info("warm-up: {} of at most {} requests answered in {} s",
+        answered.get(), requests, (System.nanoTime() - t0) / 1_000_000_000L));
     long deadline = t0 + timeout.toNanos();
     AtomicInteger started = new AtomicInteger();
     Map<Integer, Long> statuses = new TreeMap<>();
@@ -144,6 +152,7 @@ final class Warmup {
     }
     return all.future().eventually(client::close).onComplete(ar -> {
       vertx.cancelTimer(reader);
+      vertx.cancelTimer(progress);
       List<String> notCompiled = pending.get();
       long ms = (System.nanoTime() - t0) / 1_000_000;
       live.phases().took("warmup", System.nanoTime() - t0);

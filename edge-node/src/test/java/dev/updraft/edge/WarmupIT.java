@@ -2,6 +2,9 @@ package dev.updraft.edge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventPayload.UpdateGroup;
 import dev.updraft.testing.Fixtures;
@@ -18,6 +21,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
 
 /**
  * Warm before ready: {@code /readyz} answers 200 only after the edge has answered its own warm-up requests
@@ -66,6 +70,9 @@ class WarmupIT {
       UpdateGroup g = FixtureManifests.group("production", "1.0.0", Fixtures.update1(), t, null, null);
       log.publish(APP, new EventPayload.UpdatePublished(g));
 
+      ListAppender<ILoggingEvent> lines = new ListAppender<>();
+      lines.start();
+      ((Logger) LoggerFactory.getLogger(Warmup.class)).addAppender(lines);
       EdgeNode edge = Edges.start(vertx, log, "warmup-edge", "warmup-requests", Integer.toString(WARMUP),
           "warmup-timeout", "120s", "warmup-until-flat", "false");
       EdgeHttp http = new EdgeHttp(edge.port());
@@ -81,6 +88,12 @@ class WarmupIT {
         assertThat(System.nanoTime() - deadline).as("ready within 120 s").isNegative();
       } while (status != 200);
       long warmupAnswers = edge.warmupAnswered();
+      ((Logger) LoggerFactory.getLogger(Warmup.class)).detachAppender(lines);
+      List<String> said = lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+      assertThat(said).as("what the warm-up logs").isNotEmpty();
+      assertThat(said.get(0)).as("a line when it starts, saying how long it may take and how to skip it")
+          .startsWith("warm-up: up to " + WARMUP + " requests over").contains("at most 120 s").contains("--warmup-requests 0");
+      assertThat(said.get(said.size() - 1)).as("and one when it ends").contains("; ready;");
 
       assertThat(warmupAnswers).as("answered by the time /readyz says 200: the whole warm-up").isGreaterThanOrEqualTo(WARMUP);
       assertThat(answered(http)).as("the warm-up's requests are not in the request metrics").isZero();
