@@ -32,12 +32,15 @@ public final class EmbeddedKafka implements AutoCloseable {
   private final Path dataDir;
   private final int port;
   private final int controllerPort;
+  /** Broker settings over the defaults below (tests: a topic policy, as a managed service has). */
+  private final Map<String, String> overrides;
   private KafkaRaftServer server;
 
-  private EmbeddedKafka(Path dataDir, int port, int controllerPort) {
+  private EmbeddedKafka(Path dataDir, int port, int controllerPort, Map<String, String> overrides) {
     this.dataDir = dataDir;
     this.port = port;
     this.controllerPort = controllerPort;
+    this.overrides = Map.copyOf(overrides);
   }
 
   /**
@@ -47,9 +50,14 @@ public final class EmbeddedKafka implements AutoCloseable {
    * @param controllerPort the KRaft controller port on 127.0.0.1, 0 for a free one
    */
   public static EmbeddedKafka start(Path dataDir, int port, int controllerPort) {
+    return start(dataDir, port, controllerPort, Map.of());
+  }
+
+  /** As {@link #start(Path, int, int)}, with broker settings {@code overrides} over the defaults. */
+  public static EmbeddedKafka start(Path dataDir, int port, int controllerPort, Map<String, String> overrides) {
     EmbeddedKafka k =
         new EmbeddedKafka(
-            dataDir, port == 0 ? Ports.freePort() : port, controllerPort == 0 ? Ports.freePort() : controllerPort);
+            dataDir, port == 0 ? Ports.freePort() : port, controllerPort == 0 ? Ports.freePort() : controllerPort, overrides);
     k.startServer();
     return k;
   }
@@ -143,6 +151,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     // a restarted single node re-registers as soon as its previous session lapses
     p.put("broker.heartbeat.interval.ms", "500");
     p.put("broker.session.timeout.ms", "2500");
+    p.putAll(overrides);
     return p;
   }
 

@@ -13,6 +13,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.PolicyViolationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +34,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class TopicSetup {
   private static final Logger LOG = LoggerFactory.getLogger(TopicSetup.class);
+
+  /** A topic config a managed cluster may refuse; the topic is then created without it. */
+  static final String RECORD_LIMIT = "max.message.bytes";
 
   /** The largest replication factor Updraft picks by itself. */
   static final int DEFAULT_MAX_REPLICATION = 3;
@@ -135,6 +140,17 @@ public final class TopicSetup {
           "created topic={} partitions={} replicationFactor={} brokers={} configs={}",
           t.name(), t.partitions(), r.factor(), brokers, configs);
     } catch (ExecutionException e) {
+      if ((e.getCause() instanceof PolicyViolationException || e.getCause() instanceof InvalidConfigurationException)
+          && configs.containsKey(RECORD_LIMIT)) {
+        // a managed service may refuse a larger record limit: the topic is created with the cluster's, which the
+        // event writer then reads and warns about (a large publish gets 413 event-too-large naming it)
+        LOG.warn("the cluster at bootstrap={} refused topic={} with {}={} ({}): creating it with the cluster's default",
+            bootstrap, t.name(), RECORD_LIMIT, configs.get(RECORD_LIMIT), e.getCause().getMessage());
+        Map<String, String> without = new LinkedHashMap<>(t.configs());
+        without.remove(RECORD_LIMIT);
+        create(admin, bootstrap, new Spec(t.name(), t.partitions(), without), r, brokers);
+        return;
+      }
       if (!(e.getCause() instanceof TopicExistsException)) {
         throw new IllegalStateException(
             "cannot create topic=" + t.name() + " (replicationFactor=" + r.factor() + ", brokers=" + brokers + ") at bootstrap="
