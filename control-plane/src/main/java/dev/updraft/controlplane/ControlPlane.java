@@ -172,8 +172,8 @@ public final class ControlPlane {
       Hooks hooks) {
     // the audit log and the groups no longer held, as the ingester projects them into PostgreSQL (connects lazily)
     HistoryReads history = HistoryReads.create(vertx, config.postgresUrl(), metrics);
-    Commands commands = new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics, history,
-        hooks.renewalUrlsPerCommand() > 0 ? hooks.renewalUrlsPerCommand() : Commands.RENEWAL_URLS_PER_COMMAND);
+    Commands commands =
+        new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics, history, hooks.renewalUrlsPerCommand());
     commands.keys().expiry().refresh(); // the log is replayed: every key's certificate expiry is known
     RolloutControl rollouts = new Rollouts(commands);
     PublisherApi api =

@@ -126,15 +126,9 @@ final class TestSupport {
 
   /** The events of one app, in sequence order. */
   static List<EventEnvelope> events(Infra infra, String appId) {
-    List<EventEnvelope> out = new ArrayList<>();
-    for (EventEnvelope e : events(infra)) {
-      if (e.appId().equals(appId)) {
-        out.add(e);
-      }
-    }
-    out.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
-    return out;
+    return events(infra, Topics.events(infra.topicPrefix()), appId);
   }
+
 
   static Vertx vertx() {
     return Vertx.vertx();

@@ -91,6 +91,15 @@ public final class EventCodec {
     }
   }
 
+  /** The bytes {@code r} takes in an event's payload (its JSON, as {@link #encode} writes it). */
+  public static int renewalBytes(EventPayload.Renewal r) {
+    try {
+      return MAPPER.writeValueAsBytes(r).length;
+    } catch (JsonProcessingException ex) {
+      throw new IllegalStateException("cannot encode renewal updateId=" + r.updateId(), ex);
+    }
+  }
+
   /**
    * An update group as JSON, the shape it has inside an event's payload (the history projection stores it
    * so that a group the control plane no longer holds can still be shown and republished).

@@ -83,6 +83,12 @@ public sealed interface EventPayload {
     public boolean joinsRing() {
       return Boolean.TRUE.equals(ring);
     }
+
+    /** The same registration carrying {@code some} of its re-signed entries (the rest go in renewal events). */
+    public SigningKeyRegistered withResigned(List<Renewal> some) {
+      return new SigningKeyRegistered(keyId, certificatePem, certificateSha256, noUpdateDirectiveBody,
+          noUpdateDirectiveSignature, some, certificateChainPem, ring);
+    }
   }
 
   /**

@@ -36,14 +36,11 @@ public final class Commands {
   private final RetentionCommands retention;
   private final AssetPrune assets;
 
-  /** The pre-signed URLs one renewal command renders at most, in production. */
-  public static final int RENEWAL_URLS_PER_COMMAND = Renewals.URLS_PER_COMMAND;
-
   /**
    * @param history the groups the control plane no longer holds (the history projection), which retention
    *     policies delete too; null: none (policies act on the held groups only)
-   * @param renewalUrlsPerCommand the pre-signed URLs one renewal command renders at most
-   *     ({@link #RENEWAL_URLS_PER_COMMAND}; smaller in tests)
+   * @param renewalUrlsPerCommand the pre-signed URLs one renewal command renders at most (smaller in tests); 0:
+   *     the production value
    */
   public Commands(Vertx vertx, CommandProcessor processor, AssetStorage storage, KeyStore keys, MeterRegistry metrics,
       HistoryReads history, int renewalUrlsPerCommand) {

@@ -78,14 +78,12 @@ public final class KeyCommands {
    * asks for the joining key's signature before builds embedding it ship, so one folded between them is not served.
    */
   private List<NewEvent> split(String appId, String actor, SigningKeyRegistered k) {
-    int budget = Math.min(Renewals.RENEWAL_BYTES_PER_EVENT, processor.maxEventBytes() / 2);
-    List<List<Renewal>> runs = Renewals.chunks(k.resigned(), budget, Renewals.RENEWALS_PER_EVENT);
+    List<List<Renewal>> runs = Renewals.chunks(k.resigned(), processor);
     if (runs.size() <= 1) {
       return List.of(new NewEvent(appId, actor, k));
     }
     List<NewEvent> out = new ArrayList<>();
-    out.add(new NewEvent(appId, actor, new SigningKeyRegistered(k.keyId(), k.certificatePem(), k.certificateSha256(),
-        k.noUpdateDirectiveBody(), k.noUpdateDirectiveSignature(), runs.get(0), k.certificateChainPem(), k.ring())));
+    out.add(new NewEvent(appId, actor, k.withResigned(runs.get(0))));
     for (int i = 1; i < runs.size(); i++) {
       out.add(new NewEvent(appId, actor, new ManifestsRenewed(
           "re-signed with every key of the ring after keyid " + k.keyId() + " joined (" + (i + 1) + " of " + runs.size() + ")",

@@ -6,6 +6,7 @@ import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.storage.AssetStorage;
+import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventPayload.ManifestsRenewed;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.Renewal;
@@ -37,7 +38,10 @@ public final class Renewals {
   static final int RENEWAL_BYTES_PER_EVENT = 512 * 1024;
   /** The gauge of {@link #lifeLeft}. */
   static final String LIFE_LEFT_GAUGE = "updraft_control_presigned_url_life_left_ratio";
-  /** About how many pre-signed URLs one renewal command renders (about a second of S3 presigning). */
+  /**
+   * About how many pre-signed URLs one renewal command renders: chosen to keep a command short, not measured
+   * (no benchmark of renewal cost exists yet).
+   */
   static final int URLS_PER_COMMAND = 20_000;
   /** A bound on the commands of one renewal run (a run that keeps finding work stops there until the next). */
   private static final int MAX_COMMANDS_PER_RUN = 1_000;
@@ -50,10 +54,10 @@ public final class Renewals {
   private final int urlsPerCommand;
   private final AtomicBoolean running = new AtomicBoolean();
 
-  /** @param urlsPerCommand at least 1; {@link #URLS_PER_COMMAND} but in tests */
+  /** @param urlsPerCommand smaller in tests; 0: {@link #URLS_PER_COMMAND} */
   Renewals(Vertx vertx, CommandProcessor processor, AssetStorage storage, Groups groups, MeterRegistry metrics, int urlsPerCommand) {
     this.vertx = vertx;
-    this.urlsPerCommand = urlsPerCommand;
+    this.urlsPerCommand = urlsPerCommand > 0 ? urlsPerCommand : URLS_PER_COMMAND;
     this.processor = processor;
     this.storage = storage;
     this.groups = groups;
@@ -79,11 +83,8 @@ public final class Renewals {
     Instant oldest = null;
     for (AppState app : s.apps().values()) {
       for (AppState.Servable sv : app.servable(FailedUpdates.DEPTH)) {
-        GroupState g = app.group(sv.groupId());
-        if (g.group().rollsBackToEmbedded()) {
-          continue;
-        }
-        Instant rendered = g.renderedAt().get(g.platform(sv.platform()).updateId());
+        PlatformUpdate p = withUrls(app, sv);
+        Instant rendered = p == null ? null : app.group(sv.groupId()).renderedAt().get(p.updateId());
         if (rendered != null && (oldest == null || rendered.isBefore(oldest))) {
           oldest = rendered;
         }
@@ -98,7 +99,7 @@ public final class Renewals {
   /**
    * Renders fresh manifests for servable entries whose pre-signed URLs are past half their lifetime, in
    * commands of about {@link #urlsPerCommand} URLs each: the command thread runs nothing else while one plans
-   * (every URL is signed there: tens of microseconds for S3, an RSA signature for GCS), so a backlog (a control
+   * (every URL is signed there: an HMAC chain for S3, an RSA signature for GCS), so a backlog (a control
    * plane down past half the URLs' lifetime, a fleet of large apps) is renewed in several commands with
    * publishes between them. A call while another is still at work returns 0 at once.
    *
@@ -119,12 +120,11 @@ public final class Renewals {
             "renew",
             (s, now) -> {
               List<NewEvent> events = new ArrayList<>();
-              int budget = Math.min(RENEWAL_BYTES_PER_EVENT, processor.maxEventBytes() / 2);
               int[] spent = {0};
               int total = 0;
               for (AppState app : s.apps().values()) {
                 List<Renewal> due = due(app, ttl, now, spent);
-                for (List<Renewal> chunk : chunks(due, budget, RENEWALS_PER_EVENT)) {
+                for (List<Renewal> chunk : chunks(due, processor)) {
                   events.add(
                       new NewEvent(
                           app.appId(),
@@ -172,26 +172,14 @@ public final class Renewals {
     return out;
   }
 
-  /** An upper estimate of a renewal's bytes in an event: its JSON-escaped body (quotes double) and signatures. */
+  /** A renewal's bytes in an event: its JSON and the comma before the next. */
   static long encodedSize(Renewal r) {
-    long n = 64 + r.updateId().length() + escaped(r.body()) + (r.signature() == null ? 0 : escaped(r.signature()));
-    for (var e : r.signatures().entrySet()) {
-      n += 8 + e.getKey().length() + escaped(e.getValue());
-    }
-    return n;
+    return EventCodec.renewalBytes(r) + 1L;
   }
 
-  private static long escaped(String s) {
-    long n = s.length();
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\' || c < 0x20) {
-        n += 5; // at most a six-character escape
-      } else if (c >= 0x80) {
-        n += 2; // UTF-8
-      }
-    }
-    return n;
+  /** {@link #chunks(List, int, int)} within the event size the log takes, for renewals and re-signings alike. */
+  static List<List<Renewal>> chunks(List<Renewal> renewals, CommandProcessor processor) {
+    return chunks(renewals, Math.min(RENEWAL_BYTES_PER_EVENT, processor.maxEventBytes() / 2), RENEWALS_PER_EVENT);
   }
 
   /**
@@ -204,12 +192,11 @@ public final class Renewals {
     Groups.Sign sign = null;
     UrlSource urls = storage.urls(app.appId());
     for (AppState.Servable sv : app.servable(FailedUpdates.DEPTH)) {
-      GroupState g = app.group(sv.groupId());
-      if (g.group().rollsBackToEmbedded()) {
+      PlatformUpdate p = withUrls(app, sv);
+      if (p == null) {
         continue;
       }
-      PlatformUpdate p = g.platform(sv.platform());
-      Instant rendered = g.renderedAt().get(p.updateId());
+      Instant rendered = app.group(sv.groupId()).renderedAt().get(p.updateId());
       if (rendered != null && rendered.plus(ttl.dividedBy(2)).isAfter(now)) {
         continue;
       }
@@ -224,5 +211,11 @@ public final class Renewals {
       due.add(sign.sign(body).renewal(p.updateId(), body));
     }
     return due;
+  }
+
+  /** The servable entry's manifest, or null for a roll back to embedded (a directive, no asset URLs). */
+  private static PlatformUpdate withUrls(AppState app, AppState.Servable sv) {
+    GroupState g = app.group(sv.groupId());
+    return g.group().rollsBackToEmbedded() ? null : g.platform(sv.platform());
   }
 }
