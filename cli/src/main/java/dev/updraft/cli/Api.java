@@ -58,8 +58,9 @@ final class Api {
     }
     if (proxy != null) {
       b.proxy(proxy.selector());
-      if (proxy.authenticator() != null) {
-        b.authenticator(proxy.authenticator());
+      java.net.Authenticator credentials = proxy.authenticator();
+      if (credentials != null) {
+        b.authenticator(credentials);
       }
     }
     this.http = b.build();
