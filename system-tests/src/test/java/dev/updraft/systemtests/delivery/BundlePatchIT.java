@@ -86,6 +86,8 @@ class BundlePatchIT {
     flags.put("data-dir", dir.toString());
     flags.put("edge-public-url", "http://127.0.0.1:" + edgePort);
     flags.put("postgres-url", "postgresql://postgres@127.0.0.1:1/none");
+    // low levels: 40 s less of a 2-core CI run; EncodingsTest checks that best copies decode and are no larger
+    flags.put("asset-encoding", "fast");
     cp = Stack.await(ControlPlane.start(vertx, ControlPlaneConfig.from(Settings.of(flags, Map.of()))));
     edge = startEdge("edge-diffs", edgePort);
 
@@ -251,7 +253,7 @@ class BundlePatchIT {
     HttpResponse<byte[]> gzip = get(m, "Accept-Encoding", "gzip");
     assertThat(gzip.headers().firstValue("content-encoding")).hasValue("gzip");
     assertThat(hash(new GZIPInputStream(new ByteArrayInputStream(gzip.body())).readAllBytes())).isEqualTo(expected);
-    assertThat(zstd.body().length).isLessThan(gzip.body().length);
+    // that best copies are smaller than gzip's is EncodingsTest's (this stack encodes at fast levels)
   }
 
   @Test

@@ -40,7 +40,7 @@ public final class Services {
     f.put("bind", "127.0.0.1");
     f.put("admin-token", ADMIN);
     f.put("data-dir", dataDir.toString());
-    f.put("asset-encoding", "fast"); // low levels: no test here measures compression (BundlePatchIT keeps the default)
+    f.put("asset-encoding", "fast"); // low levels: no test here measures compression
     put(f, extra);
     return f;
   }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * State grows with what is live: after 300 republishes on one branch an edge holds a handful of groups,
+ * State grows with what is live: after 120 republishes on one branch an edge holds a handful of groups (HistoryIT does 300),
  * snapshots are written, and a fresh edge and a fresh control plane started after them read only the
  * tail and answer exactly like ones that read the log from offset 0.
  */
@@ -40,7 +40,7 @@ class SnapshotStartIT {
       cli.json("apps", "create", "live", "--certificate", Fixtures.certificatePem().toString(), "--private-key",
           Fixtures.privateKeyPkcs1Pem().toString());
       List<String> ids = new ArrayList<>();
-      for (int i = 0; i < 301; i++) {
+      for (int i = 0; i < 121; i++) {
         JsonNode g = cli.json("publish", "--app", "live", "--branch", "main", "--runtime-version", "1.0.0", "--dist",
             (i % 2 == 0 ? Fixtures.update1() : Fixtures.update2()).toString());
         g.path("platforms").forEach(p -> ids.add(p.path("updateId").asText()));
@@ -49,7 +49,7 @@ class SnapshotStartIT {
           "--rollout-percentage", "40");
       cli.json("channel", "--app", "live", "--channel", "production", "--branch", "main", "--rollout-branch", "beta", "--percentage", "25");
       EdgeNode fromZero = stack.edge; // started before any snapshot existed: it read the log from offset 0
-      assertThat(gauge(stack.edgeUrl(), "updraft_edge_image_groups")).as("groups an edge holds after 301 publishes")
+      assertThat(gauge(stack.edgeUrl(), "updraft_edge_image_groups")).as("groups an edge holds after 121 publishes")
           .isBetween(1.0, 8.0);
       awaitSnapshots(stack);
       cli.json("rollback", "--app", "live", "--branch", "old", "--runtime-version", "1.0.0", "--embedded", "--platform", "ios");

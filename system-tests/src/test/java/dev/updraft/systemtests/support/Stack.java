@@ -78,7 +78,7 @@ public final class Stack implements AutoCloseable {
     cp.put("admin-token", ADMIN_TOKEN);
     cp.put("data-dir", dataDir.toString());
     cp.put("postgres-url", postgresUrl());
-    cp.put("asset-encoding", "fast"); // low levels: no test here measures compression (BundlePatchIT keeps the default)
+    cp.put("asset-encoding", "fast"); // low levels: no test here measures compression
     return cp;
   }
 
