@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -22,6 +24,14 @@ final class EmbeddedProvider implements Provider {
   private boolean closed;
 
   EmbeddedProvider() {
+    // PostgreSQL starts on another thread while Kafka does (a couple of seconds less for every test JVM)
+    try {
+      pgDir = Files.createTempDirectory("updraft-test-pg");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot make a directory for the test PostgreSQL: " + e.getMessage(), e);
+    }
+    CompletableFuture<EmbeddedPostgresServer> starting =
+        CompletableFuture.supplyAsync(() -> EmbeddedPostgresServer.start(pgDir, 0, false));
     try {
       kafka =
           new KafkaClusterTestKit.Builder(
@@ -39,11 +49,15 @@ final class EmbeddedProvider implements Provider {
       kafka.format();
       kafka.startup();
       kafka.waitForReadyBrokers();
-      pgDir = Files.createTempDirectory("updraft-test-pg");
     } catch (Exception e) {
+      starting.thenAccept(EmbeddedPostgresServer::close); // no PostgreSQL left running without its Kafka
       throw new IllegalStateException("cannot start test Kafka: " + e.getMessage(), e);
     }
-    pg = EmbeddedPostgresServer.start(pgDir, 0, false);
+    try {
+      pg = starting.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
   }
 
   @Override

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Kafka broker stops for 30 seconds while devices keep polling two edges: every device request is
+ * The Kafka broker stops for 12 seconds while devices keep polling two edges: every device request is
  * still answered, from memory, with the same signed manifest as before; each edge's check-ins fill their
  * bound (the queue, {@code --checkin-buffer}, behind the producer's {@code --checkin-producer-buffer},
  * both small here) and the overflow is counted as dropped; when the broker is back, every check-in not
@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaOutageIT {
   static final String APP = "outage";
   static final String PREFIX = "outage.";
-  static final Duration OUTAGE = Duration.ofSeconds(30);
+  static final Duration OUTAGE = Duration.ofSeconds(12);
   static final int QUEUE = 400;
   static final int PRODUCER_BUFFER = 128 * 1024;
   /** The client id of the test's own first request (one check-in besides the load's). */

@@ -55,7 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(RealInfrastructure.class)
 class ManifestFuzzIT {
-  static final int DEFAULT_COUNT = 50_000;
+  static final int DEFAULT_COUNT = 25_000;
   static final long SEED = Long.getLong("updraft.fuzz.seed", 20_261_130L);
   static final int COUNT = Integer.getInteger("updraft.fuzz.count", DEFAULT_COUNT);
   static final int CONNECTIONS = 3;
