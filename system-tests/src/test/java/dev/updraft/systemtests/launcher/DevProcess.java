@@ -59,6 +59,8 @@ final class DevProcess implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     // the edge's warm-up (up to 30 s once the data dir holds updates) measures no state: WarmupIT covers it
     pb.environment().put("UPDRAFT_WARMUP_REQUESTS", "0");
+    // the publish's encoded copies at low levels: best ones take seconds of both cores while the test goes on
+    pb.environment().put("UPDRAFT_ASSET_ENCODING", "fast");
     process = pb.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
     while (System.nanoTime() < deadline) {

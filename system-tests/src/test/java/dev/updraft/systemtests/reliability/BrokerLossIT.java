@@ -59,7 +59,7 @@ import org.junit.jupiter.api.io.TempDir;
 class BrokerLossIT {
   static final String APP = "loss";
   static final String PREFIX = "loss.";
-  static final Duration DOWN = Duration.ofSeconds(10);
+  static final Duration DOWN = Duration.ofSeconds(6); // twice the brokers' 3 s session: fenced, leaders move
 
   @Test
   void losingALeaderLosesNoAcknowledgedPublishAndNoCheckIn(Infra infra, @TempDir Path dir) throws Exception {

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EdgeCutOffIT {
   static final String APP = "cutoff";
   static final String PREFIX = "cutoff.";
-  static final Duration CUT = Duration.ofSeconds(15);
+  static final Duration CUT = Duration.ofSeconds(8);
   static final int QUEUE = 400;
   static final int PRODUCER_BUFFER = 128 * 1024;
 

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and updates keep being published, and started again on the same port: while it catches up with the
  * log it answers 503 {@code not-ready}, never "no update" and never an update older than the newest one
  * published before it started; once ready it never goes back to 503; and it ends serving the last
- * publish. The log holds a backlog of 1,500 groups of another app (24 MB) so that catching up takes a
+ * publish. The log holds a backlog of 750 groups of another app (12 MB) so that catching up takes a
  * while (seconds), and at least one 503 proves the devices met that window. Check-ins the killed process
  * still held are lost with it: counted and reported, not asserted.
  */
@@ -52,7 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EdgeKillIT {
   static final String APP = "kill";
   static final String BACKLOG_APP = "kill-backlog";
-  static final int BACKLOG = 1500;
+  static final int BACKLOG = 750;
 
   /** The iOS update ids published on {@code APP}/main, oldest first. */
   final List<String> published = new CopyOnWriteArrayList<>();
@@ -82,7 +82,8 @@ class EdgeKillIT {
 
       int port = Ports.freePort();
       String[] edgeFlags = {"edge", "--kafka-bootstrap", infra.kafkaBootstrap(), "--topic-prefix", infra.topicPrefix(),
-          "--edge-port", Integer.toString(port), "--bind", "127.0.0.1", "--event-loops", "1", "--edge-id"};
+          "--edge-port", Integer.toString(port), "--bind", "127.0.0.1", "--event-loops", "1",
+          "--warmup-requests", "0", "--edge-id"}; // no warm-up: WarmupIT covers it; --edge-id stays last
       String readyz = "http://127.0.0.1:" + port + "/readyz";
       edgeA = ChildJvm.start(dir.resolve("edge-a.log"), Map.of(), concat(edgeFlags, "kill-edge-a"));
       long firstStartMs = edgeA.awaitOk(readyz, Duration.ofSeconds(120));

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Slow clients against an edge with {@code --header-timeout 2s --idle-timeout 3s}: a connection that sends
+ * Slow clients against an edge with {@code --header-timeout 1s --idle-timeout 2s}: a connection that sends
  * nothing gets 408 and is closed at the header timeout; a kept-alive connection idle after an answer is
  * closed at the idle timeout; a request head dribbled after an earlier answer is cut at the header timeout;
  * and a slowloris attack (300 connections at all times, each sending a request head a byte every half
@@ -46,12 +46,12 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(RealInfrastructure.class)
 class SlowClientsIT {
   static final String APP = "slow";
-  static final Duration HEADER_TIMEOUT = Duration.ofSeconds(2);
-  static final Duration IDLE_TIMEOUT = Duration.ofSeconds(3);
+  static final Duration HEADER_TIMEOUT = Duration.ofSeconds(1);
+  static final Duration IDLE_TIMEOUT = Duration.ofSeconds(2); // whole seconds (the server takes seconds), above the header timeout
   /** Far above the timeouts, far below a slowloris request's 2 minutes: a connection held this long was not cut. */
   static final Duration BOUND = Duration.ofSeconds(10);
   static final int ATTACK_CONNECTIONS = 300;
-  static final Duration ATTACK = Duration.ofSeconds(8);
+  static final Duration ATTACK = Duration.ofSeconds(4);
 
   static Vertx vertx;
   static ControlPlane cp;
