@@ -95,6 +95,8 @@ public record CheckIn(
   public static final String REASON_ALREADY_EMBEDDED = "already-embedded";
   /** Protocol 0 clients get the manifest again even when it is the one they run. */
   public static final String REASON_PROTOCOL0_RESEND = "protocol-0-resend";
+  /** The channel is paused ({@code updraft channels pause}): no update and no roll back, whatever its branches hold. */
+  public static final String REASON_CHANNEL_PAUSED = "channel-paused";
 
   public CheckIn {
     failedUpdateIds = failedUpdateIds == null ? List.of() : List.copyOf(failedUpdateIds);

@@ -110,8 +110,23 @@ public sealed interface EventPayload {
    * earlier mapping of that channel. A channel never mapped serves the branch of the same name.
    *
    * @param rollout nullable: no branch rollout
+   * @param paused nullable, absent meaning served; {@code true}: every device asking for the channel is
+   *     answered "no update" (no update, no roll back) until a mapping without it (a kill switch)
    */
-  record ChannelMapped(String channel, String branch, BranchRollout rollout) implements EventPayload {}
+  record ChannelMapped(String channel, String branch, BranchRollout rollout, Boolean paused) implements EventPayload {
+    public ChannelMapped(String channel, String branch, BranchRollout rollout) {
+      this(channel, branch, rollout, null);
+    }
+
+    public boolean pausedNow() {
+      return Boolean.TRUE.equals(paused);
+    }
+
+    /** The same mapping (branch, rollout and its buckets) paused or served (written without the field). */
+    public ChannelMapped withPaused(boolean pause) {
+      return new ChannelMapped(channel, branch, rollout, pause ? Boolean.TRUE : null);
+    }
+  }
 
   /**
    * A share of a channel's devices served from a second branch.

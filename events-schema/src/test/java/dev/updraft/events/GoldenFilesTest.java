@@ -403,6 +403,39 @@ class GoldenFilesTest {
   }
 
   @Test
+  void mappingsWrittenBeforeThePauseFieldServeTheirDevices() throws IOException {
+    ChannelMapped old = (ChannelMapped) known("/golden/v1/channel.mapped.json").payload();
+    ChannelMapped withBucketing = (ChannelMapped) known("/golden/v1/channel.mapped.with-bucketing.json").payload();
+
+    assertThat(old.paused()).isNull();
+    assertThat(old.pausedNow()).isFalse();
+    assertThat(withBucketing.pausedNow()).isFalse();
+  }
+
+  @Test
+  void aPausedMappingDecodesWithItsRolloutKept() throws IOException {
+    EventEnvelope e = known("/golden/v1/channel.mapped.paused.json");
+
+    assertThat(e.sequence()).isEqualTo(14);
+    assertThat(e.payload())
+        .isEqualTo(new ChannelMapped("production", "release-1",
+            new BranchRollout("c1a2b3c4-0000-4000-8000-00000000000a", "release-2", 25, "1.0.0", "sha256-v1"), true));
+    assertThat(((ChannelMapped) e.payload()).pausedNow()).isTrue();
+  }
+
+  @Test
+  void aResumedMappingIsWrittenWithoutThePauseField() {
+    ChannelMapped paused = new ChannelMapped("production", "main", null).withPaused(true);
+    String pausedJson = new String(EventCodec.encode(EventEnvelope.of("demo", 1, Instant.EPOCH, "tok", paused)),
+        java.nio.charset.StandardCharsets.UTF_8);
+    String resumedJson = new String(EventCodec.encode(EventEnvelope.of("demo", 2, Instant.EPOCH, "tok", paused.withPaused(false))),
+        java.nio.charset.StandardCharsets.UTF_8);
+
+    assertThat(pausedJson).contains("\"paused\":true");
+    assertThat(resumedJson).doesNotContain("paused");
+  }
+
+  @Test
   void checkInWithSkippedUpdatesDecodes() throws IOException {
     CheckIn c = CheckInCodec.decode(golden("/golden-checkin/v1/check-in.with-skipped.json"));
 

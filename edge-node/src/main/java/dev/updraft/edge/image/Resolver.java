@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The per-request decision (architecture.md "Resolving a device request"): channel → branch (a second
+ * The per-request decision (architecture.md "Resolving a device request"): channel (paused: "no update") → branch (a second
  * branch for a share of devices) → newest entry for the platform and runtime version → the control
  * entry when the device is outside that entry's per-update rollout → down the line past every entry the
  * device reported failed → compared with what the device runs and has embedded → manifest,
@@ -66,6 +66,10 @@ public final class Resolver {
     boolean inBranchRollout = false;
     if (route != null) {
       branch = route.branch();
+      if (route.pausedNow()) {
+        // a paused channel answers "no update" to every device: it keeps what it runs (no roll back either)
+        return nothing(app, CheckIn.REASON_CHANNEL_PAUSED, protocol, branch, false, -1);
+      }
       BranchRollout r = route.rollout();
       if (r != null
           && (r.runtimeVersion() == null || r.runtimeVersion().equals(runtimeVersion))

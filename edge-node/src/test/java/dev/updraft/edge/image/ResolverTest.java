@@ -275,6 +275,38 @@ class ResolverTest {
   }
 
   @Test
+  void aPausedChannelAnswersNoUpdateToEveryDeviceAndAResumeServesThemAgain() {
+    Scenario s = twoUpdates()
+        .add(new EventPayload.UpdatePublished(Scenario.group("b1", "beta", null)))
+        .add(new EventPayload.ChannelMapped("production", "production", new BranchRollout("br", "beta", 50, null)).withPaused(true));
+    AppImage paused = app(s);
+    for (String id : randomIds(200, 5)) {
+      Decision d = ios(paused, "production", id, "g1-ios", null, List.of(), 1);
+      assertThat(d.kind()).as("device %s", id).isEqualTo(Decision.Kind.NO_UPDATE);
+      assertThat(d.reason()).isEqualTo(CheckIn.REASON_CHANNEL_PAUSED);
+      assertThat(d.prepared()).isSameAs(paused.noUpdate());
+    }
+    Decision v0 = ios(paused, "production", "c", "g1-ios", null, List.of(), 0);
+    assertThat(v0.kind()).isEqualTo(Decision.Kind.NOT_SERVABLE_V0);
+    assertThat(v0.errorCode()).isEqualTo(CheckIn.REASON_CHANNEL_PAUSED);
+    // no roll back either: a device keeps what it runs; another channel on the same branch is not paused
+    s.add(new EventPayload.RolledBackToEmbedded(Scenario.rollback("g3", "production")))
+        .add(new EventPayload.ChannelMapped("other", "production", null));
+    AppImage rolledBack = app(s);
+    assertThat(ios(rolledBack, "production", "c", "g2-ios", "emb", List.of(), 1).kind()).isEqualTo(Decision.Kind.NO_UPDATE);
+    assertThat(ios(rolledBack, "other", "c", "g2-ios", "emb", List.of(), 1).kind()).isEqualTo(Decision.Kind.ROLLBACK);
+
+    // resumed with the same rollout: each device back on the branch of its bucket
+    AppImage resumed = app(s.add(new EventPayload.ChannelMapped("production", "production", new BranchRollout("br", "beta", 50, null))));
+    for (String id : randomIds(200, 5)) {
+      boolean in = Bucketing.inRollout(id, "br", 50);
+      Decision d = ios(resumed, "production", id, "g2-ios", "emb", List.of(), 1);
+      assertThat(d.branch()).as("device %s", id).isEqualTo(in ? "beta" : "production");
+      assertThat(d.kind()).as("device %s", id).isEqualTo(in ? Decision.Kind.MANIFEST : Decision.Kind.ROLLBACK);
+    }
+  }
+
+  @Test
   void theBoundaryDevicesOfTheFixedVectorsFallOnTheirSide() {
     // device-396 has bucket 999 and device-29537 bucket 1000 in rollout "boundary" (BucketingTest)
     AppImage app = app(twoUpdates()

@@ -121,7 +121,8 @@ final class AuditSummaries {
         + (c.rollout() == null
             ? ""
             : " with " + c.rollout().percentage() + "% to branch " + c.rollout().branch()
-                + (c.rollout().runtimeVersion() == null ? "" : " for runtime " + c.rollout().runtimeVersion()));
+                + (c.rollout().runtimeVersion() == null ? "" : " for runtime " + c.rollout().runtimeVersion()))
+        + (c.pausedNow() ? ", paused: its devices get no update" : "");
   }
 
   private static String published(UpdateGroup g) {

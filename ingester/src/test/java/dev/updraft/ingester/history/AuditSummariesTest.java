@@ -4,6 +4,7 @@ import static dev.updraft.ingester.history.HistoryEvents.e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventPayload.ChannelMapped;
 import dev.updraft.events.EventPayload.RolloutChanged;
 import dev.updraft.events.EventPayload.RolloutGuard;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;
@@ -21,6 +22,15 @@ class AuditSummariesTest {
       String summary = AuditSummaries.of(e(2, HistoryEvents.sample(type)), Prior.NONE);
       assertThat(summary).as(type + " says what happened").isNotBlank();
     }
+  }
+
+  @Test
+  void auditSaysAChannelIsPaused() {
+    ChannelMapped mapped = new ChannelMapped("production", "main", null);
+    assertThat(AuditSummaries.of(e(3, mapped.withPaused(true)), Prior.NONE))
+        .isEqualTo("mapped channel production to branch main, paused: its devices get no update");
+    assertThat(AuditSummaries.of(e(4, mapped.withPaused(true).withPaused(false)), Prior.NONE))
+        .isEqualTo("mapped channel production to branch main");
   }
 
   @Test
