@@ -11,10 +11,33 @@ function branchNames(branches) {
 }
 
 function mappingText(c) {
+  const paused = c.paused ? 'is paused (its devices get no update) and, once resumed, ' : '';
   if (!c.rollout) {
-    return `serves branch ${c.branch}`;
+    return `${paused}serves branch ${c.branch}`;
   }
-  return `serves branch ${c.branch}, and branch ${c.rollout.branch} to ${c.rollout.percentage}% of devices` + (c.rollout.runtimeVersion ? ` on runtime ${c.rollout.runtimeVersion}` : '');
+  return `${paused}serves branch ${c.branch}, and branch ${c.rollout.branch} to ${c.rollout.percentage}% of devices` + (c.rollout.runtimeVersion ? ` on runtime ${c.rollout.runtimeVersion}` : '');
+}
+
+/** Pause (devices get no update: a kill switch during an incident) or resume a channel. */
+function pauseControl(ctx, app, channel, paused) {
+  return h(
+    'div',
+    { id: 'channel-pause' },
+    h('p', { id: 'channel-pause-text' }, paused
+      ? 'This channel is paused: every device asking for it gets no update (and no roll back) and keeps what it runs.'
+      : 'Pausing answers every device of this channel “no update” whatever its branches hold, until you resume it; the mapping and its buckets are kept.'),
+    actionForm({
+      id: 'channel-pause-form',
+      label: paused ? 'Resume channel ' + channel : 'Pause channel ' + channel,
+      submit: paused ? 'Resume channel' : 'Pause channel',
+      submitClass: paused ? null : 'danger',
+      children: [],
+      action: async () => {
+        const saved = await api.post(api.p`/v1/apps/${app}/channels/${channel}/${paused ? 'resume' : 'pause'}`, {});
+        await ctx.reload(saved.paused ? `Channel ${saved.channel} is paused: its devices get no update.` : `Channel ${saved.channel} is resumed: it ${mappingText(saved)}.`);
+      },
+    }),
+  );
 }
 
 export async function channelsPage(ctx) {
@@ -35,7 +58,7 @@ export async function channelsPage(ctx) {
         'table',
         { id: 'channels-table' },
         h('caption', {}, 'Channel mappings'),
-        h('thead', {}, h('tr', {}, ['Channel', 'Branch', 'Second branch', 'Share on second branch', 'Only runtime'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('thead', {}, h('tr', {}, ['Channel', 'Branch', 'Second branch', 'Share on second branch', 'Only runtime', 'Paused'].map((t) => h('th', { scope: 'col' }, t)))),
         h(
           'tbody',
           {},
@@ -48,6 +71,7 @@ export async function channelsPage(ctx) {
               h('td', {}, c.rollout ? branchLink(app, c.rollout.branch) : '—'),
               h('td', {}, c.rollout ? c.rollout.percentage + '%' : '—'),
               h('td', {}, c.rollout && c.rollout.runtimeVersion ? code(c.rollout.runtimeVersion) : '—'),
+              h('td', {}, c.paused ? h('strong', {}, 'paused') : '—'),
             ),
           ),
         ),
@@ -151,6 +175,7 @@ export async function channelPage(ctx) {
   } else {
     body.push(h('p', { id: 'channel-mapping' }, 'Channel ', h('strong', {}, channel), ' is not mapped: it serves the branch of the same name.'));
   }
+  body.push(h('h2', { id: 'pause-heading' }, c && c.paused ? 'Paused' : 'Pause'), pauseControl(ctx, app, channel, Boolean(c && c.paused)));
   body.push(h('h2', {}, c ? 'Change the mapping' : 'Map this channel'), channelForm(ctx, app, c || { channel }, branchNames(branches)));
   if (c) {
     body.push(deleteChannelControl(ctx, app, channel));

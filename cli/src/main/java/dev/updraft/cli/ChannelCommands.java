@@ -50,15 +50,17 @@ final class ChannelCommands {
     }
   }
 
-  @Command(name = "channels", description = "List an app's channels and where they point.", footer = Root.EXIT_STATUS)
+  @Command(name = "channels", description = "List an app's channels and where they point; pause, resume or delete one.",
+      footer = Root.EXIT_STATUS)
   static final class Channels implements Action {
-    @picocli.CommandLine.Parameters(paramLabel = "delete", arity = "0..1", description = "optional: delete --channel C (its mapping)")
+    @picocli.CommandLine.Parameters(paramLabel = "pause|resume|delete", arity = "0..1",
+        description = "optional: pause --channel C (its devices get no update, a kill switch), resume it, or delete its mapping")
     String word;
 
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
     String app;
 
-    @Option(names = "--channel", paramLabel = "C", description = "with delete: the channel")
+    @Option(names = "--channel", paramLabel = "C", description = "with pause, resume or delete: the channel")
     String channel;
 
     @Override
@@ -67,8 +69,16 @@ final class ChannelCommands {
         LifecycleCommands.deleteChannel(s, app, channel);
         return;
       }
+      if ("pause".equals(word) || "resume".equals(word)) {
+        if (channel == null) {
+          throw CliException.usage("channels " + word + " needs --channel C");
+        }
+        JsonNode r = s.api().post(Session.app(app) + "/channels/" + Api.enc(channel) + "/" + word, Api.JSON.createObjectNode());
+        s.print(r, "channel " + line(r));
+        return;
+      }
       if (word != null) {
-        throw CliException.usage("unknown channels subcommand '" + word + "' (delete, or none)");
+        throw CliException.usage("unknown channels subcommand '" + word + "' (pause, resume, delete, or none)");
       }
       s.listing(Session.app(app) + "/channels", ChannelCommands::line);
     }
@@ -78,6 +88,7 @@ final class ChannelCommands {
     JsonNode rollout = n.get("rollout");
     return n.get("channel").asText() + " -> " + n.get("branch").asText() + (rollout.isNull() ? ""
         : " (" + rollout.get("percentage").asInt() + "% -> " + rollout.get("branch").asText()
-            + (rollout.get("runtimeVersion").isNull() ? "" : " for runtime " + rollout.get("runtimeVersion").asText()) + ")");
+            + (rollout.get("runtimeVersion").isNull() ? "" : " for runtime " + rollout.get("runtimeVersion").asText()) + ")")
+        + (n.path("paused").asBoolean(false) ? " [paused: devices get no update]" : "");
   }
 }

@@ -511,6 +511,26 @@ class ConsoleBrowserIT {
     waitForText(By.id("default-channel-text"), "answered for channel production");
     assertThat(api.ok(api.get("/v1/apps/" + APP), "app").get("defaultChannel").asText()).isEqualTo("production");
     assertThat(auditTypesNow()).startsWith("app.updated");
+
+    // pause a channel on its page (a kill switch: its devices get no update), see it marked, resume it
+    String bucketsOfProduction = channel("production").path("rollout").path("rolloutId").asText();
+    driver.get(base + "/console/#/apps/" + APP + "/channels/production");
+    waitForHeading("Channel production");
+    driver.findElement(By.id("channel-pause-form-submit")).click();
+    waitForText(By.id("channel-pause-text"), "This channel is paused");
+    assertThat(driver.findElement(By.id("channel-mapping")).getText()).contains("is paused");
+    assertThat(channel("production").path("paused").asBoolean()).isTrue();
+    assertThat(channel("production").path("rollout").path("rolloutId").asText()).as("a pause keeps the bucketing").isEqualTo(bucketsOfProduction);
+    driver.findElement(By.linkText("Channels")).click();
+    waitForHeading("Channels of " + APP);
+    assertThat(driver.findElement(By.id("channels-table")).getText()).contains("paused");
+    driver.get(base + "/console/#/apps/" + APP + "/channels/production");
+    waitForHeading("Channel production");
+    driver.findElement(By.id("channel-pause-form-submit")).click();
+    waitForText(By.id("status"), "is resumed");
+    assertThat(channel("production").path("paused").asBoolean()).isFalse();
+    assertThat(channel("production").path("rollout").path("rolloutId").asText()).isEqualTo(bucketsOfProduction);
+    assertThat(auditTypesNow()).startsWith("channel.mapped", "channel.mapped", "app.updated");
   }
 
   @Test

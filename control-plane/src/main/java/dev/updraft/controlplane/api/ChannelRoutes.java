@@ -13,7 +13,10 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.List;
 import java.util.Map;
 
-/** Branches and channels: {@code GET /v1/apps/{app}/branches}, {@code /channels}, {@code PUT /channels/{channel}}. */
+/**
+ * Branches and channels: {@code GET /v1/apps/{app}/branches}, {@code /channels}, {@code PUT /channels/{channel}},
+ * {@code POST /channels/{channel}/pause} and {@code /resume}.
+ */
 final class ChannelRoutes {
   private final ApiContext ctx;
 
@@ -26,6 +29,14 @@ final class ChannelRoutes {
     router.get("/v1/apps/:app/branches").handler(auth.require(Role.READ)).handler(this::listBranches);
     router.get("/v1/apps/:app/channels").handler(auth.require(Role.READ)).handler(this::listChannels);
     router.put("/v1/apps/:app/channels/:channel").handler(auth.requireThenBody(Role.PUBLISH, body)).handler(this::mapChannel);
+    router.post("/v1/apps/:app/channels/:channel/pause").handler(auth.require(Role.PUBLISH)).handler(rc -> pause(rc, true));
+    router.post("/v1/apps/:app/channels/:channel/resume").handler(auth.require(Role.PUBLISH)).handler(rc -> pause(rc, false));
+  }
+
+  private void pause(RoutingContext rc, boolean pause) {
+    AppState a = ctx.app(rc);
+    ApiContext.reply(rc, ctx.deps.commands().channels().pauseChannel(ctx.actor(rc), a.appId(), rc.pathParam("channel"), pause),
+        200, Views::channel);
   }
 
   private void listBranches(RoutingContext rc) {

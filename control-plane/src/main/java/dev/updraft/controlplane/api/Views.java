@@ -82,6 +82,7 @@ final class Views {
     ObjectNode n = Json.MAPPER.createObjectNode();
     n.put("channel", c.channel());
     n.put("branch", c.branch());
+    n.put("paused", c.pausedNow());
     if (c.rollout() == null) {
       n.putNull("rollout");
     } else {

@@ -29,8 +29,37 @@ public final class ChannelCommands {
           AppState app = Prologue.app(s, appId);
           Validate.channel(req.channel());
           Validate.branch("branch", req.branch());
-          ChannelMapped mapped = new ChannelMapped(req.channel(), req.branch(), branchRollout(app, req));
+          ChannelMapped old = app.channels().get(req.channel());
+          // a remap keeps a pause: lifting it is a resume of its own, never a side effect
+          ChannelMapped mapped = new ChannelMapped(req.channel(), req.branch(), branchRollout(app, req))
+              .withPaused(old != null && old.pausedNow());
           return Plan.of(List.of(new NewEvent(appId, actor, mapped)), st -> st.app(appId).channels().get(req.channel()));
+        });
+  }
+
+  /**
+   * Pauses ({@code pause} true) or resumes a channel: the same mapping (branch, branch rollout and its
+   * buckets) with devices answered "no update" while paused. A channel never mapped is paused as the
+   * mapping it has implicitly (the branch of its name). Pausing a paused channel, or resuming a served one,
+   * writes nothing and answers the mapping as it is.
+   */
+  public Future<ChannelMapped> pauseChannel(String actor, String appId, String channel, boolean pause) {
+    return processor.submit(
+        vertx,
+        pause ? "pause-channel" : "resume-channel",
+        (s, now) -> {
+          AppState app = Prologue.app(s, appId);
+          Validate.channel(channel);
+          ChannelMapped old = app.channels().get(channel);
+          if (old == null && !pause) {
+            throw CommandException.notFound("channel-not-found", "app " + appId + " has no mapping of channel " + channel
+                + " and it is not paused (list them with `updraft channels --app " + appId + "`)");
+          }
+          ChannelMapped current = old != null ? old : new ChannelMapped(channel, channel, null);
+          if (old != null && old.pausedNow() == pause) {
+            return Plan.nothing(old);
+          }
+          return Plan.of(List.of(new NewEvent(appId, actor, current.withPaused(pause))), st -> st.app(appId).channels().get(channel));
         });
   }
 

@@ -105,6 +105,8 @@ public record DeviceRecord(
             + (skippedUpdateIds.isEmpty() ? "" : "; " + skipped());
       case CheckIn.REASON_ALREADY_EMBEDDED:
         return "no update: the branch rolled back to embedded and the device already runs its embedded bundle";
+      case CheckIn.REASON_CHANNEL_PAUSED:
+        return "no update: the channel is paused (`updraft channels resume` serves it again)";
       case CheckIn.REASON_PROTOCOL0_RESEND:
         return "update " + served.updateId() + group() + " sent again (protocol 0 clients get the manifest they run)";
       default:

@@ -102,7 +102,7 @@ class SnapshotRoundTripTest {
       case 13:
         return app.keys().size() > 1 ? new SigningKeyRetired(app.keys().get(1).keyId()) : new AppUpdated(r.nextBoolean() ? "production" : null);
       case 14:
-        return new ChannelMapped(r.nextBoolean() ? "production" : "staging", BRANCHES[r.nextInt(2)], null);
+        return new ChannelMapped(r.nextBoolean() ? "production" : "staging", BRANCHES[r.nextInt(2)], null).withPaused(r.nextInt(3) == 0);
       case 15:
         return new LaunchAssetStored(Long.toHexString(seq), "application/javascript", seq,
             List.of(new AssetVariant("identity", Long.toHexString(seq), seq, "http://s/" + seq)));
