@@ -57,7 +57,7 @@ class SnapshotStartIT {
       EdgeNode fresh = stack.startEdge("fresh", Map.of("checkins", "false"));
       JsonNode ready = JSON.readTree(Http.get("http://127.0.0.1:" + fresh.port() + "/readyz").body());
       assertThat(ready.path("snapshotApps").asInt()).isEqualTo(1);
-      assertThat(ready.path("eventsReplayed").asLong()).as("only the tail: %s", ready).isBetween(1L, 45L);
+      assertThat(ready.path("eventsReplayed").asLong()).as("only the tail: %s", ready).isBetween(0L, 45L); // 0 when a snapshot covers the last event
       assertThat(ready.path("groups").asInt()).isEqualTo(JSON.readTree(Http.get(stack.edgeUrl() + "/readyz").body()).path("groups").asInt());
 
       int compared = 0;
@@ -81,7 +81,9 @@ class SnapshotStartIT {
       }
       String started = Http.get(stack.controlUrl() + "/metrics").body();
       assertThat(gaugeIn(started, "updraft_control_snapshot_apps")).isEqualTo(1.0);
-      assertThat(gaugeIn(started, "updraft_control_events_replayed")).isBetween(1.0, 45.0);
+      // only the tail; 0 when the newest snapshot happened to cover the last event (the patch worker's events
+      // after the publishes arrive when they do, so where the 40-event snapshots fall varies from run to run)
+      assertThat(gaugeIn(started, "updraft_control_events_replayed")).isBetween(0.0, 45.0);
       stack.restartControlPlane(data.resolve("zero"), Map.of("snapshot-interval-events", "0"));
       for (int i = 0; i < paths.size(); i++) {
         assertThat(get(stack, paths.get(i))).as("after a replay from offset 0: " + paths.get(i)).isEqualTo(before.get(i));
