@@ -196,6 +196,13 @@ class KeyRingIT {
         resigned.addAll(((ManifestsRenewed) e.payload()).renewals());
       }
       assertThat(events.size() - at).as("the registration and the renewals after it").isGreaterThan(1);
+      // one transaction: each event but the last says how many follow, so edges never serve the new key in part
+      List<String> expectedMore = new ArrayList<>();
+      for (int i = at; i < events.size(); i++) {
+        expectedMore.add(i == events.size() - 1 ? "" : Integer.toString(events.size() - 1 - i));
+      }
+      Map<Long, String> more = TestSupport.moreHeaders(infra, prefix + "updraft.events", app);
+      assertThat(more.values().stream().skip(at).toList()).isEqualTo(expectedMore);
       assertThat(resigned).extracting(Renewal::updateId).containsExactlyInAnyOrderElementsOf(servable);
       SignatureVerifier main = SignatureVerifier.fromCertificatePem(Fixtures.certificatePem());
       SignatureVerifier k2 = SignatureVerifier.fromCertificatePem(next.certificatePem());

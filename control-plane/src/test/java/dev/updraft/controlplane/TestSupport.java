@@ -8,6 +8,7 @@ import dev.updraft.events.Topics;
 import dev.updraft.testing.Infra;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,14 +16,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -79,11 +83,36 @@ final class TestSupport {
 
   /** The committed events of {@code appId} (every app's when null) on {@code topic}, in sequence order per app. */
   static List<EventEnvelope> events(Infra infra, String topic, String appId) {
+    List<EventEnvelope> out = new ArrayList<>();
+    read(infra, topic, (r, e) -> {
+      if (appId == null || appId.equals(e.appId())) {
+        out.add(e);
+      }
+    });
+    if (appId != null) {
+      out.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+    }
+    return out;
+  }
+
+  /** The value of the header {@link Topics#MORE_HEADER} of each committed event of {@code appId} by sequence ("" where absent). */
+  static Map<Long, String> moreHeaders(Infra infra, String topic, String appId) {
+    Map<Long, String> out = new TreeMap<>();
+    read(infra, topic, (r, e) -> {
+      if (appId.equals(e.appId())) {
+        Header h = r.headers().lastHeader(Topics.MORE_HEADER);
+        out.put(e.sequence(), h == null ? "" : new String(h.value(), StandardCharsets.US_ASCII));
+      }
+    });
+    return out;
+  }
+
+  /** Reads every committed record of {@code topic} to its end offsets, each with its decoded event. */
+  private static void read(Infra infra, String topic, BiConsumer<ConsumerRecord<String, byte[]>, EventEnvelope> sink) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.kafkaBootstrap());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    List<EventEnvelope> out = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> tps = new ArrayList<>();
       for (PartitionInfo i : c.partitionsFor(topic, Duration.ofSeconds(10))) {
@@ -111,17 +140,10 @@ final class TestSupport {
           if (!(d instanceof Decoded.Known)) {
             throw new IllegalStateException("not a known event at offset " + r.offset() + ": " + d);
           }
-          EventEnvelope e = ((Decoded.Known) d).envelope();
-          if (appId == null || appId.equals(e.appId())) {
-            out.add(e);
-          }
+          sink.accept(r, ((Decoded.Known) d).envelope());
         }
       }
     }
-    if (appId != null) {
-      out.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
-    }
-    return out;
   }
 
   /** The events of one app, in sequence order. */

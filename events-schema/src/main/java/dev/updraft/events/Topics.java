@@ -13,6 +13,14 @@ public final class Topics {
    * reported ready (no device made it). Readers skip such records; its value is the edge id.
    */
   public static final String WARMUP_HEADER = "updraft-warmup";
+  /**
+   * A record header on {@link #EVENTS}: this event's app has this many more events in the same transaction
+   * (its value, ASCII decimal), written on every event of a transaction but the app's last one. A reader that
+   * publishes state per poll holds it until the last one is read, so nobody sees half a command (a key
+   * replacement without its re-signed manifests). Absent: the transaction's last event of its app, or a writer
+   * that predates the header (then each poll's state is published as read).
+   */
+  public static final String MORE_HEADER = "updraft-more";
 
   private Topics() {}
 

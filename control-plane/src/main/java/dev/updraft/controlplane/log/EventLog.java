@@ -230,8 +230,8 @@ public final class EventLog implements AutoCloseable {
     try {
       producer.beginTransaction();
       List<Future<RecordMetadata>> sent = new ArrayList<>();
-      for (int i = 0; i < events.size(); i++) {
-        sent.add(producer.send(new ProducerRecord<>(topic, events.get(i).appId(), encoded.get(i))));
+      for (ProducerRecord<String, byte[]> record : EventRecords.of(topic, events, encoded)) {
+        sent.add(producer.send(record));
       }
       for (Future<RecordMetadata> f : sent) {
         out.add(f.get()); // in the log, not committed yet

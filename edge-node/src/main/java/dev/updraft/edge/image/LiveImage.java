@@ -8,6 +8,7 @@ package dev.updraft.edge.image;
 public final class LiveImage {
   private volatile ResolveImage image = ResolveImage.EMPTY;
   private volatile boolean ready;
+  private volatile long version;
   private volatile int snapshotApps;
   private volatile long eventsReplayed;
   private final StartPhases phases = new StartPhases();
@@ -30,6 +31,12 @@ public final class LiveImage {
   /** Publishes a new image (single writer: the log reader). */
   public void publish(ResolveImage next) {
     image = next;
+    version++; // single writer
+  }
+
+  /** How many images were published since start (each one reference swap). */
+  public long version() {
+    return version;
   }
 
   /** The image started from this many app snapshots (log reader). */

@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * Folds {@code updraft.events} into a {@link LiveImage} on a thread of its own: every partition from
  * offset 0 by {@code assign} (no consumer group, so any number of edges read independently),
  * {@code read_committed} (the control plane writes in transactions). Each poll's records go into one
- * {@link ImageDelta} whose new image is published with one reference swap. The image is marked ready
- * once the reader has passed the end offsets it saw at start.
+ * {@link ImageDelta} whose new image is published with one reference swap; when a poll ends inside an app's
+ * transaction (its last record read carries {@link dev.updraft.events.Topics#MORE_HEADER}), the delta is held
+ * and the next polls fold into it until the transaction's last record, so no image shows half a command. The
+ * image is marked ready once the reader has passed the end offsets it saw at start.
  *
  * <p>Policy for records this build cannot use, each counted in
  * {@code updraft_edge_events_skipped_total{reason}} and skipped:
@@ -105,6 +107,10 @@ public final class EventLogReader implements AutoCloseable {
   private final Counter gaps;
   private final Set<String> unknownTypesLogged = new HashSet<>(); // reader thread only
   private long malformedSeen;
+  private final OpenTransactions transactions = new OpenTransactions(); // reader thread only
+  /** The delta of the polls since a transaction was read in part, not yet published (reader thread only). */
+  private ImageDelta held;
+  private final Counter unfinishedTransactions;
 
   /**
    * @param bootstrap Kafka bootstrap servers
@@ -141,6 +147,9 @@ public final class EventLogReader implements AutoCloseable {
     duplicate = skipped(registry, "duplicate");
     inconsistent = skipped(registry, "inconsistent");
     failed = skipped(registry, "error");
+    unfinishedTransactions = Counter.builder("updraft.edge.transactions.unfinished")
+        .description("Transactions read in part with no more of them in the log, published as read")
+        .register(registry);
     gaps = Counter.builder("updraft.edge.sequence.gaps").description("Per-app sequence gaps seen in the log").register(registry);
     Gauge.builder("updraft.edge.log.lag.records", this, r -> r.lag)
         .description("Records between the image and the log end (-1 before the first poll)")
@@ -158,6 +167,11 @@ public final class EventLogReader implements AutoCloseable {
         .description("Records left out of the image, by reason")
         .tag("reason", reason)
         .register(registry);
+  }
+
+  /** Sets a property of the Kafka consumer (tests: smaller fetches); before {@link #start()}. */
+  void consumerProperty(String key, String value) {
+    props.put(key, value);
   }
 
   /** Starts the reader thread. */
@@ -264,10 +278,18 @@ public final class EventLogReader implements AutoCloseable {
     ConsumerRecords<byte[], byte[]> records = c.poll(POLL);
     heard(!records.isEmpty());
     if (!records.isEmpty()) {
-      ImageDelta delta = new ImageDelta(live.image());
+      ImageDelta delta = held != null ? held : new ImageDelta(live.image());
+      long now = System.nanoTime();
       for (ConsumerRecord<byte[], byte[]> r : records) {
         fold(delta, r);
+        transactions.see(r.key(), r.partition(), r.headers(), now);
       }
+      held = delta;
+    }
+    if (held != null && (!transactions.any() || unfinished(c))) {
+      ImageDelta delta = held;
+      held = null;
+      transactions.clear();
       if (!delta.isEmpty()) {
         live.publish(delta.apply());
       }
@@ -281,6 +303,28 @@ public final class EventLogReader implements AutoCloseable {
       sum += l.getAsLong();
     }
     lag = sum;
+  }
+
+  /**
+   * Whether the transactions read in part will not be completed by what the log holds (a partition of one is
+   * read to its end, or the first opened {@link OpenTransactions#MAX_OPEN_NANOS} ago): then what was read is
+   * published, logged and counted. A committed transaction is always whole in the log, so this is a writer
+   * whose header lies or a truncated log.
+   */
+  private boolean unfinished(KafkaConsumer<byte[], byte[]> c) {
+    boolean stuck = transactions.tooOld(System.nanoTime());
+    for (TopicPartition tp : c.assignment()) {
+      if (!stuck && transactions.inPartition(tp.partition())) {
+        OptionalLong l = c.currentLag(tp);
+        stuck = l.isPresent() && l.getAsLong() == 0;
+      }
+    }
+    if (stuck) {
+      unfinishedTransactions.increment();
+      LOG.warn("transactions of apps {} (app@partition) were read in part and the log holds no more of them; "
+          + "publishing the image with what was read", transactions.describe());
+    }
+    return stuck;
   }
 
   /** Notes the time when this poll brought records or a fetch response arrived since the last one. */
