@@ -65,10 +65,12 @@ public final class Renewals {
         Counter.builder("updraft_control_manifests_renewed_total")
             .description("manifest bodies re-rendered with fresh pre-signed asset URLs")
             .register(metrics);
-    Gauge.builder(LIFE_LEFT_GAUGE, this, r -> lifeLeft(r.processor.state(), r.storage.urlTtl(), Instant.now()))
+    // a fenced instance stops folding the log while the writer that replaced it renews: its figure would only decay
+    Gauge.builder(LIFE_LEFT_GAUGE, this, r -> r.processor.health() == CommandProcessor.Health.FENCED ? Double.NaN
+            : lifeLeft(r.processor.state(), r.storage.urlTtl(), Instant.now()))
         .description("the least lifetime left of the pre-signed asset URLs in servable manifests, as a fraction of their"
             + " lifetime: renewal brings it back to ~1 past 0.5, so below 0.5 renewals are failing and at 0 devices cannot"
-            + " download those assets (1 without expiring URLs)")
+            + " download those assets (1 without expiring URLs; NaN on an instance another writer fenced)")
         .register(metrics);
   }
 
