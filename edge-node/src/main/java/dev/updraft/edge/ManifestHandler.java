@@ -302,7 +302,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         metrics.rollback.increment();
         break;
       default:
-        metrics.noUpdate.increment();
+        (CheckIn.REASON_CHANNEL_PAUSED.equals(d.reason()) ? metrics.paused : metrics.noUpdate).increment();
     }
     metrics.latency(t0);
     checkIn(r, d.outcome(), d.reason(), d, true);
@@ -346,7 +346,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   private void refuse(HttpServerRequest req, long t0, int status, AsciiString pv, String code, String message,
       DeviceRequest r, Decision d) {
     respond(req, status, pv, Names.APPLICATION_JSON, ErrorBody.of(code, message), null, null);
-    (status == 503 ? metrics.notReady : metrics.clientError).increment();
+    (status == 503 ? metrics.notReady : CheckIn.REASON_CHANNEL_PAUSED.equals(code) ? metrics.paused : metrics.clientError).increment();
     metrics.latency(t0);
     if (r != null) {
       checkIn(r, CheckIn.OUTCOME_ERROR, code, d, false);

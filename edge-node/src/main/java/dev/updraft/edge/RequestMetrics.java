@@ -9,13 +9,15 @@ import java.util.concurrent.TimeUnit;
 /**
  * Device-request meters, resolved once so that the hot path only increments:
  * {@code updraft_edge_requests_total{outcome}} with outcome {@code update}, {@code noUpdate},
- * {@code rollBackToEmbedded}, {@code 4xx} or {@code 503}, and the latency histogram
+ * {@code rollBackToEmbedded}, {@code channelPaused} (no update because the device's channel is paused: 200 with no
+ * update for protocol 1, 404 {@code channel-paused} for protocol 0), {@code 4xx} or {@code 503}, and the latency histogram
  * {@code updraft_edge_request_seconds} (fixed buckets, no per-device labels). Thread-safe.
  */
 final class RequestMetrics {
   final Counter update;
   final Counter noUpdate;
   final Counter rollback;
+  final Counter paused;
   final Counter clientError;
   final Counter notReady;
   private final Timer latency;
@@ -24,6 +26,7 @@ final class RequestMetrics {
     update = outcome(registry, "update");
     noUpdate = outcome(registry, "noUpdate");
     rollback = outcome(registry, "rollBackToEmbedded");
+    paused = outcome(registry, "channelPaused");
     clientError = outcome(registry, "4xx");
     notReady = outcome(registry, "503");
     latency = Timer.builder("updraft.edge.request")

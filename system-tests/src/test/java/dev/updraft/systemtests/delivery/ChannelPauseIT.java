@@ -3,6 +3,7 @@ package dev.updraft.systemtests.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.systemtests.reliability.Metrics;
 import dev.updraft.systemtests.support.CliRunner;
 import dev.updraft.systemtests.support.Http;
 import dev.updraft.systemtests.support.Stack;
@@ -51,6 +52,8 @@ class ChannelPauseIT {
       assertThat(paused.path("branch").asText()).isEqualTo("main");
       String answer = awaitAnswer(stack, device, body -> body.contains("noUpdateAvailable"), "no update on the paused channel");
       assertThat(answer).doesNotContain(ios).doesNotContain("launchAsset");
+      assertThat(Metrics.value(Metrics.scrape(stack.edgeUrl() + "/metrics"), "updraft_edge_requests_total{outcome=\"channelPaused\"}"))
+          .as("the edge counts the paused answer apart from other no-update answers").isEqualTo(1.0);
       assertThat(deviceRoute(stack, device)).as("the device route says why").contains("the channel is paused");
       // a channel of its own is not paused: the same branch through another channel still serves the update
       cli.json("channel", "--app", APP, "--channel", "staging", "--branch", "main");
