@@ -57,6 +57,7 @@ final class Root {
           "  update --app APP --update GROUP (or updates show ...)  a group, its launch assets' encodings and bundle patches",
           "  updates delete --app APP --update GROUP [--force] | updates pin|unpin --app APP --update GROUP",
           "  branches delete --app APP --branch B | channels delete --app APP --channel C",
+          "  channels pause|resume --app APP --channel C          a kill switch: its devices get no update until resumed",
           "  retention set --app APP [--branch B] --keep N [--max-age 90d] | retention show|remove --app APP [--branch B]",
           "  retention apply --app APP                            apply the app's retention policies now",
           "  assets prune --app APP [--dry-run] [--grace 7d]        delete stored objects no remaining group references",

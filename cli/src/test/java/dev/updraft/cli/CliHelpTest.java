@@ -51,7 +51,7 @@ class CliHelpTest {
     assertThat(run("--help")).isZero();
     String help = out();
     for (String command : new String[] {"apps create", "keys generate", "tokens create", "publish", "rollback", "rollout", "channel",
-        "channels", "branches", "audit", "updates", "update", "insights", "devices get", "completion bash|zsh", "help"}) {
+        "channels", "channels pause|resume", "branches", "audit", "updates", "update", "insights", "devices get", "completion bash|zsh", "help"}) {
       assertThat(help).contains(" " + command + " ");
     }
     assertThat(help).contains("exit status: 0 ok").contains("2 a usage error");
