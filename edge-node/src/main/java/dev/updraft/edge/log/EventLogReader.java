@@ -2,9 +2,7 @@ package dev.updraft.edge.log;
 
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
-import dev.updraft.events.Decoded;
 import dev.updraft.events.SnapshotSet;
-import dev.updraft.events.EventCodec;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,25 +41,8 @@ import org.slf4j.LoggerFactory;
  * and the next polls fold into it until the transaction's last record, so no image shows half a command. The
  * image is marked ready once the reader has passed the end offsets it saw at start.
  *
- * <p>Policy for records this build cannot use, each counted in
- * {@code updraft_edge_events_skipped_total{reason}} and skipped:
- *
- * <ul>
- *   <li>{@code unknown-type}: a well-formed event of a type or schema version this build does not know
- *       (a newer control plane); logged once per type with its partition and offset; the app's sequence
- *       advances past it;
- *   <li>{@code malformed}: bytes that are not an event; logged (the first ten, then every thousandth);
- *   <li>{@code duplicate}: a sequence the app already has;
- *   <li>{@code inconsistent}: an event contradicting the app's state (logged by the fold);
- *   <li>{@code error}: a fold that threw (a bug); logged with the stack trace.
- * </ul>
- *
- * A rollout naming a bucketing algorithm this build does not know is not skipped: the event is applied
- * and counted as applied, the fold logs a warning, and every device is treated as outside that rollout
- * below 100 % (events-schema/COMPATIBILITY.md "Rollout bucketing").
- *
- * A per-app sequence above the next expected one is a gap: logged, counted in
- * {@code updraft_edge_sequence_gaps_total}, and the event is still applied.
+ * <p>What it does with records this build cannot use (unknown types, bytes that are not events, duplicates,
+ * sequence gaps): {@link RecordFolder}.
  *
  * <p>How stale the image may be: {@code updraft_edge_log_staleness_seconds} is the time since the reader
  * last heard from the log, that is since a poll returned records or the consumer received a fetch
@@ -85,7 +66,6 @@ public final class EventLogReader implements AutoCloseable {
   private final String snapshotsTopic;
   private final String bootstrap;
   private final String clientId;
-  private SnapshotSet.Result snapshots = new SnapshotSet().result(); // reader thread only
   private final LiveImage live;
   private final Properties props;
   private final Thread thread;
@@ -98,15 +78,7 @@ public final class EventLogReader implements AutoCloseable {
   private double fetchResponsesSeen;
 
   private final MeterRegistry registry;
-  private final Counter applied;
-  private final Counter unknown;
-  private final Counter malformed;
-  private final Counter duplicate;
-  private final Counter inconsistent;
-  private final Counter failed;
-  private final Counter gaps;
-  private final Set<String> unknownTypesLogged = new HashSet<>(); // reader thread only
-  private long malformedSeen;
+  private final RecordFolder folder;
   private final OpenTransactions transactions = new OpenTransactions(); // reader thread only
   /** The delta of the polls since a transaction was read in part, not yet published (reader thread only). */
   private ImageDelta held;
@@ -141,16 +113,10 @@ public final class EventLogReader implements AutoCloseable {
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
 
-    applied = Counter.builder("updraft.edge.events.applied").description("Events folded into the image").register(registry);
-    unknown = skipped(registry, "unknown-type");
-    malformed = skipped(registry, "malformed");
-    duplicate = skipped(registry, "duplicate");
-    inconsistent = skipped(registry, "inconsistent");
-    failed = skipped(registry, "error");
+    folder = new RecordFolder(topic, live, registry);
     unfinishedTransactions = Counter.builder("updraft.edge.transactions.unfinished")
         .description("Transactions read in part with no more of them in the log, published as read")
         .register(registry);
-    gaps = Counter.builder("updraft.edge.sequence.gaps").description("Per-app sequence gaps seen in the log").register(registry);
     Gauge.builder("updraft.edge.log.lag.records", this, r -> r.lag)
         .description("Records between the image and the log end (-1 before the first poll)")
         .register(registry);
@@ -160,13 +126,6 @@ public final class EventLogReader implements AutoCloseable {
         .register(registry);
     thread = new Thread(this::run, "updraft-edge-log");
     thread.setDaemon(true);
-  }
-
-  private static Counter skipped(MeterRegistry registry, String reason) {
-    return Counter.builder("updraft.edge.events.skipped")
-        .description("Records left out of the image, by reason")
-        .tag("reason", reason)
-        .register(registry);
   }
 
   /** Sets a property of the Kafka consumer (tests: smaller fetches); before {@link #start()}. */
@@ -266,8 +225,10 @@ public final class EventLogReader implements AutoCloseable {
     if (loading == null) {
       return Map.of();
     }
+    SnapshotSet.Result snapshots;
     try {
       snapshots = loading.join();
+      folder.snapshots(snapshots);
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
     }
@@ -281,7 +242,7 @@ public final class EventLogReader implements AutoCloseable {
       ImageDelta delta = held != null ? held : new ImageDelta(live.image());
       long now = System.nanoTime();
       for (ConsumerRecord<byte[], byte[]> r : records) {
-        fold(delta, r);
+        folder.fold(delta, r);
         transactions.see(r.key(), r.partition(), r.headers(), now);
       }
       held = delta;
@@ -349,69 +310,6 @@ public final class EventLogReader implements AutoCloseable {
     }
     LOG.warn("the Kafka consumer has no fetch-total metric: staleness counts from the last records only");
     return null;
-  }
-
-  private void fold(ImageDelta delta, ConsumerRecord<byte[], byte[]> r) {
-    Decoded d = EventCodec.decode(r.value());
-    if (d instanceof Decoded.Unknown) {
-      Decoded.Unknown u = (Decoded.Unknown) d;
-      unknown.increment();
-      if (unknownTypesLogged.add(u.type() + "@" + u.schemaVersion())) {
-        LOG.warn("skipping events of unknown type={} schemaVersion={} (first at partition={} offset={} appId={}): "
-            + "this edge is older than the control plane; later ones are counted, not logged",
-            u.type(), u.schemaVersion(), r.partition(), r.offset(), u.appId());
-      }
-      if (!snapshots.covers(u.appId(), r.partition(), r.offset())) {
-        delta.skip(u.appId(), u.sequence());
-        replayed();
-      }
-      return;
-    }
-    if (d instanceof Decoded.Malformed) {
-      malformed.increment();
-      malformedSeen++;
-      if (malformedSeen <= 10 || malformedSeen % 1000 == 0) {
-        LOG.warn("skipping malformed record topic={} partition={} offset={}: {} (malformed so far={})",
-            topic, r.partition(), r.offset(), ((Decoded.Malformed) d).reason(), malformedSeen);
-      }
-      return;
-    }
-    Decoded.Known k = (Decoded.Known) d;
-    String appId = k.envelope().appId();
-    if (snapshots.covers(appId, r.partition(), r.offset())) {
-      return; // in the app's snapshot already
-    }
-    replayed();
-    long expected = delta.nextSequence(appId);
-    long sequence = k.envelope().sequence();
-    if (sequence > expected) {
-      gaps.increment();
-      LOG.warn("sequence gap appId={} expected={} got={} partition={} offset={}: events {}..{} are missing from the log",
-          appId, expected, sequence, r.partition(), r.offset(), expected, sequence - 1);
-    }
-    try {
-      switch (delta.replay(k.envelope())) {
-        case APPLIED:
-          applied.increment();
-          break;
-        case DUPLICATE:
-          duplicate.increment();
-          break;
-        default:
-          inconsistent.increment();
-      }
-    } catch (RuntimeException e) {
-      failed.increment();
-      LOG.error("event fold failed, skipped: appId={} sequence={} type={} partition={} offset={}",
-          appId, sequence, k.envelope().type().wireName(), r.partition(), r.offset(), e);
-    }
-  }
-
-  /** Counts an event read before the image was ready (what {@code /readyz} reports as {@code eventsReplayed}). */
-  private void replayed() {
-    if (!live.ready()) {
-      live.replayed();
-    }
   }
 
   private boolean reached(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> target) {
