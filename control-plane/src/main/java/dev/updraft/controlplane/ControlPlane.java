@@ -299,6 +299,11 @@ public final class ControlPlane {
     return processor.state();
   }
 
+  /** How many states the command processor published (tests: one per command). */
+  long stateVersion() {
+    return processor.stateVersion();
+  }
+
   Commands commands() {
     return commands;
   }

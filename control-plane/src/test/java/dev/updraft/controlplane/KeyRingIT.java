@@ -218,6 +218,28 @@ class KeyRingIT {
   }
 
   @Test
+  void aCommandOfSeveralEventsIsMarkedInTheLogAndReachesReadersWhole(Infra infra, @TempDir Path dir) throws Exception {
+    // a control plane of its own: nothing else writes while the command is read back
+    String prefix = infra.topicPrefix() + "whole.";
+    ControlPlane own = TestSupport.start(vertx, TestSupport.config(infra, dir.resolve("cp"), "topic-prefix", prefix));
+    try {
+      Http h = new Http("http://127.0.0.1:" + own.port(), TestSupport.ADMIN);
+      long before = own.stateVersion();
+
+      assertThat(h.post("/v1/apps", key("main", Files.readString(Fixtures.certificatePem()),
+          Files.readString(Fixtures.privateKeyPkcs1Pem())).put("appId", "whole")).status()).isEqualTo(201);
+
+      List<EventEnvelope> events = TestSupport.events(infra, prefix + "updraft.events", "whole");
+      assertThat(events).extracting(e -> e.type().wireName()).containsExactly("app.created", "signing-key.registered");
+      assertThat(TestSupport.moreHeaders(infra, prefix + "updraft.events", "whole").values()).containsExactly("1", "");
+      assertThat(own.stateVersion() - before).as("states the API's readers could see for one two-event command").isEqualTo(1);
+      assertThat(own.state().app("whole").key("main")).as("the key registered with the app").isNotNull();
+    } finally {
+      TestSupport.await(own.close());
+    }
+  }
+
+  @Test
   void aCertificateChainIsRegisteredForChainModeAndRefusedWhenDevicesWouldRefuseIt(Infra infra) throws Exception {
     String app = "chained";
     assertThat(admin.post("/v1/apps", Map.of("appId", app)).status()).isEqualTo(201);

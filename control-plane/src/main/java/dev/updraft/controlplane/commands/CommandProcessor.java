@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs commands one at a time on one thread that owns the {@link EventLog}: decide against the current
  * state, append the planned events in one transaction, read them back, fold them, answer. The state is
- * an immutable {@link ControlState} published through a volatile field, so readers on any thread see a
- * consistent image and the writer's own answers reflect its write.
+ * an immutable {@link ControlState} published through a volatile field once a command's events are all folded
+ * (they may be read back over several polls), so readers on any thread see whole commands only and the
+ * writer's own answers reflect its write.
  *
  * <p>Failure handling: when another instance fences this one, every later command is refused with 503
  * {@code fenced} and {@link #health()} turns {@link Health#FENCED}. When a commit's outcome is unknown
@@ -79,6 +80,9 @@ public final class CommandProcessor implements AutoCloseable {
   private volatile long snapshotTimer = -1;
   private volatile Vertx timerVertx;
   private volatile ControlState state = ControlState.EMPTY;
+  /** The state being folded from records read back or replayed, published whole by {@link #publishFolded} (command thread only). */
+  private ControlState folding;
+  private volatile long stateVersion;
   private volatile Health health = Health.STARTING;
   private volatile String healthReason = "starting: replaying the event log";
 
@@ -140,9 +144,14 @@ public final class CommandProcessor implements AutoCloseable {
     return snapshots;
   }
 
-  /** The current state (never null). */
+  /** The current state (never null): whole commands only, never part of one. */
   public ControlState state() {
     return state;
+  }
+
+  /** How many states were published: one per command that wrote events, and one for the start's replay. */
+  public long stateVersion() {
+    return stateVersion;
   }
 
   /** The largest encoded event the log takes (known once the writer started; Kafka's default before). */
@@ -179,7 +188,12 @@ public final class CommandProcessor implements AutoCloseable {
             state = snaps.load(state, clock.instant(), replayTimeout);
           }
           replaying = true;
-          long n = log.replay(ps -> snaps == null ? Map.of() : snaps.startOffsets(ps), this::fold, replayTimeout);
+          long n;
+          try {
+            n = log.replay(ps -> snaps == null ? Map.of() : snaps.startOffsets(ps), this::fold, replayTimeout);
+          } finally {
+            publishFolded();
+          }
           replaying = false;
           health = Health.OK;
           healthReason = "ok";
@@ -310,6 +324,8 @@ public final class CommandProcessor implements AutoCloseable {
       log.awaitOwn(written, this::fold, READ_BACK_TIMEOUT);
     } catch (LogWriteException e) {
       throw refuse(e);
+    } finally {
+      publishFolded(); // the command's events arrive over one or more polls: readers see them all at once
     }
     return plan.result().apply(state);
   }
@@ -400,7 +416,7 @@ public final class CommandProcessor implements AutoCloseable {
       if (snapshots != null && snapshots.covers(appId, r.partition(), r.offset())) {
         return; // in the app's snapshot already
       }
-      state = StateFold.apply(state, ((Decoded.Known) d).envelope());
+      folding = StateFold.apply(folding(), ((Decoded.Known) d).envelope());
       folded(appId, r);
     } else if (d instanceof Decoded.Unknown) {
       Decoded.Unknown u = (Decoded.Unknown) d;
@@ -408,7 +424,7 @@ public final class CommandProcessor implements AutoCloseable {
         return;
       }
       LOG.warn("event of unknown type={} schemaVersion={} appId={} sequence={} at partition={} offset={}", u.type(), u.schemaVersion(), u.appId(), u.sequence(), r.partition(), r.offset());
-      state = StateFold.applyUnknown(state, u);
+      folding = StateFold.applyUnknown(folding(), u);
       folded(u.appId(), r);
     } else {
       malformed.increment();
@@ -416,8 +432,21 @@ public final class CommandProcessor implements AutoCloseable {
     }
   }
 
+  private ControlState folding() {
+    return folding != null ? folding : state;
+  }
+
+  /** Publishes what {@link #fold} folded since the last call, with one write of {@link #state}. */
+  private void publishFolded() {
+    if (folding != null) {
+      state = folding;
+      folding = null;
+      stateVersion++; // command thread only
+    }
+  }
+
   private void folded(String appId, ConsumerRecord<String, byte[]> r) {
-    if (snapshots != null && state.app(appId) != null) {
+    if (snapshots != null && folding().app(appId) != null) {
       snapshots.folded(appId, r.partition(), r.offset(), clock.instant(), replaying);
     }
   }
