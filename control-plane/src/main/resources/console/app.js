@@ -11,6 +11,7 @@ import { branchesPage, branchPage } from './page-branches.js';
 import { updatePage } from './page-update.js';
 import { devicesPage } from './page-devices.js';
 import { auditPage } from './page-audit.js';
+import { accessPage } from './page-access.js';
 
 const ROUTES = [
   { re: /^\/signin$/, page: signInPage, open: true },
@@ -24,6 +25,7 @@ const ROUTES = [
   { re: /^\/apps\/([^/]+)\/devices$/, page: devicesPage, tab: 'devices' },
   { re: /^\/apps\/([^/]+)\/devices\/([^/]+)$/, page: devicesPage, tab: 'devices' },
   { re: /^\/apps\/([^/]+)\/audit$/, page: auditPage, tab: 'audit' },
+  { re: /^\/apps\/([^/]+)\/access$/, page: accessPage, tab: 'access' },
 ];
 
 const TABS = [
@@ -31,6 +33,7 @@ const TABS = [
   ['branches', 'Branches and updates'],
   ['devices', 'Device lookup'],
   ['audit', 'Audit log'],
+  ['access', 'Tokens and keys'],
 ];
 
 const main = document.getElementById('main');

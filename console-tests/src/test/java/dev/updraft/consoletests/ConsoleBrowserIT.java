@@ -14,6 +14,7 @@ import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
+import dev.updraft.testing.TestCertificates;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.File;
@@ -664,6 +665,75 @@ class ConsoleBrowserIT {
 
   @Test
   @Order(4)
+  void issueAndRevokeTokensAndRotateKeysInThePage() throws Exception {
+    String app = "console-access";
+    api.ok(api.post("/v1/apps", Map.of("appId", app)), "create " + app);
+    driver.get(base + "/console/#/apps/" + app + "/access");
+    waitForHeading("Tokens and keys of " + app);
+    assertThat(driver.findElement(By.tagName("main")).getText()).contains("No token yet").contains("Not signed");
+
+    // a publish token for CI: its secret is shown once and works against the API
+    fill(By.id("token-label"), "GitHub Actions, main");
+    driver.findElement(By.id("issue-token-submit")).click();
+    waitForText(By.id("issued-token"), "Issued publish token");
+    String secret = driver.findElement(By.id("issued-token-secret")).getText();
+    assertThat(secret).startsWith("updraft_");
+    ApiClient ci = api.withToken(secret);
+    assertThat(ci.get("/v1/apps/" + app + "/keys").status()).as("the issued token reads its app").isEqualTo(200);
+    JsonNode issued = api.ok(api.get("/v1/apps/" + app + "/tokens"), "tokens").get("items").get(0);
+    assertThat(issued.path("role").asText()).isEqualTo("publish");
+    assertThat(issued.path("label").asText()).isEqualTo("GitHub Actions, main");
+    String tokenId = issued.path("tokenId").asText();
+    waitForText(By.id("tokens-table"), "GitHub Actions, main");
+
+    // sign the app: the fixture key as main, then a second key joins the ring and main is retired
+    driver.findElement(By.xpath("//summary[starts-with(., 'Add a key')]")).click();
+    fill(By.id("key-cert"), Files.readString(Fixtures.certificatePem()));
+    fill(By.id("key-private"), Files.readString(Fixtures.privateKeyPkcs1Pem()));
+    driver.findElement(By.id("register-key-submit")).click();
+    waitForText(By.id("status"), "Registered key main");
+    waitForText(By.id("keys-table"), "main");
+    assertThat(driver.findElements(By.id("retire-main-submit"))).as("the only key cannot be retired").isEmpty();
+    TestCertificates.Issued next = TestCertificates.selfSigned("Updraft console k2", Duration.ofDays(400));
+    driver.findElement(By.xpath("//summary[starts-with(., 'Add a key')]")).click();
+    fill(By.id("key-id"), "k2");
+    fill(By.id("key-cert"), next.certificatePem());
+    fill(By.id("key-private"), next.privateKeyPem());
+    driver.findElement(By.id("register-key-submit")).click();
+    waitForText(By.id("status"), "Registered key k2");
+    assertThat(keyIds(app)).containsExactly("main", "k2");
+    page("12-access");
+    driver.findElement(By.xpath("//tr[@data-key-id='main']//summary")).click();
+    driver.findElement(By.id("retire-main-submit")).click();
+    waitForText(By.id("status"), "Retired key main");
+    assertThat(keyIds(app)).containsExactly("k2");
+
+    // revoke the CI token: the API refuses it from then on, the table says when
+    driver.findElement(By.xpath("//tr[@data-token-id='" + tokenId + "']//summary")).click();
+    driver.findElement(By.id("revoke-" + tokenId + "-submit")).click();
+    waitForText(By.id("status"), "Revoked token " + tokenId);
+    assertThat(ci.get("/v1/apps/" + app + "/keys").status()).as("the revoked token").isEqualTo(401);
+    waitForText(By.id("tokens-table"), "revoked");
+
+    // a read token sees the key ring and is told why the tokens are not listed
+    String reader = api.ok(api.post("/v1/apps/" + app + "/tokens", Map.of("role", "read")), "read token").path("token").asText();
+    JavascriptExecutor js = (JavascriptExecutor) driver;
+    js.executeScript("sessionStorage.setItem('updraft.console.token', arguments[0]);", reader);
+    driver.navigate().refresh();
+    waitForText(By.id("tokens-refused"), "cannot list the app’s tokens");
+    waitForText(By.id("keys-table"), "k2");
+    check("access with a read token");
+    js.executeScript("sessionStorage.setItem('updraft.console.token', arguments[0]);", ADMIN);
+  }
+
+  private static List<String> keyIds(String app) {
+    List<String> out = new ArrayList<>();
+    api.ok(api.get("/v1/apps/" + app + "/keys"), "keys").get("items").forEach(k -> out.add(k.path("keyId").asText()));
+    return out;
+  }
+
+  @Test
+  @Order(5)
   void insightsPagesSayWhenTheRoutesAreMissing() throws Exception {
     // a control plane without the insights extension: the router answers its own 404
     driver.get(bareBase + "/console/");
@@ -678,7 +748,7 @@ class ConsoleBrowserIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void signOutForgetsTheToken() {
     driver.get(base + "/console/#/apps");
     waitForHeading("Apps");

@@ -51,7 +51,8 @@ public final class ConsoleRoutes {
           "page-branches.js",
           "page-update.js",
           "page-devices.js",
-          "page-audit.js");
+          "page-audit.js",
+          "page-access.js");
 
   /**
    * Only this origin: scripts and styles from files (no inline code), API calls to this server, images

@@ -1,0 +1,183 @@
+// Access: the app's tokens (issue one, its secret shown once; revoke one) and its code-signing key ring
+// (add a key or replace one in place, retire one). Tokens need an admin token; a read or publish token
+// sees the key ring and is told why the tokens are not shown.
+
+import * as api from './api.js';
+import { h, time, code, field, val, actionForm, disclosure, empty, notice } from './dom.js';
+
+const ROLES = [
+  { value: 'publish', label: 'publish: publish, roll back, steer rollouts and channels (CI)' },
+  { value: 'read', label: 'read: see updates, insights and devices' },
+  { value: 'admin', label: 'admin: everything on this app, tokens and keys too' },
+];
+
+export async function accessPage(ctx) {
+  const app = ctx.app;
+  const [tokens, keys] = await Promise.all([tokensOf(app), api.get(api.p`/v1/apps/${app}/keys`)]);
+  const body = [
+    h('h1', {}, 'Tokens and keys of ', app),
+    h('h2', { id: 'tokens-heading' }, 'Tokens'),
+    h('p', { class: 'muted' }, 'Per-app tokens for CI and people: only the SHA-256 of a secret is kept, so a secret is shown once, when it is issued.'),
+  ];
+  if (tokens.refused) {
+    body.push(notice({ id: 'tokens-refused' }, 'This token cannot list the app’s tokens: ', tokens.refused, '.'));
+  } else {
+    body.push(tokensTable(ctx, app, tokens.items), issueForm(ctx, app));
+  }
+  body.push(
+    h('h2', { id: 'keys-heading' }, 'Code-signing keys'),
+    h('p', { class: 'muted' }, 'Every manifest is signed with every key of the ring; a device gets the signature for the key its binary embeds (expo-expect-signature).'),
+    keysTable(ctx, app, keys.items || []),
+    disclosure('Add a key, or replace one in place…', registerForm(ctx, app)),
+  );
+  return { title: 'Tokens and keys · ' + app, body };
+}
+
+/** The app's tokens, or why this token may not list them (403). */
+async function tokensOf(app) {
+  try {
+    const r = await api.get(api.p`/v1/apps/${app}/tokens`);
+    return { items: r.items || [] };
+  } catch (err) {
+    if (err instanceof api.ApiError && err.status === 403) {
+      return { refused: err.message };
+    }
+    throw err;
+  }
+}
+
+function tokensTable(ctx, app, items) {
+  if (!items.length) {
+    return empty('No token yet: the admin token is the only one that works on this app.');
+  }
+  const active = items.filter((t) => !t.revokedAt).length;
+  return h(
+    'table',
+    { id: 'tokens-table' },
+    h('caption', {}, `${items.length} ${items.length === 1 ? 'token' : 'tokens'}, ${active} active`),
+    h('thead', {}, h('tr', {}, ['Token', 'Role', 'Label', 'Issued', 'Status'].map((c) => h('th', { scope: 'col' }, c)))),
+    h(
+      'tbody',
+      {},
+      items.map((t) =>
+        h(
+          'tr',
+          { 'data-token-id': t.tokenId },
+          h('th', { scope: 'row' }, code(t.tokenId)),
+          h('td', {}, t.role),
+          h('td', {}, t.label || '—'),
+          h('td', {}, time(t.issuedAt), t.issuedBy ? ' by ' + t.issuedBy : ''),
+          h('td', {}, t.revokedAt ? h('span', {}, 'revoked ', time(t.revokedAt)) : revokeControl(ctx, app, t)),
+        ),
+      ),
+    ),
+  );
+}
+
+function revokeControl(ctx, app, t) {
+  return disclosure(
+    'Revoke…',
+    actionForm({
+      id: 'revoke-' + t.tokenId,
+      label: 'Revoke token ' + t.tokenId,
+      submit: 'Revoke this token',
+      submitClass: 'danger',
+      children: [h('p', {}, 'Requests with it are refused from now on (401); the audit log keeps who revoked it.')],
+      action: async () => {
+        await api.del(api.p`/v1/apps/${app}/tokens/${t.tokenId}`);
+        await ctx.reload(`Revoked token ${t.tokenId}.`);
+      },
+    }),
+  );
+}
+
+function issueForm(ctx, app) {
+  const role = field({ id: 'token-role', label: 'Role', kind: 'select', value: 'publish', options: ROLES });
+  const label = field({ id: 'token-label', label: 'Label (optional)', hint: 'Who or what uses it, e.g. “GitHub Actions, main”.', attrs: { maxlength: 200 } });
+  return actionForm({
+    id: 'issue-token',
+    label: 'Issue a token',
+    submit: 'Issue token',
+    children: [h('h3', {}, 'Issue a token'), role.el, label.el],
+    action: async () => {
+      const body = { role: role.input.value };
+      if (val(label.input)) {
+        body.label = val(label.input);
+      }
+      const t = await api.post(api.p`/v1/apps/${app}/tokens`, body);
+      await ctx.reload(
+        h(
+          'span',
+          { id: 'issued-token' },
+          `Issued ${t.role} token ${t.tokenId}. Its secret, shown this once: `,
+          h('code', { id: 'issued-token-secret' }, t.token),
+          ' (UPDRAFT_TOKEN for the CLI).',
+        ),
+      );
+    },
+  });
+}
+
+function keysTable(ctx, app, items) {
+  if (!items.length) {
+    return empty('Not signed: devices get unsigned manifests. Add a key for code signing.');
+  }
+  return h(
+    'table',
+    { id: 'keys-table' },
+    h('caption', {}, items.length === 1 ? '1 key' : items.length + ' keys'),
+    h('thead', {}, h('tr', {}, ['Key id', 'Certificate', 'Registered', 'Expires', ''].map((c, i) => h('th', { scope: 'col', 'aria-label': i === 4 ? 'Actions' : null }, c)))),
+    h(
+      'tbody',
+      {},
+      items.map((k) =>
+        h(
+          'tr',
+          { 'data-key-id': k.keyId },
+          h('th', { scope: 'row' }, code(k.keyId), k.primary ? ' (primary)' : ''),
+          h('td', {}, k.chain ? 'chain, leaf SHA-256 ' : 'SHA-256 ', h('code', { title: k.certificateSha256 }, (k.certificateSha256 || '').slice(0, 16) + '…')),
+          h('td', {}, time(k.registeredAt)),
+          h('td', {}, time(k.notAfter)),
+          h('td', {}, items.length > 1 ? retireControl(ctx, app, k) : h('span', { class: 'muted' }, 'the only key: add the next before retiring it')),
+        ),
+      ),
+    ),
+  );
+}
+
+function retireControl(ctx, app, k) {
+  return disclosure(
+    'Retire…',
+    actionForm({
+      id: 'retire-' + k.keyId,
+      label: 'Retire key ' + k.keyId,
+      submit: 'Retire this key',
+      submitClass: 'danger',
+      children: [h('p', {}, 'Nothing is signed with it any more: devices whose binary embeds it get 400 unknown-key-id until they install a build with another key.')],
+      action: async () => {
+        await api.del(api.p`/v1/apps/${app}/keys/${k.keyId}`);
+        await ctx.reload(`Retired key ${k.keyId}.`);
+      },
+    }),
+  );
+}
+
+function registerForm(ctx, app) {
+  const keyId = field({ id: 'key-id', label: 'Key id', value: 'main', hint: 'A new key id joins the ring; an existing one is replaced in place (a renewed certificate, a chain’s new leaf).', attrs: { required: true, maxlength: 64 } });
+  const cert = field({ id: 'key-cert', label: 'Certificate or chain (PEM)', kind: 'textarea', hint: 'A self-signed certificate the binary embeds, or for chain mode the leaf then the intermediates, without the root.', attrs: { required: true } });
+  const key = field({ id: 'key-private', label: 'Private key (PEM)', kind: 'textarea', hint: 'It goes to the control plane’s key store only.', attrs: { required: true } });
+  return actionForm({
+    id: 'register-key',
+    label: 'Add or replace a code-signing key',
+    submit: 'Register key',
+    children: [keyId.el, cert.el, key.el],
+    action: async () => {
+      const pem = cert.input.value;
+      const chain = (pem.match(/-----BEGIN CERTIFICATE-----/g) || []).length > 1;
+      const body = { keyId: val(keyId.input), privateKeyPem: key.input.value };
+      body[chain ? 'certificateChainPem' : 'certificatePem'] = pem;
+      const k = await api.put(api.p`/v1/apps/${app}/signing-key`, body);
+      await ctx.reload(`Registered key ${k.keyId}${k.chain ? ' (chain)' : ''}: every servable manifest is signed with it too.`);
+    },
+  });
+}
