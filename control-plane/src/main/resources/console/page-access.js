@@ -75,17 +75,30 @@ function tokensTable(ctx, app, items) {
 }
 
 function revokeControl(ctx, app, t) {
+  return confirmed(ctx, {
+    id: 'revoke-' + t.tokenId,
+    summary: 'Revoke…',
+    label: 'Revoke token ' + t.tokenId,
+    submit: 'Revoke this token',
+    text: 'Requests with it are refused from now on (401); the audit log keeps who revoked it.',
+    run: () => api.del(api.p`/v1/apps/${app}/tokens/${t.tokenId}`),
+    done: `Revoked token ${t.tokenId}.`,
+  });
+}
+
+/** A disclosure with one destructive action and what it does; the page is drawn again after it. */
+function confirmed(ctx, { id, summary, label, submit, text, run, done }) {
   return disclosure(
-    'Revoke…',
+    summary,
     actionForm({
-      id: 'revoke-' + t.tokenId,
-      label: 'Revoke token ' + t.tokenId,
-      submit: 'Revoke this token',
+      id,
+      label,
+      submit,
       submitClass: 'danger',
-      children: [h('p', {}, 'Requests with it are refused from now on (401); the audit log keeps who revoked it.')],
+      children: [h('p', {}, text)],
       action: async () => {
-        await api.del(api.p`/v1/apps/${app}/tokens/${t.tokenId}`);
-        await ctx.reload(`Revoked token ${t.tokenId}.`);
+        await run();
+        await ctx.reload(done);
       },
     }),
   );
@@ -146,20 +159,15 @@ function keysTable(ctx, app, items) {
 }
 
 function retireControl(ctx, app, k) {
-  return disclosure(
-    'Retire…',
-    actionForm({
-      id: 'retire-' + k.keyId,
-      label: 'Retire key ' + k.keyId,
-      submit: 'Retire this key',
-      submitClass: 'danger',
-      children: [h('p', {}, 'Nothing is signed with it any more: devices whose binary embeds it get 400 unknown-key-id until they install a build with another key.')],
-      action: async () => {
-        await api.del(api.p`/v1/apps/${app}/keys/${k.keyId}`);
-        await ctx.reload(`Retired key ${k.keyId}.`);
-      },
-    }),
-  );
+  return confirmed(ctx, {
+    id: 'retire-' + k.keyId,
+    summary: 'Retire…',
+    label: 'Retire key ' + k.keyId,
+    submit: 'Retire this key',
+    text: 'Nothing is signed with it any more: devices whose binary embeds it get 400 unknown-key-id until they install a build with another key.',
+    run: () => api.del(api.p`/v1/apps/${app}/keys/${k.keyId}`),
+    done: `Retired key ${k.keyId}.`,
+  });
 }
 
 function registerForm(ctx, app) {
