@@ -56,6 +56,7 @@ public record DeviceRecord(
    * @param rolloutBucket the device's bucket (0..9999) in the per-update rollout consulted; null when none
    * @param updateId the update served; null when none
    * @param groupId the group of the update or directive served; null when none
+   * @param firstServedAt when the device was first served {@code updateId} (its receipt); null when none or unknown
    */
   public record Served(
       String outcome,
@@ -64,7 +65,15 @@ public record DeviceRecord(
       boolean inBranchRollout,
       Integer rolloutBucket,
       String updateId,
-      String groupId) {}
+      String groupId,
+      Instant firstServedAt) {
+
+    /** Without the time of the first serving (unknown). */
+    public Served(String outcome, String reason, String branch, boolean inBranchRollout, Integer rolloutBucket, String updateId,
+        String groupId) {
+      this(outcome, reason, branch, inBranchRollout, rolloutBucket, updateId, groupId, null);
+    }
+  }
 
   /**
    * The decision in one line: channel → branch (and the branch rollout) → rollout bucket → the update
@@ -90,7 +99,7 @@ public record DeviceRecord(
     switch (reason) {
       case CheckIn.REASON_NEW_UPDATE:
         return "update " + served.updateId() + group() + ": newer than the running "
-            + (currentUpdateId == null ? "(unknown)" : currentUpdateId);
+            + (currentUpdateId == null ? "(unknown)" : currentUpdateId) + servedBefore();
       case CheckIn.REASON_ALREADY_LATEST:
         return "no update: already runs the newest update " + (currentUpdateId == null ? "(unknown)" : currentUpdateId);
       case CheckIn.REASON_NO_UPDATE_FOR_RUNTIME:
@@ -99,7 +108,8 @@ public record DeviceRecord(
       case CheckIn.REASON_PREVIOUSLY_FAILED:
         return "no update: this device reported the newest update failed (failed: " + String.join(", ", failedUpdateIds) + ")";
       case CheckIn.REASON_SKIPPED_FAILED:
-        return "update " + served.updateId() + group() + ": the newest this device did not report failed; " + skipped();
+        return "update " + served.updateId() + group() + ": the newest this device did not report failed; " + skipped()
+            + servedBefore();
       case CheckIn.REASON_ROLLBACK:
         return "roll back to the embedded bundle " + (embeddedUpdateId == null ? "(unknown)" : embeddedUpdateId) + group()
             + (skippedUpdateIds.isEmpty() ? "" : "; " + skipped());
@@ -112,6 +122,20 @@ public record DeviceRecord(
       default:
         return served.outcome() + " (" + (reason.isEmpty() ? "no reason recorded" : reason) + ")";
     }
+  }
+
+  /**
+   * When the device was served the same update at an earlier check-in and still does not run it: "downloaded but
+   * never launched" (or never downloaded), the first question when an update does not take. Empty otherwise.
+   */
+  private String servedBefore() {
+    Instant first = served.firstServedAt();
+    if (first == null || lastSeen == null || !first.isBefore(lastSeen) || served.updateId() == null
+        || served.updateId().equals(currentUpdateId)) {
+      return "";
+    }
+    return "; it was first served this update at " + first + " and has asked again since without running it: its"
+        + " download fails, or the app has not restarted since the download (its failed ids and fatal error say more)";
   }
 
   /** "skipped a: reported failed, skipped b: reported failed". */

@@ -56,11 +56,15 @@ public final class Insights {
       "SELECT coalesce(sum(launches), 0), coalesce(sum(embedded_launches), 0),"
           + " coalesce(sum(launches) FILTER (WHERE update_id = ''), 0)"
           + " FROM update_hourly WHERE app_id = $1 AND channel = $2 AND hour >= $3";
+  /** The device's row, and when it was first served the update its newest check-in was served (a receipt's key lookup). */
   static final String DEVICE_SQL =
-      "SELECT app_id, client_id, platform, runtime_version, channel, current_update_id, embedded_update_id, source,"
-          + " failed_update_ids, fatal_error, fatal_error_at, first_seen, last_seen, check_ins, last_check_in_id,"
-          + " edge_id, outcome, reason, branch, in_branch_rollout, rollout_bucket, served_update_id, served_group_id,"
-          + " skipped_update_ids FROM devices WHERE app_id = $1 AND client_id = $2";
+      "SELECT d.app_id, d.client_id, d.platform, d.runtime_version, d.channel, d.current_update_id, d.embedded_update_id,"
+          + " d.source, d.failed_update_ids, d.fatal_error, d.fatal_error_at, d.first_seen, d.last_seen, d.check_ins,"
+          + " d.last_check_in_id, d.edge_id, d.outcome, d.reason, d.branch, d.in_branch_rollout, d.rollout_bucket,"
+          + " d.served_update_id, d.served_group_id, d.skipped_update_ids, r.first_served AS served_first"
+          + " FROM devices d LEFT JOIN update_receipts r"
+          + "   ON r.app_id = d.app_id AND r.update_id = d.served_update_id AND r.client_id = d.client_id"
+          + " WHERE d.app_id = $1 AND d.client_id = $2";
   static final String REFUSALS_SQL =
       "SELECT reason, runtime_version, embedded_update_id, devices, requests, first_seen, last_seen FROM refusals"
           + " WHERE app_id = $1 ORDER BY devices DESC, requests DESC, reason, runtime_version, embedded_update_id LIMIT $2";
@@ -282,7 +286,8 @@ public final class Insights {
                           r.getBoolean("in_branch_rollout"),
                           r.getInteger("rollout_bucket"),
                           r.getString("served_update_id"),
-                          r.getString("served_group_id")),
+                          r.getString("served_group_id"),
+                          instant(r.getOffsetDateTime("served_first"))),
                       skipped == null ? List.of() : Arrays.asList(skipped)));
             });
   }

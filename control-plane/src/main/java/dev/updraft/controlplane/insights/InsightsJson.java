@@ -131,6 +131,7 @@ final class InsightsJson {
     s.put("rolloutBucket", v.rolloutBucket());
     s.put("updateId", v.updateId());
     s.put("groupId", v.groupId());
+    s.put("firstServedAt", time(v.firstServedAt()));
     ArrayNode skipped = s.putArray("skippedUpdateIds");
     for (String id : d.skippedUpdateIds()) {
       skipped.add(id);

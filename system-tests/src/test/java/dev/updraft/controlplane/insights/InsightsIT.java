@@ -35,6 +35,7 @@ class InsightsIT {
   static final String EMB_ANDROID = "emb-android";
   static final String A_IOS = "a-ios";
   static final String A_ANDROID = "a-android";
+  static final String B_IOS = "b-ios";
 
   private static TelemetryFixture fixture;
   private static Insights insights;
@@ -111,6 +112,11 @@ class InsightsIT {
     // #12 a1 now runs A
     list.add(c("a1", "android", "production", A_ANDROID, List.of(), no, CheckIn.REASON_ALREADY_LATEST, null,
         ago(Duration.ofMinutes(10))));
+    // #13, #14 i4 (channel qa) on its embedded bundle is served B twice: it asked again without running it
+    list.add(c("i4", "ios", "qa", EMB_IOS, List.of(), up, CheckIn.REASON_NEW_UPDATE, B_IOS, ago(Duration.ofHours(6))));
+    list.add(c("i4", "ios", "qa", EMB_IOS, List.of(), up, CheckIn.REASON_NEW_UPDATE, B_IOS, ago(Duration.ofHours(1))));
+    // #15 i5 (qa) is served B once
+    list.add(c("i5", "ios", "qa", EMB_IOS, List.of(), up, CheckIn.REASON_NEW_UPDATE, B_IOS, ago(Duration.ofHours(2))));
     fixture = TelemetryFixture.ingest(infra, "insights", list);
     insights = Insights.create(fixture.pool);
   }
@@ -234,6 +240,23 @@ class InsightsIT {
     DeviceRecord i1 = await(insights.device(APP, "I1")).orElseThrow(); // client ids compare in lower case
     assertThat(i1.checkIns()).isEqualTo(2);
     assertThat(i1.explanation()).endsWith("no update: already runs the newest update a-ios");
+  }
+
+  @Test
+  void saysWhenADeviceAskedAgainWithoutRunningTheUpdateItWasServed() throws Exception {
+    DeviceRecord i4 = await(insights.device(APP, "i4")).orElseThrow();
+    assertThat(i4.served().updateId()).isEqualTo(B_IOS);
+    assertThat(i4.served().firstServedAt()).isEqualTo(ago(Duration.ofHours(6)));
+    assertThat(i4.explanation()).endsWith("update b-ios (group group-b-ios): newer than the running emb-ios; it was first served this update at "
+        + ago(Duration.ofHours(6)) + " and has asked again since without running it: its download fails, or the app has not"
+        + " restarted since the download (its failed ids and fatal error say more)");
+
+    DeviceRecord i5 = await(insights.device(APP, "i5")).orElseThrow();
+    assertThat(i5.served().firstServedAt()).as("served once, at its newest check-in").isEqualTo(ago(Duration.ofHours(2)));
+    assertThat(i5.explanation()).endsWith("update b-ios (group group-b-ios): newer than the running emb-ios");
+
+    DeviceRecord i1 = await(insights.device(APP, "i1")).orElseThrow();
+    assertThat(i1.served().firstServedAt()).as("served nothing at its newest check-in").isNull();
   }
 
   @Test
