@@ -18,6 +18,12 @@ final class DeviceRequest {
   static final int MAX_FATAL_ERROR = 1024;
   /** The keyid clients use when their code-signing metadata names none. */
   static final String ROOT = "root";
+  /**
+   * The member of {@code expo-extra-params} that overrides the channel: {@code Updates.setExtraParamAsync(
+   * "updraft-channel", "qa")} moves a release build to channel qa (QA branch surfing, no rebuild, anti-bricking
+   * left on) until it is set to null; it wins over {@code expo-channel-name}.
+   */
+  static final String CHANNEL_PARAM = "updraft-channel";
 
   final String appId;
   /** As sent (null when absent); {@link #platform} is the checked constant or null. */
@@ -43,7 +49,9 @@ final class DeviceRequest {
     this.appId = appId;
     this.platformRaw = headerOrQuery(req, h, query, Names.PLATFORM, "platform");
     this.runtimeVersion = headerOrQuery(req, h, query, Names.RUNTIME_VERSION, "runtime-version");
-    this.channel = headerOrQuery(req, h, query, Names.CHANNEL_NAME, "channel-name");
+    String extra = h.get(Names.EXTRA_PARAMS);
+    String override = extra == null ? null : emptyToNull(StructuredHeaders.stringMember(extra, CHANNEL_PARAM));
+    this.channel = override != null ? override : headerOrQuery(req, h, query, Names.CHANNEL_NAME, "channel-name");
     this.clientId = lowerOrNull(h.get(Names.CLIENT_ID));
     this.currentId = lowerOrNull(h.get(Names.CURRENT_UPDATE_ID));
     this.embeddedId = lowerOrNull(h.get(Names.EMBEDDED_UPDATE_ID));

@@ -21,6 +21,8 @@ final class Names {
   static final AsciiString RECENT_FAILED_UPDATE_IDS = AsciiString.cached("expo-recent-failed-update-ids");
   static final AsciiString FATAL_ERROR = AsciiString.cached("expo-fatal-error");
   static final AsciiString EXPECT_SIGNATURE = AsciiString.cached("expo-expect-signature");
+  /** An SF-dictionary of strings the app sets with {@code Updates.setExtraParamAsync}; read for {@link DeviceRequest#CHANNEL_PARAM}. */
+  static final AsciiString EXTRA_PARAMS = AsciiString.cached("expo-extra-params");
   static final AsciiString APP_ID = AsciiString.cached("expo-app-id");
 
   // response

@@ -397,6 +397,42 @@ class ClientBehaviourIT {
   }
 
   /**
+   * QA branch surfing in a release build: {@code Updates.setExtraParamAsync("updraft-channel", "qa")} (no rebuild,
+   * no request-header override, anti-bricking measures left on) makes the edge answer the device for channel qa,
+   * whatever its {@code expo-channel-name}; setting it to null (the member gone) puts it back.
+   */
+  @Test
+  void aReleaseBuildMovesToAnotherChannelThroughItsExtraParamsAndBackWhenTheyAreCleared() {
+    String app = "surf";
+    log.publish(app, new EventPayload.AppCreated("Branch surfing"));
+    UpdateGroup stable = publish(app, "production", Fixtures.update1(), 0);
+    UpdateGroup qa = publish(app, "qa-build", Fixtures.update2(), 60);
+    log.publish(app, new ChannelMapped("qa", "qa-build", null));
+    String stableIos = stable.platform("ios").updateId();
+    String qaIos = qa.platform("ios").updateId();
+    waitFor("the qa channel is served", () -> http.get("/apps/" + app + "/manifest", Device.ios().channel("qa").headers()).status() == 200);
+
+    // Updates.setExtraParamAsync("updraft-channel", "qa") in a build whose channel is production
+    Device surfer = Device.ios().client("surf-1").extraParams("debug=\"1\", updraft-channel=\"qa\"");
+    EdgeHttp.Response onQa = http.get("/apps/" + app + "/manifest", surfer.headers());
+    assertThat(Answers.multipart(onQa).part("manifest").bodyText()).contains(qaIos);
+    assertThat(onQa.header("expo-manifest-filters")).isEqualTo("branchname=\"qa-build\"");
+
+    // other extra params, a member that is not a string, or a dictionary that does not parse: its own channel
+    for (String other : new String[] {"debug=\"1\"", "updraft-channel=?1", "updraft-channel=\"unterminated", "updraft-channel=\"\""}) {
+      EdgeHttp.Response own = http.get("/apps/" + app + "/manifest", Device.ios().client("surf-2").extraParams(other).headers());
+      assertThat(Answers.multipart(own).part("manifest").bodyText()).as(other).contains(stableIos);
+    }
+    // a channel nobody mapped is the branch of its name, as for the channel header
+    EdgeHttp.Response unmapped = http.get("/apps/" + app + "/manifest", Device.ios().client("surf-3").extraParams("updraft-channel=\"qa-build\"").headers());
+    assertThat(Answers.multipart(unmapped).part("manifest").bodyText()).contains(qaIos);
+
+    List<CheckIn> mine = checkIns(app, x -> "surf-1".equals(x.clientId()), all -> !all.isEmpty());
+    assertThat(mine.get(0).channel()).as("the check-in names the channel the device was answered for").isEqualTo("qa");
+    assertThat(mine.get(0).branch()).isEqualTo("qa-build");
+  }
+
+  /**
    * A build without {@code updates.requestHeaders} sends no channel: refused (and counted as a refusal)
    * until the app has a default channel, then answered for it; its check-in says it sent none.
    */

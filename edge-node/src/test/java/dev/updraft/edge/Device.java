@@ -23,6 +23,7 @@ final class Device {
   String fatal;
   String expectSignature;
   String appId;
+  String extraParams;
 
   static Device ios() {
     return new Device();
@@ -91,6 +92,12 @@ final class Device {
     return this;
   }
 
+  /** {@code expo-extra-params} as sent: the SF-dictionary {@code Updates.setExtraParamAsync} builds. */
+  Device extraParams(String v) {
+    extraParams = v;
+    return this;
+  }
+
   Device appHeader(String v) {
     appId = v;
     return this;
@@ -110,6 +117,7 @@ final class Device {
     add(h, "expo-fatal-error", fatal);
     add(h, "expo-expect-signature", expectSignature);
     add(h, "expo-app-id", appId);
+    add(h, "expo-extra-params", extraParams);
     return h.toArray(new String[0]);
   }
 
