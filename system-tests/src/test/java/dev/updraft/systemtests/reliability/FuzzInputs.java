@@ -47,7 +47,8 @@ final class FuzzInputs {
   /** The headers that decide which answer a device gets (the answer's format aside). */
   private static final java.util.Set<String> DECIDING = java.util.Set.of(
       "expo-platform", "expo-protocol-version", "expo-runtime-version", "expo-channel-name", "eas-client-id",
-      "expo-current-update-id", "expo-embedded-update-id", "expo-recent-failed-update-ids", "expo-app-id");
+      "expo-current-update-id", "expo-embedded-update-id", "expo-recent-failed-update-ids", "expo-app-id",
+      "expo-extra-params"); // its updraft-channel member overrides the channel
 
   /** Ids a request may carry so that the resolver's comparisons are reached. */
   private final List<String> knownIds;
