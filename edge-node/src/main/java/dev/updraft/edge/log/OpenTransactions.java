@@ -23,11 +23,11 @@ final class OpenTransactions {
 
   /** Notes a record of {@code partition} keyed by app id {@code key} (null: a record without one, ignored). */
   void see(byte[] key, int partition, Headers headers, long nowNanos) {
-    if (key == null) {
-      return;
+    Header more = headers.lastHeader(Topics.MORE_HEADER);
+    if (key == null || (more == null && open.isEmpty())) {
+      return; // no key, or a command's last (or only) event with none open: nothing to track
     }
     String app = new String(key, StandardCharsets.UTF_8);
-    Header more = headers.lastHeader(Topics.MORE_HEADER);
     if (more == null) {
       open.remove(app);
       return;

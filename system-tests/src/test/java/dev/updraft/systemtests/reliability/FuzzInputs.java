@@ -47,8 +47,9 @@ final class FuzzInputs {
   /** The headers that decide which answer a device gets (the answer's format aside). */
   private static final java.util.Set<String> DECIDING = java.util.Set.of(
       "expo-platform", "expo-protocol-version", "expo-runtime-version", "expo-channel-name", "eas-client-id",
-      "expo-current-update-id", "expo-embedded-update-id", "expo-recent-failed-update-ids", "expo-app-id",
-      "expo-extra-params"); // its updraft-channel member overrides the channel
+      "expo-current-update-id", "expo-embedded-update-id", "expo-recent-failed-update-ids", "expo-app-id");
+  /** The member of {@code expo-extra-params} that overrides the channel: a value naming it decides the answer. */
+  private static final String CHANNEL_PARAM = "updraft-channel";
 
   /** Ids a request may carry so that the resolver's comparisons are reached. */
   private final List<String> knownIds;
@@ -331,8 +332,12 @@ final class FuzzInputs {
       case 6: {
         String[] sf = {"expo-expect-signature", "expo-recent-failed-update-ids", "expo-extra-params"};
         String h = sf[r.nextInt(3)];
-        q.set(h, ascii(structured(r)));
+        String value = structured(r);
+        q.set(h, ascii(value));
         touched(q, h);
+        if (h.equals("expo-extra-params") && value.contains(CHANNEL_PARAM)) {
+          q.decided = false; // other extra params leave the answer alone
+        }
         kinds.append("structured(").append(h).append(") ");
         break;
       }
