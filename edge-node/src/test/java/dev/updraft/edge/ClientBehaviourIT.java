@@ -411,10 +411,7 @@ class ClientBehaviourIT {
     String stableIos = stable.platform("ios").updateId();
     String qaIos = qa.platform("ios").updateId();
     // an unmapped channel already answers (no update, from a branch "qa"): wait for the mapping's update
-    waitFor("the qa channel serves its branch", () -> {
-      MultipartPart m = Answers.multipart(http.get("/apps/" + app + "/manifest", Device.ios().channel("qa").headers())).part("manifest");
-      return m != null && m.bodyText().contains(qaIos);
-    });
+    waitFor("the qa channel serves its branch", () -> qaIos.equals(ask(app, "ios", "surf-0", freshInstall(), "qa").manifestId()));
 
     // Updates.setExtraParamAsync("updraft-channel", "qa") in a build whose channel is production
     Device surfer = Device.ios().client("surf-1").extraParams("debug=\"1\", updraft-channel=\"qa\"");

@@ -99,9 +99,12 @@ final class FuzzInputs {
     return new Input(index, q.bytes(), q.alone, q.head, kinds.toString(), asksSignature, q.decided ? q.device : null);
   }
 
-  /** Whether a mutation of header {@code name} leaves the device's answer as its base request decides it. */
+  /**
+   * Whether a mutation of header {@code name} leaves the device's answer as its base request decides it: not for a
+   * deciding header, nor for {@code expo-extra-params} once a line of it names the channel override.
+   */
   private static void touched(Request q, String name) {
-    if (DECIDING.contains(name)) {
+    if (DECIDING.contains(name) || (name.equals("expo-extra-params") && q.mentions(name, CHANNEL_PARAM))) {
       q.decided = false;
     }
   }
@@ -124,6 +127,17 @@ final class FuzzInputs {
     void set(String name, byte[] value) {
       remove(name);
       headers.add(line(name, value));
+    }
+
+    /** Whether a line of header {@code name} holds {@code text}. */
+    boolean mentions(String name, String text) {
+      byte[] prefix = (name + ":").getBytes(StandardCharsets.ISO_8859_1);
+      for (byte[] h : headers) {
+        if (startsWithIgnoreCase(h, prefix) && new String(h, StandardCharsets.ISO_8859_1).contains(text)) {
+          return true;
+        }
+      }
+      return false;
     }
 
     void remove(String name) {
@@ -332,12 +346,8 @@ final class FuzzInputs {
       case 6: {
         String[] sf = {"expo-expect-signature", "expo-recent-failed-update-ids", "expo-extra-params"};
         String h = sf[r.nextInt(3)];
-        String value = structured(r);
-        q.set(h, ascii(value));
+        q.set(h, ascii(structured(r)));
         touched(q, h);
-        if (h.equals("expo-extra-params") && value.contains(CHANNEL_PARAM)) {
-          q.decided = false; // other extra params leave the answer alone
-        }
         kinds.append("structured(").append(h).append(") ");
         break;
       }
