@@ -37,7 +37,7 @@ final class Root {
   static final String USAGE =
       String.join(
           "\n",
-          "usage: updraft <command> [flags]   (--server URL | UPDRAFT_SERVER, --token T | UPDRAFT_TOKEN, --cacert PEM | UPDRAFT_CACERT, --json)",
+          "usage: updraft <command> [flags]   (--server URL | UPDRAFT_SERVER, --token T | UPDRAFT_TOKEN, --cacert PEM | UPDRAFT_CACERT, --insecure, --json)",
           "  apps create APP [--name NAME] [--certificate PEM --private-key PEM [--key-id main]]",
           "  apps list | apps show APP | apps update APP (--default-channel C | --no-default-channel)",
           "  apps delete APP --confirm APP                        its tokens stop working, its keys are destroyed",
@@ -93,11 +93,16 @@ final class Root {
       description = "trust only these certificates for an https:// server, not the JVM's trust store (or UPDRAFT_CACERT)")
   String cacert;
 
-  @Option(names = "--json", scope = ScopeType.INHERIT, order = 103,
+  @Option(names = "--insecure", scope = ScopeType.INHERIT, order = 103,
+      description = "allow a plain http:// server that is not this machine: the token (and any private key) then crosses the network"
+          + " in clear (or UPDRAFT_INSECURE=true)")
+  boolean insecure;
+
+  @Option(names = "--json", scope = ScopeType.INHERIT, order = 104,
       description = "print JSON: the server's answer, or an object saying what happened")
   boolean json;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, scope = ScopeType.INHERIT, order = 104,
+  @Option(names = {"-h", "--help"}, usageHelp = true, scope = ScopeType.INHERIT, order = 105,
       description = "show this command's flags")
   boolean help;
 }

@@ -57,7 +57,28 @@ final class Session {
     } catch (URISyntaxException e) {
       throw CliException.usage("--server (UPDRAFT_SERVER) " + server + " is not a URL: " + e.getMessage());
     }
+    boolean insecure = global.insecure || "true".equalsIgnoreCase(env.getOrDefault("UPDRAFT_INSECURE", "").trim());
+    if ("http".equalsIgnoreCase(uri.getScheme()) && !isLoopback(uri.getHost()) && !insecure) {
+      throw CliException.usage("refusing to send a token (and any private key) over plain http:// to " + uri.getHost()
+          + ": use https:// (--cacert PEM for a private CA), or --insecure (UPDRAFT_INSECURE=true) on a network you trust");
+    }
     return new Api(server, token.trim(), sleeper, cacert == null || cacert.isBlank() ? null : Path.of(cacert), Proxies.of(env, uri));
+  }
+
+  /**
+   * Whether a server host is this machine: {@code localhost}, a name under {@code .localhost}, 127.0.0.0/8 or
+   * {@code ::1}, read from the URL itself (no DNS lookup, which an attacker on the network could answer).
+   */
+  static boolean isLoopback(String host) {
+    if (host == null) {
+      return false;
+    }
+    String h = host.toLowerCase(java.util.Locale.ROOT);
+    if (h.startsWith("[") && h.endsWith("]")) {
+      h = h.substring(1, h.length() - 1);
+    }
+    return h.equals("localhost") || h.endsWith(".localhost") || h.equals("::1") || h.equals("0:0:0:0:0:0:0:1")
+        || h.matches("127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}");
   }
 
   /** Prints {@code human}, or {@code r} as indented JSON with {@code --json}. */

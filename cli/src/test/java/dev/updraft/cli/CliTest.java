@@ -61,6 +61,33 @@ class CliTest {
   }
 
   @Test
+  void refusesToSendATokenOverPlainHttpToAnotherHostUnlessToldInsecure() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    // 192.0.2.1 is TEST-NET-1: never routed, so the refusal must come before any connection
+    assertThat(run(Map.of("UPDRAFT_TOKEN", "t", "UPDRAFT_SERVER", "http://192.0.2.1:8080"), "apps", "list")).isEqualTo(2);
+    assertThat(err()).contains("refusing to send a token").contains("plain http://").contains("192.0.2.1").contains("--insecure");
+    err.reset();
+    assertThat(run(Map.of("UPDRAFT_TOKEN", "t", "UPDRAFT_SERVER", "http://updraft.example.com"), "apps", "create", "demo")).isEqualTo(2);
+    assertThat(err()).contains("refusing to send a token");
+    err.reset();
+    // loopback in any spelling is this machine: the CLI goes ahead (and finds nothing listening)
+    for (String host : new String[] {"127.0.0.1", "localhost", "[::1]", "127.1.2.3"}) {
+      assertThat(run(Map.of("UPDRAFT_TOKEN", "t", "UPDRAFT_SERVER", "http://" + host + ":" + port), "apps", "list")).as(host).isEqualTo(1);
+      assertThat(err()).as(host).startsWith("error: cannot connect");
+      err.reset();
+    }
+    // told insecure, by flag or environment, it tries the network (and fails to connect: nothing listens there)
+    assertThat(run(Map.of("UPDRAFT_TOKEN", "t", "UPDRAFT_SERVER", "http://localhost.invalid:" + port), "--insecure", "apps", "list")).isEqualTo(1);
+    assertThat(err()).doesNotContain("refusing");
+    err.reset();
+    assertThat(run(Map.of("UPDRAFT_TOKEN", "t", "UPDRAFT_SERVER", "http://localhost.invalid:" + port, "UPDRAFT_INSECURE", "true"), "apps", "list")).isEqualTo(1);
+    assertThat(err()).doesNotContain("refusing");
+  }
+
+  @Test
   void generatesTheKeyPairAndCertificateExpoUpdatesAccepts(@TempDir Path dir) throws Exception {
     Path keys = dir.resolve("keys");
     assertThat(run(Map.of(), "keys", "generate", "--out", keys.toString(), "--common-name", "My App", "--validity-years", "3")).isZero();
