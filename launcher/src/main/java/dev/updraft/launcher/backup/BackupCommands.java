@@ -16,6 +16,12 @@ public final class BackupCommands {
   /** The commands this class runs. */
   public static final Set<String> NAMES = Set.of("backup", "restore");
 
+  /** The flags of {@code updraft backup} (without the leading dashes). */
+  public static final Set<String> BACKUP_FLAGS = Backup.FLAGS;
+
+  /** The flags of {@code updraft restore}. */
+  public static final Set<String> RESTORE_FLAGS = Restore.FLAGS;
+
   /** The lines {@code updraft --help} shows for them. */
   public static final String SYNOPSIS =
       String.join(
