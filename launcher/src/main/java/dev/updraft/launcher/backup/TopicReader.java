@@ -38,6 +38,9 @@ final class TopicReader implements AutoCloseable {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    // a missing topic (snapshots turned off) must stay missing: a broker's auto-creation would make it with
+    // its defaults (not compacted), and the control plane leaves existing topics as they are
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) Math.max(10_000, stall.toMillis()));
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "updraft-backup-" + UUID.randomUUID().toString().substring(0, 8));
