@@ -241,23 +241,7 @@ public final class ControlPlane {
   }
 
   private static List<TopicSetup.Spec> topics(ControlPlaneConfig config) {
-    Map<String, String> events = new LinkedHashMap<>();
-    events.put("retention.ms", "-1");
-    events.put("retention.bytes", "-1");
-    events.put("cleanup.policy", "delete");
-    events.put("max.message.bytes", Integer.toString(EventLog.RECORD_LIMIT_BYTES)); // a large app's publish, a re-signing
-    Map<String, String> telemetry = new LinkedHashMap<>();
-    telemetry.put("retention.ms", Long.toString(config.telemetryRetention().toMillis()));
-    telemetry.put("cleanup.policy", "delete");
-    // one partition: a reader reads it whole; compacted: one manifest per app and marker per partition stay
-    Map<String, String> snapshots = new LinkedHashMap<>();
-    snapshots.put("cleanup.policy", "compact");
-    snapshots.put("segment.ms", "3600000");
-    snapshots.put("max.message.bytes", "1048576");
-    return List.of(
-        new TopicSetup.Spec(Topics.events(config.topicPrefix()), config.eventsPartitions(), events),
-        new TopicSetup.Spec(Topics.telemetry(config.topicPrefix()), config.telemetryPartitions(), telemetry),
-        new TopicSetup.Spec(Topics.snapshots(config.topicPrefix()), 1, snapshots));
+    return TopicSetup.updraftTopics(config.topicPrefix(), config.eventsPartitions(), config.telemetryPartitions(), config.telemetryRetention());
   }
 
   /** The port the HTTP server listens on. */

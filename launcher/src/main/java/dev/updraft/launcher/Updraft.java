@@ -2,6 +2,7 @@ package dev.updraft.launcher;
 
 import dev.updraft.cli.Cli;
 import dev.updraft.common.ConfigException;
+import dev.updraft.launcher.backup.BackupCommands;
 import dev.updraft.load.LoadCommand;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -23,6 +24,9 @@ public final class Updraft {
           "  edge           an edge node alone",
           "  ingest         a telemetry ingester alone",
           "",
+          "operator commands (talk to Kafka and the key store directly):",
+          BackupCommands.SYNOPSIS,
+          "",
           "load generator:",
           "  load run|replay|baseline|report|events",
           "",
@@ -32,7 +36,7 @@ public final class Updraft {
           Cli.synopsis());
 
   /** The commands the launcher runs itself; every other one is the publisher CLI's. */
-  static final Set<String> SERVER_AND_LOAD_COMMANDS = Set.of("dev", "control-plane", "edge", "ingest", "load");
+  static final Set<String> SERVER_AND_LOAD_COMMANDS = Set.of("dev", "control-plane", "edge", "ingest", "load", "backup", "restore");
 
   public static void main(String[] args) {
     int status = run(args, System.getenv(), System.out, System.err);
@@ -71,6 +75,9 @@ public final class Updraft {
           return ServiceCommand.runUntilSignalled(args[0], rest, env, out, err);
         case "load":
           return LoadCommand.run(rest, env, out, err);
+        case "backup":
+        case "restore":
+          return BackupCommands.run(args[0], rest, env, out, err);
         default:
           return Cli.run(args, env, out, err);
       }

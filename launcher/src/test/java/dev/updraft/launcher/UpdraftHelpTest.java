@@ -27,12 +27,22 @@ class UpdraftHelpTest {
   void helpListsTheServersTheLoadGeneratorAndEveryPublisherCommand() {
     assertThat(run("--help")).isZero();
     assertThat(out()).contains("  dev ", "  control-plane ", "  edge ", "  ingest ", "load run|replay|baseline|report|events")
+        .contains("  backup --out DIR [--kafka-bootstrap H:P]", "  restore --from DIR [--kafka-bootstrap H:P]")
         .contains("  publish --app APP", "  rollout --app APP", "  completion bash|zsh", "exit status: 0 ok");
     String help = out();
     assertThat(run("help")).isZero();
     assertThat(out()).isEqualTo(help);
     assertThat(run()).isEqualTo(2);
     assertThat(out()).isEqualTo(help);
+  }
+
+  @Test
+  void backupAndRestoreRefuseBadFlagsAsUsageErrors() {
+    assertThat(run("backup")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("updraft backup: --out DIR is required: the directory to write the backup to"
+        + " (new or empty)\n");
+    assertThat(run("restore", "--from", "x", "--form", "y")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("updraft restore: unknown flag --form; known: --data-dir");
   }
 
   @Test
@@ -43,6 +53,10 @@ class UpdraftHelpTest {
     assertThat(out()).startsWith("Usage: updraft tokens create").contains("--role");
     assertThat(run("help", "load")).isZero();
     assertThat(out()).startsWith("usage: updraft load");
+    assertThat(run("help", "backup")).isZero();
+    assertThat(out()).startsWith("usage: updraft backup --out DIR").contains("read_committed", "--no-key-store", "manifest.json");
+    assertThat(run("restore", "--help")).isZero();
+    assertThat(out()).startsWith("usage: updraft restore --from DIR").contains("--replication-factor", "SHA-256");
     assertThat(run("help", "frobnicate")).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown command 'frobnicate'");
   }

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.log;
 
+import dev.updraft.events.Topics;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +56,31 @@ public final class TopicSetup {
     public Spec {
       configs = Map.copyOf(configs);
     }
+  }
+
+  /**
+   * Updraft's three topics as the control plane creates them (and {@code updraft restore}, which must create
+   * them the same way): the event log kept forever with records up to {@link EventLog#RECORD_LIMIT_BYTES}, the
+   * telemetry for {@code telemetryRetention}, and the compacted snapshots in one partition (a reader reads it
+   * whole; compaction keeps one manifest per app and one marker per events partition).
+   */
+  public static List<Spec> updraftTopics(String prefix, int eventsPartitions, int telemetryPartitions, Duration telemetryRetention) {
+    Map<String, String> events = new LinkedHashMap<>();
+    events.put("retention.ms", "-1");
+    events.put("retention.bytes", "-1");
+    events.put("cleanup.policy", "delete");
+    events.put(RECORD_LIMIT, Integer.toString(EventLog.RECORD_LIMIT_BYTES)); // a large app's publish, a re-signing
+    Map<String, String> telemetry = new LinkedHashMap<>();
+    telemetry.put("retention.ms", Long.toString(telemetryRetention.toMillis()));
+    telemetry.put("cleanup.policy", "delete");
+    Map<String, String> snapshots = new LinkedHashMap<>();
+    snapshots.put("cleanup.policy", "compact");
+    snapshots.put("segment.ms", "3600000");
+    snapshots.put(RECORD_LIMIT, "1048576");
+    return List.of(
+        new Spec(Topics.events(prefix), eventsPartitions, events),
+        new Spec(Topics.telemetry(prefix), telemetryPartitions, telemetry),
+        new Spec(Topics.snapshots(prefix), 1, snapshots));
   }
 
   /**

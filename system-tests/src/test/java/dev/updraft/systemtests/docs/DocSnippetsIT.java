@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.updraft.common.Settings;
 import dev.updraft.ingester.IngesterConfig;
 import dev.updraft.ingester.RetentionConfig;
+import dev.updraft.launcher.backup.BackupCommands;
 import dev.updraft.systemtests.support.CliRunner;
 import dev.updraft.systemtests.support.Stack;
 import dev.updraft.testing.Fixtures;
@@ -65,6 +66,15 @@ class DocSnippetsIT {
       }
       String generated = Files.readString(work.resolve("keys-2027/certificate.pem"));
       assertThat(last.out().strip()).as("`keys certificate` prints the certificate just registered").isEqualTo(generated.strip());
+
+      // operations.md: the backup and restore commands name only flags those commands take
+      for (String command : List.of("backup", "restore")) {
+        List<String> lines = commands(root.resolve("docs/operations.md"), "updraft " + command + " ");
+        assertThat(lines).as("operations.md's %s line", command).hasSize(1);
+        List<String> w = DocBlocks.words(lines.get(0));
+        Settings.parse(w.subList(2, w.size()).toArray(new String[0]), Map.of())
+            .rejectUnknown(command.equals("backup") ? BackupCommands.BACKUP_FLAGS : BackupCommands.RESTORE_FLAGS);
+      }
 
       // operations.md: the retention flags, read as the ingester reads them at start
       List<String> retention = commands(root.resolve("docs/operations.md"), "updraft ingest ");
