@@ -19,11 +19,13 @@ import org.w3c.dom.NodeList;
 
 /**
  * Records a full test run for the docs, from the reports it left in every module's target/surefire-reports and
- * target/failsafe-reports. Run it at the repository root right after the run, with nothing but a JDK:
+ * target/failsafe-reports. Run it at the repository root right after the run, with nothing but a JDK, in a fresh
+ * clone or after removing every module's target folder (it reads every report it finds, older ones too):
  *
  * <pre>
  *   ( time CI=true bash .ci/run ) 2>&1 | tee /tmp/run.log      # the whole suite, as CI runs it; note "real"
  *   java .ci/RecordRun.java --wall 16m32s                       # the "real" time printed above
+ *   git add docs README.md                                      # the timing, the outputs, the rewritten rows
  * </pre>
  *
  * <p>It writes, under today's date (UTC, or --date YYYY-MM-DD):
