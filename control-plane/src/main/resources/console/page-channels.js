@@ -236,7 +236,7 @@ async function channelAdoption(app, channel) {
   }
   const wrap = h('div', { id: 'adoption' });
   wrap.append(
-    h('p', {}, num(a.devices), ' devices last checked in on this channel', a.asOf ? [' (as of ', new Date(a.asOf).toLocaleString(), ')'] : '', '.'),
+    h('p', {}, num(a.devices), a.devices === 1 ? ' device last checked in' : ' devices last checked in', ' on this channel', a.asOf ? [' (as of ', new Date(a.asOf).toLocaleString(), ')'] : '', '.'),
   );
   if (!a.devices && !(a.updates || []).length) {
     wrap.append(empty('No device has checked in on this channel yet.'));
@@ -282,7 +282,7 @@ async function channelAdoption(app, channel) {
         rows: updates.map((u) => ({
           label: `${u.platform} ${u.updateId ? u.updateId.slice(0, 8) : '(none)'}`,
           values: [u.sharePercent],
-          notes: [`${percent(u.sharePercent)} (${num(u.devices)} devices)`],
+          notes: [`${percent(u.sharePercent)} (${num(u.devices)} ${u.devices === 1 ? 'device' : 'devices'})`],
         })),
       }),
       h(

@@ -57,7 +57,7 @@ async function patches(app, g) {
   }
   for (const p of d.platforms || []) {
     const enc = (p.launchAsset.encodings || []).filter((e) => e.encoding !== 'identity').map((e) => `${e.encoding} ${num(e.size)} bytes`);
-    wrap.append(h('h3', {}, `${p.platform}: bundle ${shortId(p.launchAsset.sha256)}`, p.launchAsset.size != null ? `, ${num(p.launchAsset.size)} bytes` : ''));
+    wrap.append(h('h3', {}, `${p.platform}: bundle `, shortId(p.launchAsset.sha256), p.launchAsset.size != null ? `, ${num(p.launchAsset.size)} bytes` : ''));
     wrap.append(h('p', {}, enc.length ? 'Stored encodings: ' + enc.join(', ') : h('span', { class: 'muted' }, 'No stored encodings yet.')));
     if (!(p.patches || []).length) {
       wrap.append(empty(d.computed ? 'No patches: no earlier bundle to start from, or none at most half the gzip size.' : 'No patches yet.'));
@@ -69,7 +69,7 @@ async function patches(app, g) {
         { class: 'data' },
         h('thead', {}, h('tr', {}, h('th', {}, 'From bundle'), h('th', {}, 'Devices on'), h('th', { class: 'num' }, 'Patch bytes'))),
         h('tbody', {}, p.patches.map((x) =>
-          h('tr', {}, h('td', {}, h('code', {}, shortId(x.baseSha256))), h('td', {}, x.baseUpdateIds.map((id) => h('code', {}, shortId(id) + ' '))), h('td', { class: 'num' }, num(x.size))),
+          h('tr', {}, h('td', {}, shortId(x.baseSha256)), h('td', {}, x.baseUpdateIds.map((id) => [shortId(id), ' '])), h('td', { class: 'num' }, num(x.size))),
         )),
       ),
     );

@@ -804,6 +804,35 @@ class ConsoleBrowserIT {
       List<WebElement> h1 = d.findElements(By.cssSelector("main h1"));
       return !h1.isEmpty() && h1.get(0).getText().equals(text) && d.findElement(By.id("main")).getAttribute("aria-busy") == null;
     });
+    assertNoBrokenText(text);
+  }
+
+  /**
+   * What a script bug prints instead of a value: an object turned into text ({@code [object HTMLElement]}),
+   * {@code undefined}, {@code NaN}, {@code Invalid Date}, anywhere in the page's visible text, in the value of a
+   * field, or in a tooltip or accessible name.
+   */
+  static final java.util.regex.Pattern BROKEN_TEXT = java.util.regex.Pattern.compile("\\[object |\\bundefined\\b|\\bNaN\\b|Invalid Date");
+
+  /** Fails, naming the page and quoting the text around it, when the page shows {@link #BROKEN_TEXT}. */
+  @SuppressWarnings("unchecked")
+  private static void assertNoBrokenText(String page) {
+    List<String> texts = (List<String>) ((JavascriptExecutor) driver).executeScript(
+        "const t = [document.body.innerText];"
+            + "for (const e of document.querySelectorAll('input, select, textarea')) { if (e.type !== 'hidden' && e.type !== 'password') t.push(e.value); }"
+            + "for (const e of document.querySelectorAll('[title], [aria-label], [alt], [placeholder]')) {"
+            + "  for (const a of ['title', 'aria-label', 'alt', 'placeholder']) { if (e.hasAttribute(a)) t.push(e.getAttribute(a)); }"
+            + "}"
+            + "t.push(document.title);"
+            + "return t;");
+    List<String> found = new ArrayList<>();
+    for (String t : texts) {
+      java.util.regex.Matcher m = BROKEN_TEXT.matcher(t == null ? "" : t);
+      while (m.find()) {
+        found.add("'" + t.substring(Math.max(0, m.start() - 60), Math.min(t.length(), m.end() + 60)).replace('\n', ' ') + "'");
+      }
+    }
+    assertThat(found).as("text a script bug printed (an object, undefined, NaN, an invalid date) on page %s", page).isEmpty();
   }
 
   private static void waitForText(By by, String text) {
@@ -840,6 +869,7 @@ class ConsoleBrowserIT {
   /** Checks the page's accessibility basics, then saves a full-page screenshot. */
   private static void page(String name) throws IOException {
     check(name);
+    assertNoBrokenText(name);
     JavascriptExecutor js = (JavascriptExecutor) driver;
     // grow the window to the whole page (the outer window is taller than its viewport, so measure twice)
     for (int i = 0; i < 2; i++) {

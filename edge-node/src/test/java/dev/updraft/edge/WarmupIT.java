@@ -82,7 +82,7 @@ class WarmupIT {
       do {
         EdgeHttp.Response r = http.get("/readyz");
         status = r.status();
-        if (status == 503 && new String(r.body(), StandardCharsets.UTF_8).contains("warming-up")) {
+        if (status == 503 && warmingUp(r)) {
           sawWarmingUp = true;
         }
         assertThat(System.nanoTime() - deadline).as("ready within 120 s").isNegative();
@@ -98,10 +98,10 @@ class WarmupIT {
       assertThat(warmupAnswers).as("answered by the time /readyz says 200: the whole warm-up").isGreaterThanOrEqualTo(WARMUP);
       assertThat(answered(http)).as("the warm-up's requests are not in the request metrics").isZero();
       assertThat(edge.ready()).isTrue();
+      assertThat(sawWarmingUp).as("/readyz answered 503 warming-up while the warm-up ran").isTrue();
       assertThat(http.get("/apps/" + APP + "/manifest", Device.ios().client(client).headers()).status()).isEqualTo(200);
       Edges.await(edge.close()); // delivers what the emitter holds
       edgeWarmupSent = edge.warmupCheckInsSent();
-      System.out.println("warm-up seen in progress by /readyz: " + sawWarmingUp);
     }
 
     List<Telemetry.Received> mine = Telemetry.readAll(bootstrap, prefix).stream()
@@ -125,18 +125,41 @@ class WarmupIT {
       Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS).minusSeconds(600);
       log.publish("hot-app", new EventPayload.AppCreated("Hot path app"));
       log.publish("hot-app", new EventPayload.UpdatePublished(FixtureManifests.group("production", "1.0.0", Fixtures.update1(), t, null, null)));
+      ListAppender<ILoggingEvent> lines = new ListAppender<>();
+      lines.start();
+      ((Logger) LoggerFactory.getLogger(Warmup.class)).addAppender(lines);
       EdgeNode edge = Edges.start(vertx, log, "hot-path-edge", "warmup-requests", "10000000", "warmup-timeout", "300s");
       EdgeHttp http = new EdgeHttp(edge.port());
       long deadline = System.nanoTime() + Duration.ofSeconds(330).toNanos();
-      while (http.get("/readyz").status() != 200) {
+      List<String> states = new java.util.ArrayList<>(); // each /readyz state once, in the order seen
+      EdgeHttp.Response r;
+      do {
+        r = http.get("/readyz");
+        String state = r.status() == 200 ? "ready" : warmingUp(r) ? "warming-up" : r.status() + " " + new String(r.body(), StandardCharsets.UTF_8);
+        if (states.isEmpty() || !states.get(states.size() - 1).equals(state)) {
+          states.add(state);
+        }
         assertThat(System.nanoTime() - deadline).as("ready within 330 s").isNegative();
         Thread.sleep(20);
-      }
+      } while (r.status() != 200);
       long answered = edge.warmupAnswered();
+      ((Logger) LoggerFactory.getLogger(Warmup.class)).detachAppender(lines);
       assertThat(HotPath.pending()).as("hot path methods without top-tier code when /readyz said 200").isEmpty();
+      // the warm-up takes seconds of C2 compiling: /readyz says so (503 warming-up), and only then ready
+      assertThat(states).as("the /readyz states seen").contains("warming-up").endsWith("ready");
+      assertThat(states.subList(states.indexOf("warming-up"), states.size())).as("after the warm-up started").containsExactly("warming-up", "ready");
+      // what ended it: the curve (flat and compiled), not the request count nor --warmup-timeout
+      List<String> said = lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+      String end = said.stream().filter(l -> l.contains("; ready;")).findFirst().orElse("(no end line in " + said + ")");
+      assertThat(end).as("the warm-up's last line").contains(", stopped when flat after ").doesNotContain("--warmup-timeout");
       assertThat(answered).as("ended by the curve, before its bounds").isLessThan(10_000_000L);
-      System.out.println("hot path compiled at ready after " + answered + " warm-up requests");
+      System.out.println("hot path compiled at ready after " + answered + " warm-up requests: " + end);
       Edges.await(edge.close());
     }
+  }
+
+  /** Whether {@code r} is the 503 {@code warming-up} of {@code /readyz}: a JSON error with that code. */
+  static boolean warmingUp(EdgeHttp.Response r) {
+    return r.status() == 503 && new String(r.body(), StandardCharsets.UTF_8).contains("\"code\":\"warming-up\"");
   }
 }

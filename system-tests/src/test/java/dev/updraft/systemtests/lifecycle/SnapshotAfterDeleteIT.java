@@ -11,30 +11,21 @@ import dev.updraft.edge.image.AppImage;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.ResolveImage;
 import dev.updraft.events.AppSnapshot;
-import dev.updraft.events.SnapshotSet;
-import dev.updraft.events.Topics;
 import dev.updraft.systemtests.support.CliRunner;
 import dev.updraft.systemtests.support.Http;
+import dev.updraft.systemtests.support.SnapshotTopic;
 import dev.updraft.systemtests.support.Stack;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -187,41 +178,6 @@ class SnapshotAfterDeleteIT {
 
   /** The app's snapshot as read back from {@code updraft.snapshots} once one covers {@code lastSequence} (60 s at most). */
   private static AppSnapshot awaitSnapshot(Infra infra, long lastSequence) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    AppSnapshot last = null;
-    while (System.nanoTime() < deadline) {
-      last = readSnapshot(infra);
-      if (last != null && last.lastSequence() >= lastSequence) {
-        return last;
-      }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("no snapshot of " + APP + " covers sequence " + lastSequence + " within 60 s; last: "
-        + (last == null ? "none" : "sequence " + last.lastSequence()));
-  }
-
-  /** The app's current snapshot in the topic (committed records only), or null. */
-  private static AppSnapshot readSnapshot(Infra infra) {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", infra.kafkaBootstrap());
-    p.put("isolation.level", "read_committed");
-    String topic = Topics.snapshots(infra.topicPrefix());
-    SnapshotSet set = new SnapshotSet();
-    try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> parts = new ArrayList<>();
-      for (PartitionInfo info : c.partitionsFor(topic)) {
-        parts.add(new TopicPartition(topic, info.partition()));
-      }
-      c.assign(parts);
-      c.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = c.endOffsets(parts);
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (System.nanoTime() < deadline && parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-        for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-          set.accept(r.key(), r.value());
-        }
-      }
-    }
-    return set.result().snapshots().get(APP);
+    return SnapshotTopic.await(infra, APP, "it covers sequence " + lastSequence, s -> s >= lastSequence);
   }
 }

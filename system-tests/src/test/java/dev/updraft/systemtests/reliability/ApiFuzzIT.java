@@ -155,7 +155,8 @@ class ApiFuzzIT {
       assertThat(Metrics.value(ingester.scrape(), "updraft_history_pg_failures_total")).as("history writes that failed").isZero();
       Services.until(() -> "history lag back to 0: " + Metrics.value(ingester.scrape(), "updraft_history_lag_records"),
           () -> Metrics.value(ingester.scrape(), "updraft_history_lag_records") == 0.0, Duration.ofSeconds(10));
-      System.out.printf("api fuzz: %d operations, %d malformed requests, no 5xx, every NUL refused%n", ops.size(), sent);
+      System.out.printf("api fuzz: %d of the description's %d operations (HEAD ones answer as their GET), %d malformed requests, no 5xx,"
+          + " every NUL refused%n", ops.size(), allOperations(spec.text()), sent);
     } finally {
       Services.await(cp.close());
       Services.await(ingester.close());
@@ -210,6 +211,19 @@ class ApiFuzzIT {
       out = out.replace("{" + v.getKey() + "}", v.getValue());
     }
     return out;
+  }
+
+  /** Every operation of the description, HEAD ones too: one per method of each path. */
+  @SuppressWarnings("unchecked")
+  static int allOperations(String yaml) {
+    Map<String, Object> doc = new Yaml().load(yaml);
+    int n = 0;
+    for (Object item : ((Map<String, Object>) doc.get("paths")).values()) {
+      for (String k : ((Map<String, Object>) item).keySet()) {
+        n += List.of("get", "put", "post", "delete", "patch", "head", "options", "trace").contains(k) ? 1 : 0;
+      }
+    }
+    return n;
   }
 
   /** The document's operations with their query parameters and JSON body properties ($refs resolved one level). */

@@ -31,12 +31,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The control plane, run as its own process ({@code updraft control-plane}), is killed with SIGKILL in
- * the middle of a publish made by the real CLI through a proxy (a load balancer): once after it
- * committed but before its answer left (the answer is held), once before the request reached it (the
- * request is held), once right after the whole request reached it (a real mid-publish kill, either
- * outcome). Each time, before the CLI's retry gets through, the update is either fully visible (one
- * event with every platform, served by the edge) or absent (the edge serves the previous one); then the
- * CLI's own retry, with the same idempotency key, makes it visible exactly once.
+ * the middle of a publish made by the real CLI through a proxy (a load balancer), at three points, each
+ * with one outcome: after it committed but before its answer left (the answer is held): visible; before
+ * the request reached it (the request is held): absent; after it wrote the publish's event into its open
+ * Kafka transaction, before the commit (a produce quota on the broker holds the commit back for seconds, so
+ * the kill lands there every time; the test sees the event uncommitted in the log first): absent, the
+ * transaction aborted when the restarted control plane takes over the transactional id. Each time, before
+ * the CLI's retry gets through, the update is fully visible (one event with every platform, served by the
+ * edge) or absent (the edge serves the previous one) as the point says; then the CLI's own retry, with the
+ * same idempotency key, makes it visible exactly once.
  */
 @ExtendWith(RealInfrastructure.class)
 class ControlPlaneKillIT {
@@ -62,9 +65,21 @@ class ControlPlaneKillIT {
 
       for (HoldingProxy.Mode mode : List.of(HoldingProxy.Mode.HOLD_RESPONSE, HoldingProxy.Mode.HOLD_REQUEST, HoldingProxy.Mode.ACT_AFTER_REQUEST)) {
         String key = "reliability-" + mode.name().toLowerCase(java.util.Locale.ROOT);
+        boolean midTransaction = mode == HoldingProxy.Mode.ACT_AFTER_REQUEST;
+        // mid-transaction: every producer's writes throttled, so that the control plane's commit waits seconds
+        ProduceQuota quota = midTransaction ? ProduceQuota.everyClient(infra.kafkaBootstrap(), 100, infra.topicPrefix() + "quota-probe") : null;
+        AtomicReference<Throwable> actionFailed = new AtomicReference<>();
         CountDownLatch killed = proxy.arm(mode, "POST /v1/apps/" + APP + "/updates ", () -> {
           proxy.closeGate(); // the CLI's retry waits at the load balancer until the test has looked
-          cp.get().kill();
+          try {
+            if (midTransaction) {
+              awaitOpenTransaction(infra, key); // its event written, not committed: the commit waits out the throttle
+            }
+          } catch (Throwable t) {
+            actionFailed.set(t);
+          } finally {
+            cp.get().kill();
+          }
         });
         AtomicReference<CliRun> result = new AtomicReference<>();
         Thread cli = new Thread(() -> result.set(CliRun.run("http://127.0.0.1:" + proxy.port(), Services.ADMIN, "publish", "--app", APP,
@@ -73,6 +88,10 @@ class ControlPlaneKillIT {
         cli.start();
         assertThat(killed.await(120, TimeUnit.SECONDS)).as("the proxy saw the publish request (%s)", mode).isTrue();
         assertThat(cp.get().alive()).isFalse();
+        if (quota != null) {
+          quota.close();
+        }
+        assertThat(actionFailed.get()).as("the event of the publish seen uncommitted before the kill").isNull();
 
         cp.set(ChildJvm.start(dir.resolve("cp-" + mode + ".log"), Map.of(), cpArgs));
         long restartMs = cp.get().awaitOk(direct + "/healthz", Duration.ofSeconds(120));
@@ -85,6 +104,8 @@ class ControlPlaneKillIT {
           assertThat(visible).as("committed before the kill").isTrue();
         } else if (mode == HoldingProxy.Mode.HOLD_REQUEST) {
           assertThat(visible).as("never reached the server").isFalse();
+        } else {
+          assertThat(visible).as("written in a transaction the kill left open, aborted by the restarted writer").isFalse();
         }
         String before = served;
         if (visible) {
@@ -109,7 +130,8 @@ class ControlPlaneKillIT {
         String ios = Publishing.updateIds(out).get(0);
         Services.until("the edge serves the update the CLI reported", () -> ios.equals(servedId(edgePort, verifier)), Duration.ofSeconds(60));
         served = ios;
-        report.add(mode + ": " + (visible ? "committed before the kill, the retry was answered from it" : "not committed, the retry published it")
+        report.add(mode + ": " + (visible ? "committed before the kill, the retry was answered from it"
+                : midTransaction ? "written in an open transaction, aborted, the retry published it" : "not committed, the retry published it")
             + " (restart to healthy " + restartMs + " ms)");
       }
 
@@ -145,6 +167,21 @@ class ControlPlaneKillIT {
       }
     }
     return out;
+  }
+
+  /**
+   * Waits (60 s at most) until the publish with {@code key} is in the events topic for a {@code read_uncommitted}
+   * reader and not for a {@code read_committed} one: written in a transaction not yet committed.
+   */
+  private static void awaitOpenTransaction(Infra infra, String key) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!Logs.uncommittedKeys(infra.kafkaBootstrap(), infra.topicPrefix(), APP).contains(key)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the publish with key " + key + " was not written (uncommitted) within 60 s");
+      }
+      Thread.sleep(20);
+    }
+    assertThat(groups(infra, key)).as("the publish with key %s, for a read_committed reader, while its transaction is open", key).isEmpty();
   }
 
   private static String servedId(int port, SignatureVerifier verifier) {

@@ -307,7 +307,7 @@ final class FuzzInputs {
       }
       case 1: {
         String h = pick(r, EXPO_HEADERS);
-        q.set(h, invalidUtf8(r, h.equals("eas-client-id") ? UUID.randomUUID().toString() : "1.0.0"));
+        q.set(h, invalidUtf8(r, h.equals("eas-client-id") ? new UUID(r.nextLong(), r.nextLong()).toString() : "1.0.0"));
         touched(q, h);
         kinds.append("invalid-utf8(").append(h).append(") ");
         break;

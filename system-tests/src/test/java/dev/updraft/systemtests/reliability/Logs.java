@@ -30,9 +30,34 @@ public final class Logs {
 
   /** Every record of {@code topic} ({@code read_committed}), from offset 0 to the end offsets of now. */
   public static void readAll(String bootstrap, String topic, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+    readAll(bootstrap, topic, "read_committed", sink);
+  }
+
+  /**
+   * The idempotency keys of the {@code update.published} events of {@code appId} a {@code read_uncommitted} reader
+   * sees: those of transactions not committed (yet, or ever) too.
+   */
+  public static java.util.Set<String> uncommittedKeys(String bootstrap, String prefix, String appId) {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    readAll(bootstrap, dev.updraft.events.Topics.events(prefix), "read_uncommitted", r -> {
+      if (r.value() == null) {
+        return;
+      }
+      dev.updraft.events.Decoded d = dev.updraft.events.EventCodec.decode(r.value());
+      if (d instanceof dev.updraft.events.Decoded.Known) {
+        dev.updraft.events.EventEnvelope e = ((dev.updraft.events.Decoded.Known) d).envelope();
+        if (e.appId().equals(appId) && e.payload() instanceof dev.updraft.events.EventPayload.UpdatePublished) {
+          out.add(((dev.updraft.events.EventPayload.UpdatePublished) e.payload()).group().idempotencyKey());
+        }
+      }
+    });
+    return out;
+  }
+
+  private static void readAll(String bootstrap, String topic, String isolation, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Fuzzes the manifest route of a real edge (serving real signed updates, a rollout and a roll back to
- * embedded) with {@value #DEFAULT_COUNT} deterministic bad requests ({@link FuzzInputs}), pipelined on raw
+ * embedded) with {@value FuzzRun#DEFAULT_COUNT} bad requests ({@link FuzzInputs}) of a seed drawn for the run, pipelined on raw
  * sockets: every input must get an answer, every answer must be a 4xx or a valid protocol answer (a
  * multipart body the strict iOS-style parser accepts, or a JSON manifest, with verifying signatures),
  * never a 5xx, a hang or an exception; an input carrying {@code expo-expect-signature} gets a signed
@@ -51,13 +51,15 @@ import org.junit.jupiter.api.io.TempDir;
  * afterwards; and every check-in the fuzz caused reaches the ingester (stored or set aside as a reject,
  * never stuck).
  *
- * <p>A longer run: {@code -Dupdraft.fuzz.count=2000000 -Dupdraft.fuzz.seed=N} (docs/reliability.md).
+ * <p>Each run draws a fresh seed and prints it first; {@code -Dupdraft.fuzz.seed=N} replays run N (every failure
+ * names its seed, input index and bytes). A million inputs: the Maven profile {@code fuzz-long}
+ * (docs/reliability.md). {@link FuzzRun}.
  */
 @ExtendWith(RealInfrastructure.class)
 class ManifestFuzzIT {
-  static final int DEFAULT_COUNT = 25_000;
-  static final long SEED = Long.getLong("updraft.fuzz.seed", 20_261_130L);
-  static final int COUNT = Integer.getInteger("updraft.fuzz.count", DEFAULT_COUNT);
+  static final FuzzRun RUN = FuzzRun.fromSystemProperties();
+  static final long SEED = RUN.seed();
+  static final int COUNT = RUN.count();
   static final int CONNECTIONS = 3;
   static final int WINDOW = 32;
   static final Pattern UUID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
@@ -96,6 +98,7 @@ class ManifestFuzzIT {
 
   @Test
   void everyBadManifestRequestGetsA4xxOrAValidAnswerAndTheEdgeKeepsServing(Infra infra, @TempDir Path dir) throws Exception {
+    System.out.println(RUN.banner());
     AtomicLong handlerExceptions = new AtomicLong();
     Vertx vertx = Vertx.vertx();
     vertx.exceptionHandler(t -> {
@@ -149,10 +152,10 @@ class ManifestFuzzIT {
       System.out.printf("manifest fuzz: of %d × 200, %d asked for a signature and carried one that verifies; %d were checked"
               + " against what their device must get (%s), the others' devices were changed by a mutation%n",
           ok, signedChecked.get(), modelChecked.get(), served);
-      assertThat(examples).as("failures (first ones)").isEmpty();
-      assertThat(failures.get()).isZero();
-      assertThat(handlerExceptions.get()).as("exceptions escaping the edge's handlers").isZero();
-      assertThat(answered.get()).as("inputs answered").isEqualTo(COUNT);
+      assertThat(examples).as("failures (first ones) of seed %d; replay: %s", SEED, RUN.replay()).isEmpty();
+      assertThat(failures.get()).as("failures of seed %d", SEED).isZero();
+      assertThat(handlerExceptions.get()).as("exceptions escaping the edge's handlers, seed %d", SEED).isZero();
+      assertThat(answered.get()).as("inputs answered, seed %d", SEED).isEqualTo(COUNT);
       assertThat(byStatus.keySet()).allMatch(s -> s >= 200 && s < 500);
       assertThat(byStatus.getOrDefault(200, 0L)).as("some inputs are still valid requests").isPositive();
       assertThat(signedChecked.get()).as("signed answers checked").isPositive();
@@ -320,8 +323,7 @@ class ManifestFuzzIT {
     answered.incrementAndGet();
     failures.incrementAndGet();
     if (examples.size() < 30) {
-      examples.add("input " + in.index() + " [" + in.kinds().trim() + "]: " + why + "; request starts "
-          + preview(in.bytes()));
+      examples.add(RUN.failure(in.index(), in.kinds(), why, in.bytes()));
     }
   }
 

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.updraft.edge.EdgeNode;
+import dev.updraft.events.AppSnapshot;
 import dev.updraft.systemtests.support.CliRunner;
 import dev.updraft.systemtests.support.Http;
+import dev.updraft.systemtests.support.SnapshotTopic;
 import dev.updraft.systemtests.support.Stack;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
@@ -23,19 +25,22 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * State grows with what is live: after 120 republishes on one branch an edge holds a handful of groups (HistoryIT does 300),
- * snapshots are written, and a fresh edge and a fresh control plane started after them read only the
- * tail and answer exactly like ones that read the log from offset 0.
+ * State grows with what is live: after 121 republishes on one branch an edge holds a handful of groups (HistoryIT does 300),
+ * snapshots are written, and a fresh edge and a fresh control plane started after them read the snapshot
+ * plus a tail of events written after it (at least one, exactly as many as the log holds past the
+ * snapshot's sequence) and answer exactly like ones that read the log from offset 0.
  */
 @ExtendWith(RealInfrastructure.class)
 class SnapshotStartIT {
   static final ObjectMapper JSON = new ObjectMapper();
+  /** Events of an app after which the control plane writes its snapshot ({@code --snapshot-interval-events}). */
+  static final int EVERY = 40;
   @TempDir Path work;
 
   @Test
   void freshServicesStartFromSnapshotsAndAnswerLikeAReplayFromZero(Infra infra) throws Exception {
     Path data = work.resolve("data");
-    try (Stack stack = Stack.start(infra, data, Map.of("snapshot-interval-events", "40"))) {
+    try (Stack stack = Stack.start(infra, data, Map.of("snapshot-interval-events", Integer.toString(EVERY)))) {
       CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
       cli.json("apps", "create", "live", "--certificate", Fixtures.certificatePem().toString(), "--private-key",
           Fixtures.privateKeyPkcs1Pem().toString());
@@ -51,13 +56,12 @@ class SnapshotStartIT {
       EdgeNode fromZero = stack.edge; // started before any snapshot existed: it read the log from offset 0
       assertThat(gauge(stack.edgeUrl(), "updraft_edge_image_groups")).as("groups an edge holds after 121 publishes")
           .isBetween(1.0, 8.0);
-      awaitSnapshots(stack);
-      cli.json("rollback", "--app", "live", "--branch", "old", "--runtime-version", "1.0.0", "--embedded", "--platform", "ios");
+      long tail = publishTail(infra, stack, cli);
 
       EdgeNode fresh = stack.startEdge("fresh", Map.of("checkins", "false"));
       JsonNode ready = JSON.readTree(Http.get("http://127.0.0.1:" + fresh.port() + "/readyz").body());
       assertThat(ready.path("snapshotApps").asInt()).isEqualTo(1);
-      assertThat(ready.path("eventsReplayed").asLong()).as("only the tail: %s", ready).isBetween(0L, 45L); // 0 when a snapshot covers the last event
+      assertThat(ready.path("eventsReplayed").asLong()).as("the snapshot plus the tail after it, exactly: %s", ready).isEqualTo(tail);
       assertThat(ready.path("groups").asInt()).isEqualTo(JSON.readTree(Http.get(stack.edgeUrl() + "/readyz").body()).path("groups").asInt());
 
       int compared = 0;
@@ -75,15 +79,13 @@ class SnapshotStartIT {
       for (String p : paths) {
         before.add(get(stack, p));
       }
-      stack.restartControlPlane(data, Map.of("snapshot-interval-events", "40"));
+      stack.restartControlPlane(data, Map.of("snapshot-interval-events", Integer.toString(EVERY)));
       for (int i = 0; i < paths.size(); i++) {
         assertThat(get(stack, paths.get(i))).as("after a start from snapshots: " + paths.get(i)).isEqualTo(before.get(i));
       }
       String started = Http.get(stack.controlUrl() + "/metrics").body();
       assertThat(gaugeIn(started, "updraft_control_snapshot_apps")).isEqualTo(1.0);
-      // only the tail; 0 when the newest snapshot happened to cover the last event (the patch worker's events
-      // after the publishes arrive when they do, so where the 40-event snapshots fall varies from run to run)
-      assertThat(gaugeIn(started, "updraft_control_events_replayed")).isBetween(0.0, 45.0);
+      assertThat(gaugeIn(started, "updraft_control_events_replayed")).as("the tail after the snapshot, exactly").isEqualTo((double) tail);
       stack.restartControlPlane(data.resolve("zero"), Map.of("snapshot-interval-events", "0"));
       for (int i = 0; i < paths.size(); i++) {
         assertThat(get(stack, paths.get(i))).as("after a replay from offset 0: " + paths.get(i)).isEqualTo(before.get(i));
@@ -122,16 +124,19 @@ class SnapshotStartIT {
         ids.put(app, mine);
       }
       EdgeNode fromZero = stack.edge; // started before any snapshot existed: it read the log from offset 0
-      long deadline = System.nanoTime() + 60_000_000_000L;
-      while (gaugeIn(Http.get(stack.controlUrl() + "/metrics").body(), "updraft_control_snapshots_written_total") < apps) {
-        assertThat(System.nanoTime()).as("a snapshot of every app within 60 s").isLessThan(deadline);
-        Thread.sleep(200);
+      // every snapshot the policy asks for is written (each app's is less than 4 events behind its log): the events
+      // after them are the tail a fresh edge replays
+      long tail = 0;
+      for (String app : ids.keySet()) {
+        long last = JSON.readTree(get(stack, "/v1/apps/" + app)).path("lastSequence").asLong();
+        AppSnapshot snap = SnapshotTopic.await(infra, app, "the snapshots due at sequence " + last + " are written", s -> last - s < 4);
+        tail += last - snap.lastSequence();
       }
-      Thread.sleep(1500);
 
       EdgeNode fresh = stack.startEdge("fresh-many", Map.of("checkins", "false"));
       JsonNode ready = JSON.readTree(Http.get("http://127.0.0.1:" + fresh.port() + "/readyz").body());
       assertThat(ready.path("snapshotApps").asInt()).as("%s", ready).isEqualTo(apps);
+      assertThat(ready.path("eventsReplayed").asLong()).as("the tails after the apps' snapshots: %s", ready).isEqualTo(tail);
       assertThat(ready.path("startMillis").has("imageBuild")).as("the start phases: %s", ready).isTrue();
       int compared = 0;
       for (Map.Entry<String, List<String>> app : ids.entrySet()) {
@@ -195,13 +200,27 @@ class SnapshotStartIT {
     return r.body();
   }
 
-  static void awaitSnapshots(Stack stack) throws Exception {
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    while (gaugeIn(Http.get(stack.controlUrl() + "/metrics").body(), "updraft_control_snapshots_written_total") < 1) {
-      assertThat(System.nanoTime()).as("a snapshot within 60 s").isLessThan(deadline);
-      Thread.sleep(200);
+  /**
+   * Publishes roll backs (on branch {@code old}) until the log holds events of the app after its newest
+   * snapshot that no snapshot will cover: the control plane writes one once {@link #EVERY} events follow the
+   * last, so once the snapshot in the topic is less than that behind the log's last sequence, the events after
+   * it stay the tail. Waits for sequence numbers (the app's {@code lastSequence}, the snapshot's), never a time.
+   *
+   * @return how many events follow the snapshot (at least one)
+   */
+  static long publishTail(Infra infra, Stack stack, CliRunner cli) throws Exception {
+    List<String> platforms = List.of("ios", "android");
+    for (String platform : platforms) {
+      cli.json("rollback", "--app", "live", "--branch", "old", "--runtime-version", "1.0.0", "--embedded", "--platform", platform);
+      long last = JSON.readTree(get(stack, "/v1/apps/live")).path("lastSequence").asLong();
+      AppSnapshot snap = SnapshotTopic.await(infra, "live", "every snapshot due at sequence " + last + " is written",
+          s -> last - s < EVERY);
+      if (snap.lastSequence() < last) {
+        return last - snap.lastSequence();
+      }
+      // the roll back was the event a due snapshot took in: the next one is the tail
     }
-    Thread.sleep(1500); // the publishes after the last threshold crossing have their snapshot too, or stay the tail
+    throw new AssertionError("a snapshot covered each of " + platforms.size() + " roll backs published one after the other");
   }
 
   static double gauge(String base, String name) throws Exception {

@@ -64,7 +64,9 @@ final class TelemetryStack implements AutoCloseable {
   private final String jdbcUrl;
   private final Vertx vertx;
   private final ControlPlane cp;
-  private final EdgeNode edge;
+  private EdgeNode edge;
+  /** Every service with the defaults a production user runs: only addresses, identities and credentials given. */
+  private boolean defaults;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
   private Vertx ingestVertx;
   private TelemetryIngester ingester;
@@ -132,6 +134,74 @@ final class TelemetryStack implements AutoCloseable {
     }
   }
 
+  /**
+   * The control plane (with insights) and an ingester with nothing but addresses, identities and credentials
+   * given: every other setting is the default a production user runs (best asset encodings, the guard's interval,
+   * the ingester's batch size and linger). No edge yet: {@link #startEdgeWithDefaults} starts one once there is
+   * something for its warm-up to exercise.
+   */
+  static TelemetryStack startWithDefaults(String kafka, String prefix, String pgHostPortDb, String pgUser, Path dir) {
+    String postgresUrl = "postgresql://" + pgUser + "@" + pgHostPortDb;
+    String jdbcUrl = "jdbc:postgresql://" + pgHostPortDb + "?user=" + pgUser;
+    Vertx vertx = Vertx.vertx();
+    ControlPlane cp = null;
+    try {
+      Map<String, String> flags = new HashMap<>();
+      flags.put("kafka-bootstrap", kafka);
+      flags.put("topic-prefix", prefix);
+      flags.put("control-port", "0");
+      flags.put("bind", "127.0.0.1");
+      flags.put("admin-token", ADMIN);
+      flags.put("data-dir", dir.toString());
+      flags.put("postgres-url", postgresUrl);
+      Settings s = Settings.of(flags, Map.of());
+      cp = await(ControlPlane.start(vertx, ControlPlaneConfig.from(s, InsightsExtension.FLAGS), List.of(InsightsExtension.from(s))));
+      TelemetryStack stack = new TelemetryStack(kafka, prefix, postgresUrl, jdbcUrl, vertx, cp, null);
+      stack.defaults = true;
+      stack.startIngester();
+      return stack;
+    } catch (RuntimeException | Error err) {
+      if (cp != null) {
+        await(cp.close());
+      }
+      await(vertx.close());
+      throw err;
+    }
+  }
+
+  /** Starts an edge with the defaults (its warm-up on) and waits until {@code /readyz} answers 200: warmed up. */
+  void startEdgeWithDefaults(String edgeId) {
+    Map<String, String> ed = new HashMap<>();
+    ed.put("kafka-bootstrap", kafka);
+    ed.put("topic-prefix", prefix);
+    ed.put("edge-port", "0");
+    ed.put("bind", "127.0.0.1");
+    ed.put("edge-id", edgeId);
+    edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, Map.of()))));
+    poll(() -> send(HttpRequest.newBuilder(URI.create(edgeUrl() + "/readyz")).build()).statusCode() == 200,
+        () -> "the edge did not answer /readyz 200 (caught up and warmed up)");
+  }
+
+  /** One sample of the edge's /metrics; 0 when absent. */
+  double edgeMetric(String series) {
+    return metric(edgeUrl() + "/metrics", series);
+  }
+
+  /** One sample of the ingester's /metrics; 0 when absent. */
+  double ingesterMetric(String series) {
+    for (String line : ingester.scrape().split("\n")) {
+      if (line.startsWith(series + " ")) {
+        return Double.parseDouble(line.substring(series.length() + 1).trim());
+      }
+    }
+    return 0;
+  }
+
+  /** The JDBC URL of the stack's PostgreSQL. */
+  String jdbcUrl() {
+    return jdbcUrl;
+  }
+
   // ------------------------------------------------------------------ ingester
 
   /** Starts an ingester on a Vert.x of its own, with small batches so that a kill lands between commits. */
@@ -141,7 +211,9 @@ final class TelemetryStack implements AutoCloseable {
     in.put("topic-prefix", prefix);
     in.put("postgres-url", postgresUrl);
     in.put("consumer-group", prefix + "ingester");
-    in.put("ingest-batch-size", "25");
+    if (!defaults) {
+      in.put("ingest-batch-size", "25");
+    }
     in.put("metrics-port", "0");
     ingestVertx = Vertx.vertx();
     ingester = await(TelemetryIngester.start(ingestVertx, IngesterConfig.from(Settings.of(in, Map.of()))));
@@ -418,7 +490,9 @@ final class TelemetryStack implements AutoCloseable {
       await(ingester.close());
       await(ingestVertx.close());
     }
-    await(edge.close());
+    if (edge != null) {
+      await(edge.close());
+    }
     await(cp.close());
     await(vertx.close());
   }
