@@ -257,8 +257,9 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
 
   /**
    * Writes the decided answer in the negotiated format, signed with ring key {@code key} (-1: unsigned),
-   * with the {@code expo-manifest-filters} of the branch the device resolved to (or the refusal when that
-   * format cannot carry the answer).
+   * with the {@code expo-manifest-filters} of the branch the device resolved to when the answer carries that
+   * branch's manifest or roll back ({@link Decision#carriesFilters}), or the refusal when that format cannot carry
+   * the answer.
    */
   private void answer(HttpServerRequest req, long t0, AsciiString pvOut, DeviceRequest r, AppImage app, int format,
       int key, Decision d) {
@@ -293,7 +294,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           + ErrorBody.shown(r.expectKeyId) + ": republish it or renew its manifests", r, d);
       return;
     }
-    respond(req, 200, pvOut, type, body, signature, app.filtersFor(d.branch()));
+    respond(req, 200, pvOut, type, body, signature, d.carriesFilters() ? app.filtersFor(d.branch()) : null);
     switch (d.kind()) {
       case MANIFEST:
         (CheckIn.OUTCOME_UPDATE.equals(d.outcome()) ? metrics.update : metrics.noUpdate).increment();

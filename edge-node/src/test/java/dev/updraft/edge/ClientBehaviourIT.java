@@ -243,12 +243,13 @@ class ClientBehaviourIT {
   }
 
   /**
-   * Every 200 answer (manifest, noUpdateAvailable, rollBackToEmbedded; multipart and JSON) names the branch
-   * the device is mapped to in {@code expo-manifest-filters}; the manifest passes it, and so does a fresh
-   * install's embedded update (it has no metadata), which therefore takes the update as before.
+   * A manifest answer (multipart and JSON) names the branch the device is mapped to in
+   * {@code expo-manifest-filters}; the manifest passes it, and so does a fresh install's embedded update (it
+   * has no metadata), which therefore takes the update as before. A "no update" answer carries none: clients
+   * store the header from every answer, and the update the device runs must never be ruled out by one.
    */
   @Test
-  void everyAnswerNamesTheDevicesBranchAndAFreshInstallStillTakesTheUpdate() {
+  void manifestAnswersNameTheDevicesBranchAndNoUpdateAnswersNameNone() {
     String app = "filters";
     log.publish(app, new EventPayload.AppCreated("Filters"));
     log.publish(app, new ChannelMapped("production", "main", null));
@@ -265,13 +266,16 @@ class ClientBehaviourIT {
     assertThat(c.coldStart().id()).isEqualTo(g.platform("android").updateId());
     Answer none = ask(app, "android", "f1", c, "production");
     assertThat(none.directiveType()).isEqualTo("noUpdateAvailable");
-    assertThat(none.filters()).as("a directive-only answer replaces the stored filters too").isEqualTo("branchname=\"main\"");
+    assertThat(none.filters()).as("a directive-only 'no update' leaves the stored filters alone").isNull();
+    assertThat(c.check(none.filters(), none.manifest(), none.directive())).isEqualTo(Outcome.NO_UPDATE_AVAILABLE_ON_SERVER);
+    assertThat(c.storedFilters()).containsExactly(Map.entry("branchname", "main"));
     EdgeHttp.Response asJson = http.get("/apps/" + app + "/manifest", Device.of("ios", 1).accept("application/json").headers());
     assertThat(asJson.status()).isEqualTo(200);
     assertThat(asJson.header("expo-manifest-filters")).isEqualTo("branchname=\"main\"");
     EdgeHttp.Response unmapped = http.get("/apps/" + app + "/manifest", Device.of("ios", 1).channel("nothing-here").headers());
-    assertThat(unmapped.header("expo-manifest-filters")).as("a channel never mapped serves the branch of its name")
-        .isEqualTo("branchname=\"nothing-here\"");
+    assertThat(unmapped.status()).isEqualTo(200);
+    assertThat(unmapped.header("expo-manifest-filters")).as("a channel never mapped, with nothing on the branch of its name")
+        .isNull();
     assertThat(http.get("/apps/" + app + "/manifest", Device.of("ios", 1).runtime(null).headers()).header("expo-manifest-filters"))
         .as("refusals carry none").isNull();
   }

@@ -469,7 +469,7 @@ class ManifestConformanceIT {
   }
 
   /**
-   * §8 checks 24, 42, 43: every answer names the device's branch in {@code expo-manifest-filters} (an SF
+   * §8 checks 24, 42, 43: a manifest answer names the device's branch in {@code expo-manifest-filters} (an SF
    * dictionary with the lower-case key {@code branchname} and an SF string), the manifest's
    * {@code metadata.branchName} passes it, and no server-defined headers are sent (nothing to replay or
    * clear).

@@ -122,6 +122,19 @@ public final class Decision {
     return kind == Kind.NO_UPDATE || kind == Kind.ROLLBACK;
   }
 
+  /**
+   * Whether the answer names the device's branch in {@code expo-manifest-filters}: only a manifest or a roll
+   * back of that branch does. Clients store the header from every 2xx answer, a "no update" included
+   * ({@code Loader.finish}, iOS {@code RemoteAppLoader.processUpdateResponse}), and at the next cold start
+   * launch only a stored update that passes it ({@code LauncherSelectionPolicyFilterAware}): a filter sent
+   * with "no update" (a paused channel, a branch with nothing for the device's runtime) would send a device
+   * running another branch's update back to its embedded bundle. Without the header the client keeps the
+   * filters it stored, so the device keeps running what it runs.
+   */
+  public boolean carriesFilters() {
+    return kind == Kind.MANIFEST || kind == Kind.ROLLBACK;
+  }
+
   static Decision manifest(Prepared p, String outcome, String reason, String branch, boolean inBranch, int bucket) {
     return new Decision(Kind.MANIFEST, p, outcome, reason, branch, inBranch, bucket);
   }
