@@ -68,6 +68,25 @@ public record DeviceRecord(
       String groupId,
       Instant firstServedAt) {
 
+    /**
+     * The {@code expo-manifest-filters} value the answer carried: {@code branchname="<branch>"} with a manifest
+     * or a roll back of the branch, null with "no update" (edges send filters only with what the branch
+     * serves, protocol.md §2: clients store them from every answer and launch only what passes them).
+     */
+    public String filters() {
+      boolean carries = CheckIn.OUTCOME_UPDATE.equals(outcome) || CheckIn.OUTCOME_ROLLBACK.equals(outcome)
+          || CheckIn.REASON_PROTOCOL0_RESEND.equals(reason);
+      if (!carries || branch == null) {
+        return null;
+      }
+      StringBuilder sb = new StringBuilder("branchname=\"");
+      for (int i = 0; i < branch.length(); i++) {
+        char c = branch.charAt(i);
+        sb.append(c == '"' || c == '\\' ? "\\" : "").append(c);
+      }
+      return sb.append('"').toString();
+    }
+
     /** Without the time of the first serving (unknown). */
     public Served(String outcome, String reason, String branch, boolean inBranchRollout, Integer rolloutBucket, String updateId,
         String groupId) {
@@ -104,7 +123,7 @@ public record DeviceRecord(
         return "no update: already runs the newest update " + (currentUpdateId == null ? "(unknown)" : currentUpdateId);
       case CheckIn.REASON_NO_UPDATE_FOR_RUNTIME:
         return "no update: the branch has no update for " + platform + " runtime version "
-            + (runtimeVersion == null ? "(none sent)" : quote(runtimeVersion));
+            + (runtimeVersion == null ? "(none sent)" : quote(runtimeVersion)) + keeps();
       case CheckIn.REASON_PREVIOUSLY_FAILED:
         return "no update: this device reported the newest update failed (failed: " + String.join(", ", failedUpdateIds) + ")";
       case CheckIn.REASON_SKIPPED_FAILED:
@@ -116,7 +135,7 @@ public record DeviceRecord(
       case CheckIn.REASON_ALREADY_EMBEDDED:
         return "no update: the branch rolled back to embedded and the device already runs its embedded bundle";
       case CheckIn.REASON_CHANNEL_PAUSED:
-        return "no update: the channel is paused (`updraft channels resume` serves it again)";
+        return "no update: the channel is paused (`updraft channels resume` serves it again)" + keeps();
       case CheckIn.REASON_PROTOCOL0_RESEND:
         return "update " + served.updateId() + group() + " sent again (protocol 0 clients get the manifest they run)";
       default:
@@ -136,6 +155,15 @@ public record DeviceRecord(
     }
     return "; it was first served this update at " + first + " and has asked again since without running it: its"
         + " download fails, or the app has not restarted since the download (its failed ids and fatal error say more)";
+  }
+
+  /**
+   * What a "no update" without filters leaves the device on: the answer carries no
+   * {@code expo-manifest-filters}, so the client launches what it ran before.
+   */
+  private String keeps() {
+    return "; the answer carries no filters, so the device keeps running "
+        + (currentUpdateId == null ? "what it runs" : currentUpdateId);
   }
 
   /** "skipped a: reported failed, skipped b: reported failed". */

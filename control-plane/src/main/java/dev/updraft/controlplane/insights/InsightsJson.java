@@ -132,6 +132,7 @@ final class InsightsJson {
     s.put("updateId", v.updateId());
     s.put("groupId", v.groupId());
     s.put("firstServedAt", time(v.firstServedAt()));
+    s.put("filters", v.filters());
     ArrayNode skipped = s.putArray("skippedUpdateIds");
     for (String id : d.skippedUpdateIds()) {
       skipped.add(id);

@@ -7,6 +7,7 @@ import dev.updraft.controlplane.Role;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.events.Bucketing;
+import dev.updraft.events.CheckIn;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.RolloutGuard;
 import io.micrometer.core.instrument.Counter;
@@ -134,12 +135,29 @@ final class InsightsRoutes {
             return null;
           }
           DeviceRecord d = found.get();
-          String note = rolloutNote(ctx.state().app(app.appId()), d);
-          return InsightsJson.device(d, note == null ? d.explanation() : d.explanation() + "; " + note);
+          AppState now = ctx.state().app(app.appId());
+          String note = rolloutNote(now, d);
+          String unmapped = unmappedNote(now, d);
+          String explanation = unmapped == null ? d.explanation() : d.explanation() + "; " + unmapped;
+          return InsightsJson.device(d, note == null ? explanation : explanation + "; " + note);
         },
         () -> ctx.fail(rc, 404, "device-not-found",
             "no device with client id " + clientId.toLowerCase(Locale.ROOT) + " has checked in with app " + app.appId()
                 + " (client ids are compared in lower case; a device shows up once its first check-in reached the ingester)"));
+  }
+
+  /**
+   * Why a device got nothing from a channel nobody maps (a mapping deleted, or an {@code updraft-channel}
+   * override naming a channel never mapped): such a channel serves the branch of its own name. Null when
+   * the channel is mapped now or the answer was not "no update for the runtime".
+   */
+  static String unmappedNote(AppState app, DeviceRecord d) {
+    if (app == null || d.channel() == null || !CheckIn.REASON_NO_UPDATE_FOR_RUNTIME.equals(d.served().reason())
+        || app.channels().containsKey(d.channel())) {
+      return null;
+    }
+    return "channel \"" + d.channel() + "\" is not mapped (never, or its mapping was deleted), so it serves the branch of"
+        + " its own name";
   }
 
   /**

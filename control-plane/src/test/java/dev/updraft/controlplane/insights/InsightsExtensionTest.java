@@ -121,4 +121,24 @@ class InsightsExtensionTest {
         .isEqualTo("bucket 6234 is outside the rollout of group g-new (which was at 10 %, which takes buckets 0–999, since reverted),"
             + " so the device gets the rollout's control group g-control");
   }
+
+  @Test
+  void aNoUpdateAnswerIsExplainedAsCarryingNoFiltersSoTheDeviceKeepsWhatItRuns() {
+    DeviceRecord paused = device("u-beta", CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_CHANNEL_PAUSED, null, null, null);
+    assertThat(paused.served().filters()).isNull();
+    assertThat(paused.explanation()).isEqualTo("channel \"canary\" → branch \"canary\" → no update: the channel is paused"
+        + " (`updraft channels resume` serves it again); the answer carries no filters, so the device keeps running u-beta");
+    DeviceRecord empty = device("u-main", CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_NO_UPDATE_FOR_RUNTIME, null, null, null);
+    assertThat(empty.explanation()).endsWith("no update: the branch has no update for ios runtime version \"1.0.0\";"
+        + " the answer carries no filters, so the device keeps running u-main");
+    // the channel "canary" is mapped by nobody in this state: the note says it serves the branch of its name
+    assertThat(InsightsRoutes.unmappedNote(app(), empty))
+        .isEqualTo("channel \"canary\" is not mapped (never, or its mapping was deleted), so it serves the branch of its own name");
+    assertThat(InsightsRoutes.unmappedNote(app(), paused)).as("only for an answer with nothing for the runtime").isNull();
+    assertThat(device("emb", CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, null, "u-new", "g-new").served().filters())
+        .isEqualTo("branchname=\"canary\"");
+    assertThat(device("u-x", CheckIn.OUTCOME_ROLLBACK, CheckIn.REASON_ROLLBACK, null, null, "g-rb").served().filters())
+        .isEqualTo("branchname=\"canary\"");
+    assertThat(device("u-x", CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_ALREADY_LATEST, null, null, null).served().filters()).isNull();
+  }
 }

@@ -235,7 +235,9 @@ class InsightsIT {
 
     DeviceRecord a2 = await(insights.device(APP, "a2")).orElseThrow();
     assertThat(a2.runtimeVersion()).isEqualTo("2.0.0");
-    assertThat(a2.explanation()).endsWith("no update: the branch has no update for android runtime version \"2.0.0\"");
+    assertThat(a2.explanation()).contains("no update: the branch has no update for android runtime version \"2.0.0\"; the"
+        + " answer carries no filters, so the device keeps running ");
+    assertThat(a2.served().filters()).as("a 'no update' carries no expo-manifest-filters").isNull();
 
     DeviceRecord i1 = await(insights.device(APP, "I1")).orElseThrow(); // client ids compare in lower case
     assertThat(i1.checkIns()).isEqualTo(2);

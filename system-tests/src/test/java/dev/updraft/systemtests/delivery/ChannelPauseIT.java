@@ -101,17 +101,22 @@ class ChannelPauseIT {
 
   /** The device route's record of {@code device}, once its last check-in (the paused answer) is stored. */
   static String deviceRoute(Stack stack, String device) throws Exception {
+    return deviceRoute(stack, APP, device, "paused");
+  }
+
+  /** The device route's record of {@code device} of {@code app}, once it holds {@code wanted} (bounded). */
+  static String deviceRoute(Stack stack, String app, String device, String wanted) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     String last = null;
     while (System.nanoTime() < deadline) {
-      HttpResponse<String> r = Http.get(stack.controlUrl() + "/v1/apps/" + APP + "/devices/" + device,
+      HttpResponse<String> r = Http.get(stack.controlUrl() + "/v1/apps/" + app + "/devices/" + device,
           "authorization", "Bearer " + Stack.ADMIN_TOKEN);
       last = r.statusCode() + " " + r.body();
-      if (r.statusCode() == 200 && r.body().contains("paused")) {
+      if (r.statusCode() == 200 && r.body().contains(wanted)) {
         return r.body();
       }
       Thread.sleep(200);
     }
-    throw new AssertionError("the device's paused check-in within 60 s; last: " + last);
+    throw new AssertionError("the device's check-in holding " + wanted + " within 60 s; last: " + last);
   }
 }
