@@ -243,6 +243,15 @@ class ApiErrorsIT {
     refused(() -> admin.put("/v1/apps/errors/signing-key", Map.of("certificatePem", "garbage", "privateKeyPem", key)), 400, "invalid-certificate", "PEM");
     refused(() -> admin.post("/v1/apps", Map.of("appId", "errors-expired", "certificatePem", expired, "privateKeyPem", key)), 400, "certificate-expired", "expired");
     assertThat(admin.get("/v1/apps/errors-expired").status()).isEqualTo(404);
+    // Expo's project-information extension: devices would then refuse every manifest without that project id
+    String projectBound = TestCerts.certificateWithProjectInformation(kp, past, now.plus(Duration.ofDays(400)),
+        "2b5a2a9c-0b1e-4b8e-9a55-6f3e1f0c7d11,@someone/some-app");
+    String oid = "1.2.840.113556.1.8000.2554.43437.254.128.102.157.7894389.20439.2.1";
+    refused(() -> admin.put("/v1/apps/errors/signing-key", Map.of("certificatePem", projectBound, "privateKeyPem", key)), 400,
+        "certificate-has-expo-project-information", oid);
+    refused(() -> admin.post("/v1/apps", Map.of("appId", "errors-project", "certificatePem", projectBound, "privateKeyPem", key)), 400,
+        "certificate-has-expo-project-information", "\"2b5a2a9c-0b1e-4b8e-9a55-6f3e1f0c7d11,@someone/some-app\"");
+    assertThat(admin.get("/v1/apps/errors-project").status()).isEqualTo(404);
   }
 
   /** Counts of the hostile-input tests, printed at the end of each. */

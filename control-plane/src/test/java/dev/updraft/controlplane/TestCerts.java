@@ -51,6 +51,26 @@ final class TestCerts {
     }
   }
 
+  /**
+   * A valid self-signed code-signing certificate PEM for {@code kp} that also carries Expo's project-information
+   * extension with {@code value} ({@code <projectId>,<scopeKey>}), its bytes as the extension's value, as
+   * {@code @expo/code-signing-certificates} writes it.
+   */
+  static String certificateWithProjectInformation(KeyPair kp, Instant notBefore, Instant notAfter, String value) {
+    try {
+      X500Name name = new X500Name("CN=updraft test project");
+      X509v3CertificateBuilder b =
+          new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(notBefore.toEpochMilli()), Date.from(notBefore), Date.from(notAfter), name, kp.getPublic());
+      b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
+      b.addExtension(Extension.extendedKeyUsage, true, new ExtendedKeyUsage(KeyPurposeId.id_kp_codeSigning));
+      b.addExtension(new org.bouncycastle.asn1.ASN1ObjectIdentifier("1.2.840.113556.1.8000.2554.43437.254.128.102.157.7894389.20439.2.1"),
+          false, value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return pem(b.build(new JcaContentSignerBuilder("SHA256withRSA").build(kp.getPrivate())));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** A self-signed TLS server certificate PEM for {@code kp}, valid for the IP address 127.0.0.1. */
   static String tlsServer(KeyPair kp) {
     try {

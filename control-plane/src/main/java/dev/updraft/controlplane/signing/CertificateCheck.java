@@ -21,6 +21,18 @@ public final class CertificateCheck {
   /** The codeSigning extended key usage OID. */
   public static final String CODE_SIGNING_OID = "1.3.6.1.5.5.7.3.3";
 
+  /**
+   * Expo's project-information extension ({@code <projectId>,<scopeKey>}; expo-updates
+   * {@code CertificateChain.kt} {@code EXPO_PROJECT_INFORMATION_OID}, @expo/code-signing-certificates
+   * {@code expoProjectInformationOID}). A client whose signing certificate carries it refuses every manifest
+   * whose {@code extra.eas.projectId} and {@code extra.scopeKey} differ from it, and every directive whose
+   * {@code extra.signingInfo} does ({@code FileDownloader.parseDirective}, {@code checkCodeSigningAndCreateManifest});
+   * Updraft renders one body per update for every key of an app's ring and sends neither, so such a
+   * certificate is refused at registration.
+   */
+  public static final String EXPO_PROJECT_INFORMATION_OID =
+      "1.2.840.113556.1.8000.2554.43437.254.128.102.157.7894389.20439.2.1";
+
   private CertificateCheck() {}
 
   /** Throws naming the first rule the pair breaks. */
@@ -61,6 +73,7 @@ public final class CertificateCheck {
           "certificate-missing-code-signing",
           "the certificate lacks extendedKeyUsage codeSigning (1.3.6.1.5.5.7.3.3), which expo-updates requires; generate one with `updraft keys generate` or `npx expo-updates codesigning:generate`");
     }
+    refuseProjectInformation(cert, "the certificate");
     if (!matches((RSAPublicKey) pub, key)) {
       throw new KeyMaterialException(
           "key-mismatch", "the private key does not belong to the certificate (their RSA moduli differ); give the key the certificate was made for");
@@ -86,6 +99,7 @@ public final class CertificateCheck {
                 + "; devices reject a chain with a certificate out of date");
       }
       if (i > 0) {
+        refuseProjectInformation(c, which);
         boolean[] ku = c.getKeyUsage();
         if (c.getBasicConstraints() < 0 || ku == null || ku.length <= 5 || !ku[5]) {
           throw new KeyMaterialException("certificate-chain-invalid",
@@ -113,6 +127,55 @@ public final class CertificateCheck {
           "the last certificate of the chain is self-signed: leave the root out (the app binary embeds it as "
               + "updates.codeSigningCertificate) and give the leaf and the intermediates only");
     }
+  }
+
+  /** Throws when {@code c} carries {@link #EXPO_PROJECT_INFORMATION_OID}, naming it and its value. */
+  private static void refuseProjectInformation(X509Certificate c, String which) throws KeyMaterialException {
+    byte[] ext = c.getExtensionValue(EXPO_PROJECT_INFORMATION_OID);
+    if (ext == null) {
+      return;
+    }
+    String value = octets(ext);
+    throw new KeyMaterialException(
+        "certificate-has-expo-project-information",
+        which + " carries Expo's project-information extension (OID " + EXPO_PROJECT_INFORMATION_OID
+            + (value == null ? "" : ", value \"" + value + "\"")
+            + "): expo-updates then refuses every manifest and directive that does not name that EAS project id and"
+            + " scope key (extra.eas.projectId and extra.scopeKey, extra.signingInfo), which this server does not"
+            + " send; give a certificate without it (`updraft keys generate` or `npx expo-updates codesigning:generate`)");
+  }
+
+  /**
+   * The extension's value as text: {@code getExtensionValue} gives a DER OCTET STRING around the value, which
+   * Expo writes as the UTF-8 bytes of {@code <projectId>,<scopeKey>}. Null when it is not that (or unprintable).
+   */
+  static String octets(byte[] der) {
+    if (der.length < 2 || der[0] != 0x04) {
+      return null;
+    }
+    int len = der[1] & 0xff;
+    int at = 2;
+    if (len > 0x7f) {
+      int n = len & 0x7f;
+      if (n > 2 || der.length < 2 + n) {
+        return null;
+      }
+      len = 0;
+      for (int i = 0; i < n; i++) {
+        len = (len << 8) | (der[2 + i] & 0xff);
+      }
+      at = 2 + n;
+    }
+    if (at + len != der.length || len > 200) {
+      return null;
+    }
+    String v = new String(der, at, len, StandardCharsets.UTF_8);
+    for (int i = 0; i < v.length(); i++) {
+      if (v.charAt(i) < 0x20 || v.charAt(i) == 0x7f || v.charAt(i) == '"') {
+        return null;
+      }
+    }
+    return v;
   }
 
   private static boolean matches(RSAPublicKey pub, PrivateKey key) {
