@@ -62,6 +62,7 @@ async function device(app, clientId) {
         ['Rollout bucket (0–9999)', s.rolloutBucket === null || s.rolloutBucket === undefined ? null : String(s.rolloutBucket)],
         ['Update served', s.updateId ? code(s.updateId) : '—'],
         ['Group', groupLink(s.groupId)],
+        ['Manifest filters sent', s.filters ? code(s.filters) : 'none (the device keeps the filters it stored)'],
       ],
       { id: 'device-served' },
     ),

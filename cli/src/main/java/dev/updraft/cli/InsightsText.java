@@ -138,6 +138,7 @@ final class InsightsText {
     field(b, "served", s.path("outcome").asText("?") + " (" + s.path("reason").asText("?") + ")"
         + (s.path("updateId").isNull() || s.path("updateId").isMissingNode() ? "" : ": update " + s.path("updateId").asText())
         + (s.path("groupId").isNull() || s.path("groupId").isMissingNode() ? "" : " of group " + s.path("groupId").asText()));
+    field(b, "filters sent", text(s.path("filters"), "none (the device keeps the filters it stored)"));
     field(b, "branch", text(s.path("branch"), "(unknown)") + (s.path("inBranchRollout").asBoolean() ? " (via the channel's branch rollout)" : ""));
     field(b, "rollout bucket", s.path("rolloutBucket").isNull() || s.path("rolloutBucket").isMissingNode() ? "none (no per-update rollout consulted)"
         : s.path("rolloutBucket").asInt() + " of 0-9999");

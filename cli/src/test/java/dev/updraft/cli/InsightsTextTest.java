@@ -98,6 +98,7 @@ class InsightsTextTest {
         .contains("last fatal error  none")
         .contains("check-ins         7")
         .contains("served            noUpdate (update-previously-failed)\n")
+        .contains("filters sent      none (the device keeps the filters it stored)\n")
         .contains("branch            main (via the channel's branch rollout)")
         .contains("rollout bucket    417 of 0-9999");
   }

@@ -412,7 +412,8 @@ class ConsoleBrowserIT {
     waitForText(By.id("device-explanation"),
         "channel \"production\" → branch \"production\" → rollout bucket " + fx.lookupBucket() + " → update " + g2ios);
     assertThat(driver.findElement(By.id("device-explanation")).getText()).contains("(group " + g2 + ")");
-    assertThat(driver.findElement(By.id("device-served")).getText()).contains("new-update", Integer.toString(fx.lookupBucket()));
+    assertThat(driver.findElement(By.id("device-served")).getText()).contains("new-update", Integer.toString(fx.lookupBucket()),
+        "branchname=\"production\"");
     page("08-device");
     WebElement id = driver.findElement(By.id("device-id"));
     id.clear();
