@@ -119,7 +119,8 @@ class NoUpdateKeepsTheRunningUpdateIT {
       String story = ChannelPauseIT.deviceRoute(stack, APP, paused.id, "paused");
       assertThat(story).contains("the channel is paused", "keeps running " + beta, "\"filters\":null");
       String story2 = ChannelPauseIT.deviceRoute(stack, APP, unmapped.id, "no-update-for-runtime");
-      assertThat(story2).contains("no update for ios runtime version", "keeps running " + beta);
+      assertThat(story2).contains("no update for ios runtime version", "keeps running " + beta,
+          "channel \\\"staging\\\" is not mapped (never, or its mapping was deleted)");
     }
   }
 
