@@ -205,6 +205,11 @@ public final class PublisherApi {
       }
 
       @Override
+      public Handler<RoutingContext> authorizeThenBody(Role role) {
+        return auth.requireThenBody(role, BodyHandler.create(false).setBodyLimit(d.config().maxRequestBytes()));
+      }
+
+      @Override
       public Handler<RoutingContext> authorizeAdmin() {
         return auth.requireBootstrapAdmin();
       }
