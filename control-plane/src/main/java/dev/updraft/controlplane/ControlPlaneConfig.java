@@ -57,9 +57,9 @@ import java.util.Set;
  * local storage on a wildcard {@code --bind} without {@code --public-url} (manifests would carry URLs devices and
  * edges cannot reach).
  *
- * <p>Request heads are bounded by {@link #MAX_HEADER_BYTES} (431 beyond) and request lines by
- * {@link #MAX_REQUEST_LINE_BYTES} (414 beyond); JSON bodies by {@code --max-request-bytes} and asset
- * uploads by {@code --max-asset-bytes} (413 beyond).
+ * <p>Request heads are bounded by {@link HttpFlags#MAX_HEADER_BYTES} (431 beyond), request lines by
+ * {@link HttpFlags#MAX_REQUEST_LINE_BYTES} (414 beyond), their time by {@link HttpFlags}; JSON bodies by
+ * {@code --max-request-bytes} and asset uploads by {@code --max-asset-bytes} (413 beyond).
  */
 public final class ControlPlaneConfig {
 
@@ -72,19 +72,13 @@ public final class ControlPlaneConfig {
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
       Settings.union(
-          Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
+          Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])), HttpFlags.NAMES.toArray(new String[0])),
           "kafka-bootstrap", "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
           "key-store-dir", "master-key", "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
           "postgres-url", "auth-failure-limit", "auth-failure-window", "tls-cert", "tls-key", "cors-origin",
           "edge-public-url", "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes", "asset-encoding", "snapshot-interval-events",
           "snapshot-interval");
-
-  /** The largest request head (request line and headers) the control port reads: 431 beyond. */
-  public static final int MAX_HEADER_BYTES = 8 * 1024;
-
-  /** The longest request line (method, target, version) the control port reads: 414 beyond. */
-  public static final int MAX_REQUEST_LINE_BYTES = 4096;
 
   /** Storage back ends. */
   public enum StorageKind {
@@ -108,6 +102,7 @@ public final class ControlPlaneConfig {
   private final Path gcsCredentials;
   private final S3Flags s3;
   private final LifecycleFlags lifecycle;
+  private final HttpFlags http;
   private final Path keyStoreDir;
   private final byte[] masterKey;
   private final long maxAssetBytes;
@@ -163,6 +158,7 @@ public final class ControlPlaneConfig {
     }
     s3 = S3Flags.from(s, storage == StorageKind.S3);
     lifecycle = LifecycleFlags.from(s);
+    http = HttpFlags.from(s);
     keyStoreDir = s.path("key-store-dir", dataDir.resolve("keys")).toAbsolutePath().normalize();
     String mk = s.raw("master-key");
     masterKey = mk == null ? null : decodeMasterKey(mk);
@@ -377,6 +373,10 @@ public final class ControlPlaneConfig {
   /** Retention and asset-prune schedules. */
   public LifecycleFlags lifecycle() {
     return lifecycle;
+  }
+
+  public HttpFlags http() {
+    return http;
   }
 
   public Path keyStoreDir() {
