@@ -116,7 +116,8 @@ public final class ControlPlane {
                   Files.deleteIfExists(p); // left by an upload cut short by a crash
                 }
               }
-              KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey());
+              KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey(), config.keys().allowPlaintextKeys());
+              warnAboutKeys(config);
               AssetStorage storage = StorageSetup.open(config, hooks, () -> url[0]);
               TlsFiles tls = config.tls() ? TlsFiles.load(config.tlsCert(), config.tlsKey()) : null;
               return new Object[] {keys, storage, ConsoleRoutes.load(), tls};
@@ -244,6 +245,20 @@ public final class ControlPlane {
               cp.history = history;
               return cp;
             });
+  }
+
+  /** At every start: where private keys stand when no master key seals them. */
+  private static void warnAboutKeys(ControlPlaneConfig config) {
+    if (config.masterKey() != null) {
+      return;
+    }
+    if (config.keys().allowPlaintextKeys()) {
+      LOG.warn("private signing keys are stored IN CLEAR under {} (--allow-plaintext-keys): whoever reads that directory can sign"
+          + " updates for every app; give --master-key (UPDRAFT_MASTER_KEY) outside a test bench", config.keyStoreDir());
+    } else {
+      LOG.warn("no --master-key (UPDRAFT_MASTER_KEY): registering or rotating a signing key is refused (409 master-key-required)"
+          + " until one is given (openssl rand -base64 32), or --allow-plaintext-keys accepts keys in clear under {}", config.keyStoreDir());
+    }
   }
 
   private static String defaultUrl(ControlPlaneConfig config, int port) {
