@@ -1,5 +1,6 @@
 package dev.updraft.controlplane;
 
+import dev.updraft.common.http.HeaderTimeout;
 import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
@@ -18,6 +19,7 @@ import dev.updraft.controlplane.storage.LocalAssetRoute;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.Topics;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -33,6 +35,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +49,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ControlPlane {
   private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
+  private static final byte[] HEADER_TIMEOUT_ANSWER = HeaderTimeout.answer("the control plane");
 
   private final Vertx vertx;
   private final ControlPlaneConfig config;
@@ -112,7 +116,8 @@ public final class ControlPlane {
                   Files.deleteIfExists(p); // left by an upload cut short by a crash
                 }
               }
-              KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey());
+              KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey(), config.keys().allowPlaintextKeys());
+              warnAboutKeys(config);
               AssetStorage storage = StorageSetup.open(config, hooks, () -> url[0]);
               TlsFiles tls = config.tls() ? TlsFiles.load(config.tlsCert(), config.tlsKey()) : null;
               return new Object[] {keys, storage, ConsoleRoutes.load(), tls};
@@ -195,8 +200,10 @@ public final class ControlPlane {
             // HTTP/1.1 only: Java's HttpClient (the CLI's) offers an h2c upgrade on plain HTTP, and large answers on
             // an upgraded connection sometimes reached it as a broken HTTP/2 frame (HttpHardeningIT)
             .setHttp2ClearTextEnabled(false)
-            .setMaxHeaderSize(ControlPlaneConfig.MAX_HEADER_BYTES)
-            .setMaxInitialLineLength(ControlPlaneConfig.MAX_REQUEST_LINE_BYTES);
+            .setMaxHeaderSize(HttpFlags.MAX_HEADER_BYTES)
+            .setMaxInitialLineLength(HttpFlags.MAX_REQUEST_LINE_BYTES)
+            .setIdleTimeout((int) config.http().idleTimeout().toSeconds())
+            .setIdleTimeoutUnit(TimeUnit.SECONDS);
     if (tls != null) {
       options
           .setSsl(true)
@@ -206,6 +213,11 @@ public final class ControlPlane {
                   .setKeyValue(Buffer.buffer(tls.keyPem())));
     }
     HttpServer server = vertx.createHttpServer(options);
+    Counter headerTimeouts = Counter.builder("updraft.control.header.timeouts")
+        .description("Connections closed because a request head took longer than --header-timeout")
+        .register(metrics);
+    long headerNanos = config.http().headerTimeout().toNanos();
+    server.connectionHandler(c -> HeaderTimeout.install(c, headerNanos, headerTimeouts, HEADER_TIMEOUT_ANSWER));
     return mounted
         .compose(v -> server.requestHandler(api.router()).invalidRequestHandler(PublisherApi::invalidRequest).listen())
         .onFailure(t -> {
@@ -233,6 +245,20 @@ public final class ControlPlane {
               cp.history = history;
               return cp;
             });
+  }
+
+  /** At every start: where private keys stand when no master key seals them. */
+  private static void warnAboutKeys(ControlPlaneConfig config) {
+    if (config.masterKey() != null) {
+      return;
+    }
+    if (config.keys().allowPlaintextKeys()) {
+      LOG.warn("private signing keys are stored IN CLEAR under {} (--allow-plaintext-keys): whoever reads that directory can sign"
+          + " updates for every app; give --master-key (UPDRAFT_MASTER_KEY) outside a test bench", config.keyStoreDir());
+    } else {
+      LOG.warn("no --master-key (UPDRAFT_MASTER_KEY): registering or rotating a signing key is refused (409 master-key-required)"
+          + " until one is given (openssl rand -base64 32), or --allow-plaintext-keys accepts keys in clear under {}", config.keyStoreDir());
+    }
   }
 
   private static String defaultUrl(ControlPlaneConfig config, int port) {

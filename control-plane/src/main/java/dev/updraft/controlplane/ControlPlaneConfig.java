@@ -8,7 +8,6 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -25,8 +24,8 @@ import java.util.Set;
  *   <li>{@code --control-port} [8080; 0 = any free port], {@code --bind} [0.0.0.0]
  *   <li>{@code --public-url} [http://127.0.0.1:&lt;port&gt;]: base of asset URLs written into manifests
  *   <li>{@code --admin-token} (required, at least 16 characters): the bootstrap admin token
- *   <li>{@code --data-dir} [./.updraft]; {@code --key-store-dir} [&lt;data-dir&gt;/keys];
- *       {@code --master-key} [none]: base64 of 32 bytes; when set, private keys are sealed with AES-256-GCM
+ *   <li>{@code --data-dir} [./.updraft]; {@code --key-store-dir}, {@code --master-key}, {@code --allow-plaintext-keys}:
+ *       {@link KeyFlags}
  *   <li>{@code --storage} local|gcs|s3 [local]; {@code --storage-dir} [&lt;data-dir&gt;/assets];
  *       {@code --gcs-bucket}; {@code --gcs-base-url} (public/CDN base; without it V4 signed URLs are used);
  *       {@code --gcs-signed-url-ttl} [7d, 1h..7d]; {@code --gcs-credentials} [application default]
@@ -57,9 +56,9 @@ import java.util.Set;
  * local storage on a wildcard {@code --bind} without {@code --public-url} (manifests would carry URLs devices and
  * edges cannot reach).
  *
- * <p>Request heads are bounded by {@link #MAX_HEADER_BYTES} (431 beyond) and request lines by
- * {@link #MAX_REQUEST_LINE_BYTES} (414 beyond); JSON bodies by {@code --max-request-bytes} and asset
- * uploads by {@code --max-asset-bytes} (413 beyond).
+ * <p>Request heads are bounded by {@link HttpFlags#MAX_HEADER_BYTES} (431 beyond), request lines by
+ * {@link HttpFlags#MAX_REQUEST_LINE_BYTES} (414 beyond), their time by {@link HttpFlags}; JSON bodies by
+ * {@code --max-request-bytes} and asset uploads by {@code --max-asset-bytes} (413 beyond).
  */
 public final class ControlPlaneConfig {
 
@@ -72,19 +71,14 @@ public final class ControlPlaneConfig {
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
       Settings.union(
-          Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
+          Settings.union(Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])), HttpFlags.NAMES.toArray(new String[0])),
+          KeyFlags.NAMES.toArray(new String[0])),
           "kafka-bootstrap", "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
-          "key-store-dir", "master-key", "max-asset-bytes", "max-request-bytes", "transactional-id",
+          "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
           "postgres-url", "auth-failure-limit", "auth-failure-window", "tls-cert", "tls-key", "cors-origin",
           "edge-public-url", "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes", "asset-encoding", "snapshot-interval-events",
           "snapshot-interval");
-
-  /** The largest request head (request line and headers) the control port reads: 431 beyond. */
-  public static final int MAX_HEADER_BYTES = 8 * 1024;
-
-  /** The longest request line (method, target, version) the control port reads: 414 beyond. */
-  public static final int MAX_REQUEST_LINE_BYTES = 4096;
 
   /** Storage back ends. */
   public enum StorageKind {
@@ -108,8 +102,8 @@ public final class ControlPlaneConfig {
   private final Path gcsCredentials;
   private final S3Flags s3;
   private final LifecycleFlags lifecycle;
-  private final Path keyStoreDir;
-  private final byte[] masterKey;
+  private final HttpFlags http;
+  private final KeyFlags keys;
   private final long maxAssetBytes;
   private final long maxRequestBytes;
   private final String transactionalId;
@@ -163,9 +157,8 @@ public final class ControlPlaneConfig {
     }
     s3 = S3Flags.from(s, storage == StorageKind.S3);
     lifecycle = LifecycleFlags.from(s);
-    keyStoreDir = s.path("key-store-dir", dataDir.resolve("keys")).toAbsolutePath().normalize();
-    String mk = s.raw("master-key");
-    masterKey = mk == null ? null : decodeMasterKey(mk);
+    http = HttpFlags.from(s);
+    keys = KeyFlags.from(s, dataDir);
     maxAssetBytes = s.longValue("max-asset-bytes", 100L * 1024 * 1024, 1024, 8L * 1024 * 1024 * 1024);
     maxRequestBytes = s.longValue("max-request-bytes", 8L * 1024 * 1024, 64 * 1024, 256L * 1024 * 1024);
     transactionalId = s.string("transactional-id", topicPrefix + "updraft-control-plane");
@@ -301,19 +294,6 @@ public final class ControlPlaneConfig {
     return v;
   }
 
-  private static byte[] decodeMasterKey(String v) {
-    byte[] k;
-    try {
-      k = Base64.getDecoder().decode(v);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException("--master-key (UPDRAFT_MASTER_KEY) must be base64 of 32 random bytes (openssl rand -base64 32): not base64");
-    }
-    if (k.length != 32) {
-      throw new ConfigException("--master-key (UPDRAFT_MASTER_KEY) must be base64 of 32 random bytes (openssl rand -base64 32): got " + k.length + " bytes");
-    }
-    return k;
-  }
-
   public String kafkaBootstrap() {
     return kafkaBootstrap;
   }
@@ -379,13 +359,21 @@ public final class ControlPlaneConfig {
     return lifecycle;
   }
 
+  public HttpFlags http() {
+    return http;
+  }
+
+  public KeyFlags keys() {
+    return keys;
+  }
+
   public Path keyStoreDir() {
-    return keyStoreDir;
+    return keys.keyStoreDir();
   }
 
   /** Nullable; a copy. */
   public byte[] masterKey() {
-    return masterKey == null ? null : masterKey.clone();
+    return keys.masterKey();
   }
 
   public long maxAssetBytes() {
@@ -493,7 +481,6 @@ public final class ControlPlaneConfig {
   public String toString() {
     return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", adminToken=<redacted>, masterKey="
-        + (masterKey == null ? "none" : "<redacted>") + "}";
+        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", adminToken=<redacted>, " + keys + "}";
   }
 }

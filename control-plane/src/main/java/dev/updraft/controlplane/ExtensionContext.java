@@ -11,11 +11,10 @@ import io.vertx.ext.web.RoutingContext;
  * authentication handlers the publisher API uses, the JSON error format, the metrics registry, the
  * configuration and the rollout control.
  *
- * <p>Routes that read a JSON body put {@code BodyHandler.create(false).setBodyLimit(config().maxRequestBytes())}
- * before the authorization handler (Vert.x Web refuses a body handler after a user handler; without the
- * limit a body handler would buffer whatever a client sends). The core API's own routes check the token
- * first and then read the body within one handler, so a stranger's body is never read; no extension route
- * reads a body today.
+ * <p>Routes that read a JSON body use {@link #authorizeThenBody(Role)} as their first handler: it checks the
+ * token and only then reads the body (bounded by {@code --max-request-bytes}), so a stranger's body is never
+ * read, as on the core API's own routes. (Vert.x Web refuses a body handler after a user handler on a route,
+ * so a separate body handler could only come before the check.)
  *
  * <p>Typical use: {@code ctx.router().get("/v1/apps/:app/insights").handler(ctx.authorize(Role.READ))
  * .handler(rc -> ...)}. Routes must also be described in {@code docs/api/openapi.yaml} (a test checks
@@ -34,6 +33,12 @@ public interface ExtensionContext {
    * another app's token or a lower role; otherwise calls {@code next()}.
    */
   Handler<RoutingContext> authorize(Role role);
+
+  /**
+   * {@link #authorize(Role)}, then the body (at most {@code --max-request-bytes}, 413 beyond): a caller
+   * without a valid token gets its 401 or 403 before any of its body is read.
+   */
+  Handler<RoutingContext> authorizeThenBody(Role role);
 
   /** Requires the bootstrap admin token (401/403 otherwise). */
   Handler<RoutingContext> authorizeAdmin();

@@ -44,11 +44,16 @@ final class TestSupport {
     flags.put("control-port", "0");
     flags.put("bind", "127.0.0.1");
     flags.put("admin-token", ADMIN);
+    flags.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
     flags.put("data-dir", dir.toString());
     flags.put("asset-encoding", "fast"); // low levels unless a test asks for the default (PublishIT)
     for (int i = 0; i < extra.length; i += 2) {
       flags.put(extra[i], extra[i + 1]);
+      if (extra[i].equals("allow-plaintext-keys") || extra[i].equals("master-key") && extra[i + 1] == null) {
+        flags.remove("master-key"); // a test of a control plane without a master key
+      }
     }
+    flags.values().removeIf(java.util.Objects::isNull);
     return ControlPlaneConfig.from(Settings.of(flags, Map.of()));
   }
 

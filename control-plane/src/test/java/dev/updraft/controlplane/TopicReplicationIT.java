@@ -112,6 +112,7 @@ class TopicReplicationIT {
     flags.put("control-port", "0");
     flags.put("bind", "127.0.0.1");
     flags.put("admin-token", TestSupport.ADMIN);
+    flags.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
     flags.put("data-dir", dir.toString());
     for (int i = 0; i < extra.length; i += 2) {
       flags.put(extra[i], extra[i + 1]);

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import dev.updraft.common.http.HeaderTimeout;
 import io.micrometer.core.instrument.Counter;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
@@ -35,9 +36,7 @@ import io.vertx.core.net.impl.ConnectionBase;
  */
 final class HttpGuard extends ChannelInboundHandlerAdapter {
   static final String NAME = "updraft-http-guard";
-  /** Vert.x's own handler, last in the pipeline: everything decoded passes the guard just before it. */
-  private static final String VERTX_HANDLER = "handler";
-  private static final String DECODER = "httpDecoder";
+  private static final byte[] TIMEOUT_ANSWER = HeaderTimeout.answer("the edge");
 
   private final HeaderTimeout headerTimeout;
 
@@ -60,14 +59,11 @@ final class HttpGuard extends ChannelInboundHandlerAdapter {
    * detection would create the connection only after the first request head).
    */
   static void install(HttpConnection connection, long headerTimeoutNanos, Counter headerTimeouts) {
-    if (!(connection instanceof ConnectionBase)) {
-      return;
-    }
-    ChannelPipeline p = ((ConnectionBase) connection).channel().pipeline();
-    if (p.get(VERTX_HANDLER) != null && p.get(DECODER) != null && p.get(NAME) == null) {
-      HeaderTimeout timeout = new HeaderTimeout(headerTimeoutNanos, headerTimeouts);
-      p.addBefore(DECODER, HeaderTimeout.NAME, timeout);
-      p.addBefore(VERTX_HANDLER, NAME, new HttpGuard(timeout));
+    ChannelPipeline p = HeaderTimeout.pipeline(connection);
+    if (p != null) {
+      HeaderTimeout timeout = new HeaderTimeout(headerTimeoutNanos, headerTimeouts, TIMEOUT_ANSWER);
+      p.addBefore(HeaderTimeout.decoderName(), HeaderTimeout.NAME, timeout);
+      p.addBefore(HeaderTimeout.vertxHandlerName(), NAME, new HttpGuard(timeout));
     }
   }
 

@@ -18,14 +18,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -86,7 +82,7 @@ final class DevStack implements AutoCloseable {
     if (lock == null) {
       throw new ConfigException("another updraft dev is running on --data-dir " + dir + " (it holds " + dir.resolve(".lock") + ")");
     }
-    String token = config.adminToken() != null ? config.adminToken() : adminToken(dir);
+    String token = config.adminToken() != null ? config.adminToken() : DevSecrets.adminToken(dir);
     DevStack stack = new DevStack(config, token, ch, lock);
     try {
       stack.startAll(env);
@@ -163,6 +159,8 @@ final class DevStack implements AutoCloseable {
   }
 
   private void startAll(Map<String, String> env) {
+    // private keys are sealed: with the operator's UPDRAFT_MASTER_KEY, else with one made once and kept in the data dir
+    env = DevSecrets.withMasterKey(env, config.dataDir());
     checkConfigs(config, adminToken, env);
     CompletableFuture<EmbeddedPostgresServer> pg =
         CompletableFuture.supplyAsync(
@@ -264,28 +262,6 @@ final class DevStack implements AutoCloseable {
       throw new ConfigException("--data-dir " + dir + " is not writable: " + e.getMessage());
     } catch (IOException e) {
       throw new ConfigException("--data-dir " + dir + " cannot be used: " + e);
-    }
-  }
-
-  /** The admin token kept in the data dir, generated (owner-only file) on the first start. */
-  private static String adminToken(Path dir) {
-    Path file = dir.resolve("admin-token");
-    try {
-      if (Files.exists(file)) {
-        return Files.readString(file, StandardCharsets.UTF_8).trim();
-      }
-      byte[] random = new byte[24];
-      new SecureRandom().nextBytes(random);
-      String token = "upd_admin_" + Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-      Files.writeString(file, token + "\n", StandardCharsets.UTF_8);
-      try {
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-      } catch (UnsupportedOperationException e) {
-        LOG.warn("cannot restrict permissions of {}: not a POSIX file system", file);
-      }
-      return token;
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read or write the admin token at " + file, e);
     }
   }
 

@@ -14,6 +14,22 @@ import java.util.List;
  * {@code UPDRAFT_FIXTURES}, then {@code fixtures/} in the working directory and each of its parents.
  */
 public final class Fixtures {
+  private static final String MASTER_KEY = java.util.Base64.getEncoder().encodeToString(randomBytes(32));
+
+  /**
+   * A control plane's {@code --master-key} for tests: 32 random bytes made once per test JVM (the same for every
+   * control plane a test restarts; never a fixed secret). Control planes refuse to store keys without one.
+   */
+  public static String masterKey() {
+    return MASTER_KEY;
+  }
+
+  private static byte[] randomBytes(int n) {
+    byte[] b = new byte[n];
+    new java.security.SecureRandom().nextBytes(b);
+    return b;
+  }
+
   private static Path root;
 
   private Fixtures() {}

@@ -2,6 +2,7 @@ package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.HttpFlags;
 import dev.updraft.controlplane.ExtensionContext;
 import dev.updraft.controlplane.Role;
 import dev.updraft.controlplane.RolloutControl;
@@ -140,8 +141,8 @@ public final class PublisherApi {
 
   /**
    * The server's answer to a request the HTTP decoder refused: a JSON error with 431 for a head above
-   * {@link ControlPlaneConfig#MAX_HEADER_BYTES}, 414 for a request line above
-   * {@link ControlPlaneConfig#MAX_REQUEST_LINE_BYTES}, 400 otherwise; the connection is closed after it.
+   * {@link HttpFlags#MAX_HEADER_BYTES}, 414 for a request line above
+   * {@link HttpFlags#MAX_REQUEST_LINE_BYTES}, 400 otherwise; the connection is closed after it.
    */
   public static void invalidRequest(HttpServerRequest req) {
     Throwable cause = req.decoderResult().cause();
@@ -151,11 +152,11 @@ public final class PublisherApi {
     if (cause instanceof TooLongHttpHeaderException) {
       status = 431;
       code = "headers-too-large";
-      message = "the request headers are above this server's limit of " + ControlPlaneConfig.MAX_HEADER_BYTES + " bytes";
+      message = "the request headers are above this server's limit of " + HttpFlags.MAX_HEADER_BYTES + " bytes";
     } else if (cause instanceof TooLongHttpLineException) {
       status = 414;
       code = "uri-too-long";
-      message = "the request line is above this server's limit of " + ControlPlaneConfig.MAX_REQUEST_LINE_BYTES + " bytes";
+      message = "the request line is above this server's limit of " + HttpFlags.MAX_REQUEST_LINE_BYTES + " bytes";
     } else {
       status = 400;
       code = "bad-request";
@@ -202,6 +203,11 @@ public final class PublisherApi {
       @Override
       public Handler<RoutingContext> authorize(Role role) {
         return auth.require(role);
+      }
+
+      @Override
+      public Handler<RoutingContext> authorizeThenBody(Role role) {
+        return auth.requireThenBody(role, BodyHandler.create(false).setBodyLimit(d.config().maxRequestBytes()));
       }
 
       @Override

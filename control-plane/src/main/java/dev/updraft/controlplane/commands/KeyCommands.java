@@ -154,6 +154,11 @@ public final class KeyCommands {
       throw CommandException.badRequest(e.code(), e.getMessage());
     }
     String certSha = PemKeys.sha256Hex(leaf);
+    if (!keys.maySave()) {
+      throw new CommandException(409, "master-key-required", "this control plane has no --master-key (UPDRAFT_MASTER_KEY), so it"
+          + " refuses to store app " + appId + "'s private key in clear on disk; start it with --master-key (openssl rand -base64 32),"
+          + " or with --allow-plaintext-keys where keys in clear are acceptable (a test bench)");
+    }
     try {
       keys.save(appId, certSha, pk);
     } catch (IOException e) {

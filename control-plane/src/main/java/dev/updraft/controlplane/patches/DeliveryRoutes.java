@@ -21,7 +21,6 @@ import dev.updraft.events.EventPayload.LaunchAssetStored;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 
 /**
  * The publisher API of deliveries: {@code POST|GET /v1/apps/{app}/builds} (register a build's embedded
@@ -45,8 +44,7 @@ final class DeliveryRoutes {
   }
 
   void mount() {
-    var body = BodyHandler.create(false).setBodyLimit(ctx.config().maxRequestBytes());
-    ctx.router().post("/v1/apps/:app/builds").handler(body).handler(ctx.authorize(Role.PUBLISH)).handler(this::register);
+    ctx.router().post("/v1/apps/:app/builds").handler(ctx.authorizeThenBody(Role.PUBLISH)).handler(this::register);
     ctx.router().get("/v1/apps/:app/builds").handler(ctx.authorize(Role.READ)).handler(this::builds);
     ctx.router().get("/v1/apps/:app/updates/:groupId/patches").handler(ctx.authorize(Role.READ)).handler(this::patches);
     ctx.router().get("/v1/apps/:app/runtime-versions/:runtimeVersion/activity").handler(ctx.authorize(Role.READ)).handler(this::activity);

@@ -48,6 +48,7 @@ public final class KeyStore {
 
   private final Path dir;
   private final byte[] masterKey;
+  private final boolean plaintextAllowed;
   private final boolean posix;
   private final SecureRandom random = new SecureRandom();
   private final Map<String, PrivateKey> cache = new ConcurrentHashMap<>();
@@ -58,8 +59,17 @@ public final class KeyStore {
    * @param masterKey nullable: 32 bytes; when given, new keys are sealed with it
    */
   public KeyStore(Path dir, byte[] masterKey) throws IOException {
+    this(dir, masterKey, true);
+  }
+
+  /**
+   * @param plaintextAllowed whether, without {@code masterKey}, keys may be written in clear; when not,
+   *     {@link #maySave} is false and {@link #save} refuses
+   */
+  public KeyStore(Path dir, byte[] masterKey, boolean plaintextAllowed) throws IOException {
     this.dir = dir;
     this.masterKey = masterKey == null ? null : masterKey.clone();
+    this.plaintextAllowed = plaintextAllowed;
     this.posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
     ensureDirectory(dir);
   }
@@ -68,8 +78,25 @@ public final class KeyStore {
     return dir;
   }
 
-  /** Stores the key of {@code appId}'s certificate {@code certSha256} (overwrites the same pair). */
+  /** Whether {@link #save} writes keys: sealed with the master key, or in clear where that was allowed. */
+  public boolean maySave() {
+    return masterKey != null || plaintextAllowed;
+  }
+
+  /** Whether new keys are sealed (a master key was given). */
+  public boolean sealing() {
+    return masterKey != null;
+  }
+
+  /**
+   * Stores the key of {@code appId}'s certificate {@code certSha256} (overwrites the same pair).
+   *
+   * @throws IllegalStateException when {@link #maySave} is false (callers check it first and refuse the command)
+   */
   public void save(String appId, String certSha256, PrivateKey key) throws IOException {
+    if (!maySave()) {
+      throw new IllegalStateException("refusing to write the key of app=" + appId + " cert=" + certSha256 + " in clear: no --master-key");
+    }
     Path file = file(appId, certSha256);
     ensureDirectory(file.getParent());
     String pem = PemKeys.toPkcs8Pem(key);

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.embedded.Ports;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -15,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code ./updraft dev} as a user runs it: starts on a temporary data dir and free ports, turns ready,
  * stops on SIGTERM leaving no broker, database or port behind, and a second start on the same data dir
- * comes back with the same state.
+ * comes back with the same state; the app's private key is on disk only sealed, with the master key dev made
+ * on its first start and kept.
  */
 class DevLauncherIT {
 
@@ -31,6 +35,17 @@ class DevLauncherIT {
       assertThat(dev.output()).contains("Updraft is ready").contains(dev.adminToken);
 
       StatePersistence.createStateToKeep(dev);
+      // the app's private key is sealed with the master key dev made and keeps, owner-only, in the data dir
+      Path masterKey = dataDir.resolve("master-key");
+      assertThat(masterKey).exists();
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(masterKey))).isEqualTo("rw-------");
+      assertThat(Base64.getDecoder().decode(Files.readString(masterKey).trim())).hasSize(32);
+      List<Path> keyFiles;
+      try (Stream<Path> s = Files.walk(dataDir.resolve("keys"))) {
+        keyFiles = s.filter(Files::isRegularFile).toList();
+      }
+      assertThat(keyFiles).hasSize(1);
+      assertThat(Files.readString(keyFiles.get(0), StandardCharsets.ISO_8859_1)).as("no key in clear on disk").doesNotContain("PRIVATE KEY");
 
       // 143 = 128 + SIGTERM: the JVM's status after its shutdown hook (our clean stop) has run
       assertThat(dev.stop()).as("exit status after SIGTERM").isEqualTo(143);

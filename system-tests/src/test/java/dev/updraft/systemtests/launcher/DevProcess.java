@@ -61,6 +61,7 @@ final class DevProcess implements AutoCloseable {
     pb.environment().put("UPDRAFT_WARMUP_REQUESTS", "0");
     // the publish's encoded copies at low levels: best ones take seconds of both cores while the test goes on
     pb.environment().put("UPDRAFT_ASSET_ENCODING", "fast");
+    pb.environment().remove("UPDRAFT_MASTER_KEY"); // dev makes and keeps its own
     process = pb.start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
     while (System.nanoTime() < deadline) {

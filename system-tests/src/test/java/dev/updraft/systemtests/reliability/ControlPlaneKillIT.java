@@ -52,7 +52,7 @@ class ControlPlaneKillIT {
     String[] cpArgs = {"control-plane", "--kafka-bootstrap", infra.kafkaBootstrap(), "--topic-prefix", infra.topicPrefix(),
         "--control-port", Integer.toString(port), "--bind", "127.0.0.1", "--admin-token", Services.ADMIN,
         "--data-dir", dir.resolve("cp-data").toString(), "--asset-encoding", "fast"};
-    AtomicReference<ChildJvm> cp = new AtomicReference<>(ChildJvm.start(dir.resolve("cp-0.log"), Map.of(), cpArgs));
+    AtomicReference<ChildJvm> cp = new AtomicReference<>(ChildJvm.start(dir.resolve("cp-0.log"), Map.of("UPDRAFT_MASTER_KEY", Fixtures.masterKey()), cpArgs));
     Vertx vertx = Vertx.vertx();
     EdgeNode edge = null;
     try (HoldingProxy proxy = new HoldingProxy(port)) {
@@ -93,7 +93,7 @@ class ControlPlaneKillIT {
         }
         assertThat(actionFailed.get()).as("the event of the publish seen uncommitted before the kill").isNull();
 
-        cp.set(ChildJvm.start(dir.resolve("cp-" + mode + ".log"), Map.of(), cpArgs));
+        cp.set(ChildJvm.start(dir.resolve("cp-" + mode + ".log"), Map.of("UPDRAFT_MASTER_KEY", Fixtures.masterKey()), cpArgs));
         long restartMs = cp.get().awaitOk(direct + "/healthz", Duration.ofSeconds(120));
 
         // before the retry: fully visible or absent

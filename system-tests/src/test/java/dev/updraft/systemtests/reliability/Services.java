@@ -39,6 +39,7 @@ public final class Services {
     f.put("control-port", "0");
     f.put("bind", "127.0.0.1");
     f.put("admin-token", ADMIN);
+    f.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
     f.put("data-dir", dataDir.toString());
     f.put("asset-encoding", "fast"); // low levels: no test here measures compression
     put(f, extra);
@@ -106,7 +107,14 @@ public final class Services {
       throw new IllegalArgumentException("flags come in name/value pairs: got " + extra.length + " strings");
     }
     for (int i = 0; i < extra.length; i += 2) {
-      f.put(extra[i], extra[i + 1]);
+      if (extra[i + 1] == null) {
+        f.remove(extra[i]); // a flag the defaults above set, left out
+      } else {
+        f.put(extra[i], extra[i + 1]);
+      }
+      if (extra[i].equals("allow-plaintext-keys")) {
+        f.remove("master-key"); // a test of keys in clear
+      }
     }
   }
 

@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * second, reopened as soon as the edge closes one) holds no connection past the header timeout while a
  * normal device keeps getting every answer. Every close must come at its configured timeout: not before it,
  * and not later than {@link #MARGIN} after it (scheduling on a busy machine; an edge enforcing a timeout twice
- * as long fails).
+ * as long fails). The control plane, given the same two timeouts, holds its clients to them in the same way.
  */
 @ExtendWith(RealInfrastructure.class)
 class SlowClientsIT {
@@ -68,8 +68,13 @@ class SlowClientsIT {
   @BeforeAll
   static void start(Infra infra, @TempDir Path dir) {
     vertx = Vertx.vertx();
-    cp = Services.controlPlane(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), dir);
-    Publishing.appWithUpdate("http://127.0.0.1:" + cp.port(), APP, true, "main");
+    ControlPlane setup = Services.controlPlane(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), dir);
+    Publishing.appWithUpdate("http://127.0.0.1:" + setup.port(), APP, true, "main");
+    Services.await(setup.close());
+    // the same control plane again with the timeouts under test (its idle timeout also runs while a command waits
+    // for Kafka, which the setup's commands may do for longer than 2 s on a busy machine)
+    cp = Services.controlPlane(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), dir,
+        "header-timeout", HEADER_TIMEOUT.toMillis() + "ms", "idle-timeout", IDLE_TIMEOUT.toSeconds() + "s");
     edge = Services.readyEdge(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), "slow-edge",
         "header-timeout", HEADER_TIMEOUT.toMillis() + "ms", "idle-timeout", IDLE_TIMEOUT.toSeconds() + "s");
   }
@@ -155,6 +160,72 @@ class SlowClientsIT {
           .isBetween(HEADER_TIMEOUT.toMillis() - 50, HEADER_BOUND.toMillis());
       System.out.printf("slow clients: a request head dribbled after an answer was cut after %d of %d bytes, %d ms (header timeout %d ms)%n",
           sent, next.length, closedMs, HEADER_TIMEOUT.toMillis());
+    }
+  }
+
+  @Test
+  void theControlPlaneGives408ToAConnectionThatSendsNothingAtItsHeaderTimeout() throws IOException {
+    try (Socket s = new Socket("127.0.0.1", cp.port())) {
+      long t0 = System.nanoTime();
+      Map.Entry<String, Long> r = untilClosed(s, t0, HEADER_BOUND);
+      assertThat(r.getKey()).startsWith("HTTP/1.1 408 ").contains("\"code\":\"request-timeout\"", "the control plane's --header-timeout");
+      assertThat(r.getValue()).as("closed at the header timeout, not before, not later than the margin")
+          .isBetween(HEADER_TIMEOUT.toMillis() - 50, HEADER_BOUND.toMillis());
+      System.out.printf("slow clients: a silent connection to the control plane got 408 and was closed after %d ms (header timeout %d ms)%n",
+          r.getValue(), HEADER_TIMEOUT.toMillis());
+    }
+  }
+
+  @Test
+  void theControlPlaneCutsARequestHeadSentAByteAtATimeAtItsHeaderTimeout() throws IOException {
+    byte[] head = ("GET /v1/apps HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + Services.ADMIN + "\r\n\r\n")
+        .getBytes(StandardCharsets.US_ASCII);
+    try (Socket s = new Socket("127.0.0.1", cp.port())) {
+      InputStream in = s.getInputStream();
+      long t0 = System.nanoTime();
+      int sent = 0;
+      long closedMs = -1;
+      StringBuilder answer = new StringBuilder();
+      try {
+        // a byte every 250 ms (the slowloris pace of a byte a second, faster), watching for the close in between
+        while (sent < head.length && System.nanoTime() - t0 < HEADER_BOUND.toNanos()) {
+          s.getOutputStream().write(head[sent]);
+          s.getOutputStream().flush();
+          sent++;
+          s.setSoTimeout(250);
+          try {
+            byte[] got = in.readAllBytes();
+            answer.append(new String(got, StandardCharsets.ISO_8859_1));
+            closedMs = (System.nanoTime() - t0) / 1_000_000;
+            break;
+          } catch (SocketTimeoutException stillOpen) {
+            // not closed yet: the next byte
+          }
+        }
+      } catch (IOException reset) {
+        closedMs = (System.nanoTime() - t0) / 1_000_000; // the control plane reset the connection: it is closed
+      }
+      assertThat(sent).as("bytes of the head accepted before the cut").isLessThan(head.length);
+      assertThat(answer.toString()).as("nothing but the 408").satisfiesAnyOf(a -> assertThat(a).isEmpty(), a -> assertThat(a).startsWith("HTTP/1.1 408 "));
+      assertThat(closedMs).as("closed at the header timeout, not later than the margin")
+          .isBetween(HEADER_TIMEOUT.toMillis() - 50, HEADER_BOUND.toMillis());
+      System.out.printf("slow clients: a request head dribbled to the control plane was cut after %d of %d bytes, %d ms (header timeout %d ms)%n",
+          sent, head.length, closedMs, HEADER_TIMEOUT.toMillis());
+    }
+  }
+
+  @Test
+  void theControlPlaneClosesAKeptAliveConnectionAtItsIdleTimeout() throws IOException {
+    byte[] request = ("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    try (RawHttp c = new RawHttp(cp.port(), (int) IDLE_BOUND.toMillis())) {
+      long t0 = System.nanoTime(); // before the request: the idle time starts with the answer's last byte, after this
+      assertThat(c.exchange(request).status()).isEqualTo(200);
+      assertThat(c.read(false)).as("nothing more, then the end of the connection (within %d ms)", IDLE_BOUND.toMillis()).isNull();
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(ms).as("idle for the idle timeout, not cut at the header timeout, nor later than the margin")
+          .isBetween(IDLE_TIMEOUT.toMillis(), IDLE_BOUND.toMillis());
+      System.out.printf("slow clients: an idle kept-alive connection to the control plane was closed after %d ms (idle timeout %d ms)%n",
+          ms, IDLE_TIMEOUT.toMillis());
     }
   }
 

@@ -125,7 +125,7 @@ class KeyRotationIT {
       assertThat(last.status()).as("the last key is never retired").isNotZero();
       assertThat(last.err()).contains("last-key");
 
-      // without --master-key the key store holds PEM, readable by its owner only; both keys, each in its file
+      // the key store holds both keys (sealed with the master key), each in its file, readable by its owner only
       Path keys = dir.resolve("cp").resolve("keys");
       List<String> keyFiles = new ArrayList<>();
       try (Stream<Path> s = Files.walk(keys)) {

@@ -13,6 +13,10 @@ import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -201,6 +205,68 @@ class OpenApiAuthIT {
     } finally {
       Services.await(cp.close());
       Services.await(vertx.close());
+    }
+  }
+
+  /**
+   * Every token-protected operation, asked without a token in a request whose head announces an 8 MiB body
+   * that never follows: the answer is 401 with a JSON error, sent while the body is still missing, so no
+   * route waits for (or buffers) a stranger's body before it has checked the caller.
+   */
+  @Test
+  void everyOperationRefusesAnAnonymousCallerBeforeReadingItsBody(Infra infra, @TempDir Path dir) throws Exception {
+    Vertx vertx = Vertx.vertx();
+    String pg = Services.postgresUrl(infra.pgPort(), infra.database(), infra.pgUser());
+    ControlPlane cp = Services.controlPlaneWithInsights(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), dir, pg,
+        "auth-failure-limit", "0");
+    try {
+      String base = "http://127.0.0.1:" + cp.port();
+      List<Op> ops = operations(Api.get(base + "/v1/openapi.yaml", null).text());
+      int checked = 0;
+      for (Op o : ops) {
+        if (o.isPublic()) {
+          continue;
+        }
+        String path = fill(o.path(), "0b5c7a2e-52f4-4e4b-9a57-8d1a4cf5a1b2", "tok_0000", "0".repeat(64));
+        String answer = headWithoutBody(cp.port(), o.method(), path, 8 * 1024 * 1024);
+        assertThat(answer).as("%s announcing 8 MiB and sending none of it", o.key()).startsWith("HTTP/1.1 401 ");
+        assertThat(answer).as("%s: a JSON error", o.key()).containsIgnoringCase("content-type: application/json")
+            .contains("\"unauthorized\"");
+        checked++;
+      }
+      assertThat(checked).as("protected operations checked").isGreaterThanOrEqualTo(24);
+      System.out.printf("auth before body: %d protected operations answered 401 to an anonymous head announcing 8 MiB, before any body byte%n", checked);
+    } finally {
+      Services.await(cp.close());
+      Services.await(vertx.close());
+    }
+  }
+
+  /**
+   * Sends a request head announcing {@code length} body bytes, sends none of them, and returns what the server
+   * answers meanwhile (its head and as much of its body as arrives). A server waiting for the body answers
+   * nothing: the read times out after 10 s (the control plane's idle timeout is 60 s) and the test fails there.
+   */
+  private static String headWithoutBody(int port, String method, String path, int length) throws Exception {
+    try (Socket s = new Socket("127.0.0.1", port)) {
+      s.setSoTimeout(10_000);
+      String head = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n"
+          + "Content-Length: " + length + "\r\n\r\n";
+      s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      InputStream in = s.getInputStream();
+      StringBuilder got = new StringBuilder();
+      byte[] buf = new byte[4096];
+      try {
+        int n;
+        // the head and a short JSON error: stop once the error code has arrived
+        while (got.indexOf("\"unauthorized\"") < 0 && (n = in.read(buf)) > 0) {
+          got.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+        }
+      } catch (SocketTimeoutException e) {
+        return got.length() == 0 ? "no answer within 10 s while the body was missing" : got.toString();
+      }
+      return got.toString();
     }
   }
 

@@ -102,6 +102,7 @@ final class TelemetryStack implements AutoCloseable {
       flags.put("control-port", "0");
       flags.put("bind", "127.0.0.1");
       flags.put("admin-token", ADMIN);
+      flags.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
       flags.put("data-dir", dir.toString());
       flags.put("postgres-url", postgresUrl);
       flags.put("guard-interval", guardInterval.toMillis() + "ms");
@@ -152,6 +153,7 @@ final class TelemetryStack implements AutoCloseable {
       flags.put("control-port", "0");
       flags.put("bind", "127.0.0.1");
       flags.put("admin-token", ADMIN);
+      flags.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
       flags.put("data-dir", dir.toString());
       flags.put("postgres-url", postgresUrl);
       Settings s = Settings.of(flags, Map.of());

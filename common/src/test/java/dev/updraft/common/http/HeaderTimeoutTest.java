@@ -1,4 +1,4 @@
-package dev.updraft.edge;
+package dev.updraft.common.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,7 +29,7 @@ class HeaderTimeoutTest {
     timeouts = Counter.builder("t").register(new SimpleMeterRegistry());
     ch = new EmbeddedChannel();
     ch.freezeTime();
-    h = new HeaderTimeout(TIMEOUT, timeouts);
+    h = new HeaderTimeout(TIMEOUT, timeouts, HeaderTimeout.answer("the edge"));
     ch.pipeline().addLast(h); // the connection is accepted: the first head is due from now
   }
 
