@@ -38,7 +38,7 @@ class DeploymentFilesTest {
 
   @Test
   void everyKubernetesManifestParsesAndNamesItsKind() throws Exception {
-    Path dir = RepoFiles.root().resolve("infra/k8s");
+    Path dir = RepoFiles.root().resolve("infra/k8s/base");
     for (String f : List.of("namespace.yaml", "configmap.yaml", "secret.example.yaml", "control-plane.yaml", "edge.yaml", "ingester.yaml", "kustomization.yaml")) {
       List<Map<String, Object>> docs = RepoFiles.yamlDocuments(dir.resolve(f));
       assertThat(docs).as(f).isNotEmpty();
@@ -54,7 +54,7 @@ class DeploymentFilesTest {
 
   @Test
   void kubernetesContainersUseRealFlagsPortsAndProbes() throws Exception {
-    Path dir = RepoFiles.root().resolve("infra/k8s");
+    Path dir = RepoFiles.root().resolve("infra/k8s/base");
     Map<String, Object> configMap = RepoFiles.yamlDocuments(dir.resolve("configmap.yaml")).get(0);
     Set<String> anyFlag = new HashSet<>();
     FLAGS_BY_COMMAND.values().forEach(anyFlag::addAll);
