@@ -1,9 +1,11 @@
 package dev.updraft.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -28,23 +30,29 @@ final class PublishCommand implements Action {
 
   @Option(names = "--runtime-version", paramLabel = "R", converter = Values.Text.class, order = 4,
       description = "the runtime version of the builds that may run it; default: what expoConfig.json settles (a literal runtimeVersion, "
-          + "or the appVersion or nativeVersion policy)")
+          + "or the appVersion or nativeVersion policy); the fingerprint policy (and any other) is resolved per platform by expo-updates' CLI "
+          + "in --project-dir (npx expo-updates runtimeversion:resolve --platform P), printed, and refused when expo-updates is not installed "
+          + "there; platforms whose runtime versions differ are published as one group each")
   String runtimeVersion;
 
-  @Option(names = "--platform", paramLabel = "ios|android|all", order = 5, description = "publish only these platforms (comma-separated; default all in the export)")
+  @Option(names = "--project-dir", paramLabel = "DIR", converter = Values.Text.class, order = 5,
+      description = "the app's directory, with expo-updates in its node_modules, where a policy runtime version is resolved (default the current one)")
+  String projectDir;
+
+  @Option(names = "--platform", paramLabel = "ios|android|all", order = 6, description = "publish only these platforms (comma-separated; default all in the export)")
   String platform;
 
-  @Option(names = "--message", paramLabel = "M", order = 6, description = "what changed")
+  @Option(names = "--message", paramLabel = "M", order = 7, description = "what changed")
   String message;
 
-  @Option(names = "--git-commit", paramLabel = "H", order = 7, description = "the commit it was built from")
+  @Option(names = "--git-commit", paramLabel = "H", order = 8, description = "the commit it was built from")
   String gitCommit;
 
-  @Option(names = "--expo-config", paramLabel = "FILE", order = 8,
+  @Option(names = "--expo-config", paramLabel = "FILE", order = 9,
       description = "the public app config (default DIR/expoConfig.json, when present: npx expo config --type public --json)")
   String expoConfig;
 
-  @Option(names = "--rollout-percentage", paramLabel = "P", converter = Values.WholeNumber.class, order = 9,
+  @Option(names = "--rollout-percentage", paramLabel = "P", converter = Values.WholeNumber.class, order = 10,
       description = "start as a rollout to P %% of devices (the others keep the previous update)")
   Integer rolloutPercentage;
 
@@ -63,12 +71,22 @@ final class PublishCommand implements Action {
       throw CliException.usage("--guard-* needs --rollout-percentage");
     }
     Publisher.Request r = new Publisher.Request(app, branch, runtimeVersion, Path.of(dist), Publisher.platforms(platform), message,
-        gitCommit, rolloutPercentage, g, expoConfig == null ? null : Path.of(expoConfig), idempotencyKey);
+        gitCommit, rolloutPercentage, g, expoConfig == null ? null : Path.of(expoConfig), idempotencyKey,
+        Path.of(projectDir == null ? System.getProperty("user.dir") : projectDir));
     Api api = s.api();
-    JsonNode group = new Publisher(api, s.err, s.terminal && !s.json && !noProgress).publish(r);
-    s.print(group, Session.group(group, group.path("replayed").asBoolean()
-        ? "already published (same idempotency key): group " : "published group "));
-    orphanWarning(api, s, app, group.path("runtimeVersion").asText(null));
+    List<JsonNode> groups = new Publisher(api, s.err, s.terminal && !s.json && !noProgress).publish(r);
+    StringBuilder human = new StringBuilder();
+    ArrayNode all = Api.JSON.createArrayNode();
+    for (JsonNode group : groups) {
+      human.append(human.length() == 0 ? "" : "\n").append(Session.group(group, group.path("replayed").asBoolean()
+          ? "already published (same idempotency key): group " : "published group "));
+      all.add(group);
+    }
+    // --json: the group, or an array of groups when the platforms' runtime versions differ
+    s.print(groups.size() == 1 ? groups.get(0) : all, human.toString());
+    for (JsonNode group : groups) {
+      orphanWarning(api, s, app, group.path("runtimeVersion").asText(null));
+    }
   }
 
   /**

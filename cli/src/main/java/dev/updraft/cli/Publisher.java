@@ -45,10 +45,13 @@ final class Publisher {
 
   /** What to publish: the flags of {@code updraft publish}, checked. Nullable: runtimeVersion (then expoConfig.json settles it) and the optional ones. */
   record Request(String app, String branch, String runtimeVersion, Path dist, List<String> platforms, String message, String gitCommit,
-      Integer rolloutPercentage, ObjectNode guard, Path expoConfig, String idempotencyKey) {}
+      Integer rolloutPercentage, ObjectNode guard, Path expoConfig, String idempotencyKey, Path projectDir) {}
 
-  /** Hashes, uploads what the server lacks, publishes; returns the group the server answered with. */
-  JsonNode publish(Request r) throws CliException {
+  /**
+   * Hashes, uploads what the server lacks, publishes; returns the groups the server answered with: one, or one
+   * per runtime version when the platforms' runtime versions differ (a fingerprint per platform).
+   */
+  List<JsonNode> publish(Request r) throws CliException {
     Path dist = r.dist();
     JsonNode metadata = readJson(dist.resolve("metadata.json"), "metadata.json (is --dist the folder `npx expo export` wrote?)");
     JsonNode fm = metadata.get("fileMetadata");
@@ -56,19 +59,36 @@ final class Publisher {
       throw new CliException(dist.resolve("metadata.json") + " has no fileMetadata; is --dist the folder `npx expo export` wrote?");
     }
     List<String> chosen = chosen(fm, r.platforms());
-    Map<String, LocalFile> files = files(dist, fm, chosen);
     Path configFile = r.expoConfig() != null ? r.expoConfig() : dist.resolve("expoConfig.json");
     ObjectNode expoConfig = expoConfig(configFile, r.expoConfig() != null);
-    String runtime = RuntimeVersions.settle(r.runtimeVersion(), expoConfig, configFile, chosen, err);
+    ExpoUpdatesCli expo = new ExpoUpdatesCli(r.projectDir());
+    Map<String, String> runtimes = RuntimeVersions.settleEach(r.runtimeVersion(), expoConfig, configFile, chosen, err, expo::resolve);
+    Map<String, List<String>> byRuntime = new LinkedHashMap<>();
+    runtimes.forEach((p, v) -> byRuntime.computeIfAbsent(v, k -> new ArrayList<>()).add(p));
+    String key = r.idempotencyKey() != null ? r.idempotencyKey() : "cli-" + UUID.randomUUID();
+    List<JsonNode> groups = new ArrayList<>();
+    for (Map.Entry<String, List<String>> e : byRuntime.entrySet()) {
+      if (byRuntime.size() > 1) {
+        err.println("publishing " + String.join(", ", e.getValue()) + " for runtime version " + e.getKey() + " (one group per runtime version)");
+      }
+      List<String> platforms = byRuntime.size() > 1 ? e.getValue() : r.platforms() == null ? null : chosen;
+      groups.add(publishGroup(r, metadata, fm, e.getValue(), platforms, e.getKey(), expoConfig,
+          byRuntime.size() > 1 ? key + "-" + String.join("-", e.getValue()) : key));
+    }
+    return groups;
+  }
 
+  private JsonNode publishGroup(Request r, JsonNode metadata, JsonNode fm, List<String> chosen, List<String> platforms, String runtime,
+      ObjectNode expoConfig, String key) throws CliException {
+    Map<String, LocalFile> files = files(r.dist(), fm, chosen);
     upload(r.app(), files);
 
     ObjectNode body = Api.JSON.createObjectNode();
     body.put("branch", r.branch());
     body.put("runtimeVersion", runtime);
-    if (r.platforms() != null) {
+    if (platforms != null) {
       ArrayNode ps = body.putArray("platforms");
-      chosen.forEach(ps::add);
+      platforms.forEach(ps::add);
     }
     if (r.message() != null) {
       body.put("message", r.message());
@@ -92,7 +112,6 @@ final class Publisher {
     if (r.guard() != null) {
       body.set("rolloutGuard", r.guard());
     }
-    String key = r.idempotencyKey() != null ? r.idempotencyKey() : "cli-" + UUID.randomUUID();
     body.put("idempotencyKey", key);
     return api.postRetrying(Session.app(r.app()) + "/updates", body, Map.of("Idempotency-Key", key));
   }

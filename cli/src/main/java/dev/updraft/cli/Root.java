@@ -46,7 +46,7 @@ final class Root {
           "  keys list --app APP | keys retire --app APP --key-id K | keys certificate --app APP [--key-id K]",
           "  tokens create --app APP --role read|publish|admin [--label L]",
           "  tokens list --app APP | tokens revoke --app APP --token-id ID",
-          "  publish --app APP --branch B --dist DIR [--runtime-version R] [--platform ios|android|all] [--message M]",
+          "  publish --app APP --branch B --dist DIR [--runtime-version R | --project-dir DIR] [--platform ios|android|all] [--message M]",
           "          [--git-commit H] [--expo-config FILE] [--rollout-percentage P [--guard-max-failure-rate F",
           "          --guard-min-devices N --guard-window 1h]] [--idempotency-key K] [--no-progress]",
           "  rollback --app APP --branch B --runtime-version R (--to-update GROUP | --embedded) [--platform P] [--message M]",
@@ -74,7 +74,8 @@ final class Root {
 
   /** The publish rule that the synopsis cannot show. */
   static final String RUNTIME_NOTE =
-      "publish takes the runtime version from the export's expoConfig.json when --runtime-version is left out.";
+      "publish takes the runtime version from the export's expoConfig.json when --runtime-version is left out;\n"
+          + "  a fingerprint policy is resolved by expo-updates' CLI in --project-dir, per platform.";
 
   /** The exit statuses, in every command's help. */
   static final String EXIT_STATUS =

@@ -19,8 +19,9 @@ import java.util.Set;
  * {@code 1.0.0}); the {@code nativeVersion} policy is {@code version(buildNumber)} on iOS
  * ({@code ios.version}, else {@code version}, else {@code 1.0.0}; {@code ios.buildNumber}, default
  * {@code 1}) and {@code version(versionCode)} on Android ({@code android.versionCode}, default
- * {@code 1}). The {@code fingerprint} policy hashes the native project, which only expo can do; it and
- * every other policy are refused with the command that prints the value.
+ * {@code 1}). The {@code fingerprint} policy hashes the native project, which only expo can do: it and
+ * every other policy are resolved by expo-updates' CLI in the project ({@link ExpoUpdatesCli}, through
+ * {@link #settleEach}), or refused ({@link #settle}) with the command that prints the value.
  */
 final class RuntimeVersions {
   /** expo-updates' stand-in string for a fingerprint runtime version; never a real one. */
@@ -29,14 +30,53 @@ final class RuntimeVersions {
   private RuntimeVersions() {}
 
   /** One platform's runtime version from the config: {@code value}, or {@code problem} saying why there is none. */
-  record Resolved(String value, String problem) {
+  record Resolved(String value, String problem, boolean byExpo) {
     static Resolved of(String value) {
-      return new Resolved(value, null);
+      return new Resolved(value, null, false);
     }
 
     static Resolved none(String problem) {
-      return new Resolved(null, problem);
+      return new Resolved(null, problem, false);
     }
+
+    /** A policy only expo computes (fingerprint, or one Updraft does not know): expo-updates' CLI resolves it. */
+    static Resolved expo(String problem) {
+      return new Resolved(null, problem, true);
+    }
+  }
+
+  /** Resolves a policy runtime version for one platform the way expo does (expo-updates' CLI in the project). */
+  interface PolicyResolver {
+    String resolve(String platform) throws CliException;
+  }
+
+  /**
+   * The runtime version of each platform of {@code platforms}: {@code flag} for all when given (as {@link #settle}),
+   * else the config's, where a policy only expo computes (fingerprint) is resolved by {@code expo} and printed on
+   * {@code err}. Platforms may differ: the caller publishes one group per runtime version.
+   */
+  static Map<String, String> settleEach(String flag, JsonNode config, Path configFile, List<String> platforms, PrintStream err,
+      PolicyResolver expo) throws CliException {
+    Map<String, String> byPlatform = new LinkedHashMap<>();
+    if (flag != null || config == null) {
+      String one = settle(flag, config, configFile, platforms, err);
+      platforms.forEach(p -> byPlatform.put(p, one));
+      return byPlatform;
+    }
+    for (String p : platforms) {
+      Resolved r = resolve(config, p);
+      if (r.value() != null) {
+        byPlatform.put(p, r.value());
+      } else if (r.byExpo()) {
+        String v = expo.resolve(p);
+        err.println("runtime version for " + p + ": " + v + " (" + configFile.getFileName() + " " + r.problem().replaceFirst(";.*", "")
+            + "; resolved by npx expo-updates runtimeversion:resolve --platform " + p + ")");
+        byPlatform.put(p, v);
+      } else {
+        throw CliException.usage("--runtime-version is required: " + configFile + " " + r.problem());
+      }
+    }
+    return byPlatform;
   }
 
   /**
@@ -98,7 +138,7 @@ final class RuntimeVersions {
     }
     if (rv.isTextual()) {
       if (rv.textValue().equals(FINGERPRINT_SENTINEL)) {
-        return Resolved.none("has " + where + " \"" + FINGERPRINT_SENTINEL + "\", expo's stand-in for a fingerprint; " + resolveHint(platform));
+        return Resolved.expo("has " + where + " \"" + FINGERPRINT_SENTINEL + "\", expo's stand-in for a fingerprint; " + resolveHint(platform));
       }
       return Resolved.of(rv.textValue());
     }
@@ -112,10 +152,10 @@ final class RuntimeVersions {
       case "nativeVersion":
         return Resolved.of(nativeVersion(config, platform));
       case "fingerprint":
-        return Resolved.none("has " + where + " {\"policy\": \"fingerprint\"}: a hash of the native project that only expo computes; "
+        return Resolved.expo("has " + where + " {\"policy\": \"fingerprint\"}: a hash of the native project that only expo computes; "
             + resolveHint(platform));
       default:
-        return Resolved.none("has " + where + " {\"policy\": \"" + policy.textValue()
+        return Resolved.expo("has " + where + " {\"policy\": \"" + policy.textValue()
             + "\"}, a policy Updraft does not compute (it computes appVersion and nativeVersion); " + resolveHint(platform));
     }
   }

@@ -189,7 +189,7 @@ class PublishRetryTest {
   }
 
   @Test
-  void refusesBeforeUploadingWhenThePlatformsRuntimeVersionsDiffer(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+  void publishesOneGroupPerRuntimeVersionWhenThePlatformsRuntimeVersionsDiffer(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     Path dist = dir.resolve("dist");
     try (var files = Files.walk(Fixtures.update1())) {
       for (Path f : (Iterable<Path>) files::iterator) {
@@ -203,15 +203,42 @@ class PublishRetryTest {
     }
     Files.writeString(dist.resolve("expoConfig.json"),
         "{\"version\":\"1.2.0\",\"runtimeVersion\":{\"policy\":\"nativeVersion\"},\"ios\":{\"buildNumber\":\"3\"},\"android\":{\"versionCode\":7}}");
-    assertThat(publishWithoutRuntimeVersion(dist)).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("gives android 1.2.0(7) and ios 1.2.0(3)");
-    assertThat(err.toString(StandardCharsets.UTF_8).strip().lines()).hasSize(1);
-    assertThat(uploads).as("nothing uploaded").isEmpty();
-    assertThat(publishKeys).isEmpty();
+    assertThat(publishWithoutRuntimeVersion(dist)).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(publishBodies).hasSize(2);
+    assertThat(publishBodies.get(0).get("runtimeVersion").asText()).isEqualTo("1.2.0(7)");
+    assertThat(publishBodies.get(0).get("platforms").toString()).isEqualTo("[\"android\"]");
+    assertThat(publishBodies.get(1).get("runtimeVersion").asText()).isEqualTo("1.2.0(3)");
+    assertThat(publishBodies.get(1).get("platforms").toString()).isEqualTo("[\"ios\"]");
+    assertThat(publishBodies.get(0).get("files").fieldNames()).toIterable().allMatch(f -> !f.contains("/ios/"));
+    assertThat(publishKeys).as("one key per group").doesNotHaveDuplicates().hasSize(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("publishing android for runtime version 1.2.0(7)", "publishing ios for runtime version 1.2.0(3)");
     // one platform at a time is one runtime version
     err.reset();
+    publishBodies.clear();
     assertThat(publishWithoutRuntimeVersion(dist, "--platform", "android")).as(err.toString(StandardCharsets.UTF_8)).isZero();
     assertThat(publishBodies.get(0).get("runtimeVersion").asText()).isEqualTo("1.2.0(7)");
     assertThat(publishBodies.get(0).get("platforms").toString()).isEqualTo("[\"android\"]");
+  }
+
+  @Test
+  void refusesAFingerprintRuntimeVersionBeforeUploadingWhenTheProjectHasNoExpoUpdates(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path dist = dir.resolve("dist");
+    Files.createDirectories(dist);
+    try (var files = Files.walk(Fixtures.update1())) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Path t = dist.resolve(Fixtures.update1().relativize(f).toString());
+        if (Files.isDirectory(f)) {
+          Files.createDirectories(t);
+        } else if (!Files.exists(t)) {
+          Files.copy(f, t);
+        }
+      }
+    }
+    Files.writeString(dist.resolve("expoConfig.json"), "{\"version\":\"1.0.0\",\"runtimeVersion\":{\"policy\":\"fingerprint\"}}");
+    Path project = Files.createDirectories(dir.resolve("app"));
+    assertThat(publishWithoutRuntimeVersion(dist, "--project-dir", project.toString())).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("the project " + project.toAbsolutePath() + " has no expo-updates installed");
+    assertThat(uploads).as("nothing uploaded").isEmpty();
+    assertThat(publishKeys).isEmpty();
   }
 }
