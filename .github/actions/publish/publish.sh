@@ -73,6 +73,7 @@ args=(publish --app "$app" --branch "$branch" --dist "${INPUT_DIST:-dist}" --mes
 [[ -z "${GITHUB_SHA:-}" ]] || args+=(--git-commit "$GITHUB_SHA")
 [[ -z "${INPUT_RUNTIME_VERSION:-}" ]] || args+=(--runtime-version "$INPUT_RUNTIME_VERSION")
 [[ -z "${INPUT_PLATFORM:-}" ]] || args+=(--platform "$INPUT_PLATFORM")
+[[ -z "${INPUT_PROJECT_DIR:-}" ]] || args+=(--project-dir "$INPUT_PROJECT_DIR")
 # a re-run of the same job attempt retries the same publish instead of publishing twice
 [[ -z "${GITHUB_RUN_ID:-}" ]] || args+=(--idempotency-key "github-${GITHUB_REPOSITORY:-}-${GITHUB_RUN_ID}-${GITHUB_RUN_ATTEMPT:-1}-$app-$branch")
 
@@ -83,9 +84,12 @@ if [[ $status -ne 0 ]]; then
   fail "publish to branch $branch failed: $(tail -n 1 "$err")" "$status"
 fi
 cat "$err" >&2 # warnings (an orphan runtime version, say)
-group=$(jq -r '.groupId' "$out")
-runtime=$(jq -r '.runtimeVersion' "$out")
-link="${console}#/apps/$(jq -rn --arg a "$app" '$a|@uri')/updates/$group"
+# one group, or an array of them when the platforms resolved to different runtime versions (a fingerprint)
+jq -c 'if type == "array" then .[] else . end' "$out" >"$out.groups"
+group=$(jq -r '.groupId' "$out.groups" | paste -sd, -)
+runtime=$(jq -r '.runtimeVersion' "$out.groups" | paste -sd, -)
+app_uri=$(jq -rn --arg a "$app" '$a|@uri')
+link=$(jq -r '.groupId' "$out.groups" | sed "s|^|${console}#/apps/$app_uri/updates/|" | paste -sd' ' -)
 echo "published group $group on branch $branch, runtime $runtime"
 echo "$link"
 {
@@ -96,14 +100,15 @@ echo "$link"
 } >>"${GITHUB_OUTPUT:-/dev/null}"
 if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
   {
-    echo "### Updraft: published group [\`$group\`]($link)"
+    echo "### Updraft: published to branch \`$branch\` of \`$app\`"
     echo
-    echo "| app | branch | runtime version | platform | update |"
-    echo "|---|---|---|---|---|"
-    jq -r --arg a "$app" --arg b "$branch" --arg r "$runtime" '.platforms[] | "| \($a) | \($b) | \($r) | \(.platform) | `\(.updateId)` |"' "$out"
+    echo "| group | runtime version | platform | update |"
+    echo "|---|---|---|---|"
+    jq -r --arg c "${console}#/apps/$app_uri/updates/" '.groupId as $g | .runtimeVersion as $r | .platforms[] | "| [`\($g)`](\($c)\($g)) | \($r) | \(.platform) | `\(.updateId)` |"' "$out.groups"
     if [[ -n "$pr" ]]; then
       echo
       echo "Open it in a release build: \`Updates.setExtraParamAsync('updraft-channel', '$branch')\`, then reload."
     fi
   } >>"$GITHUB_STEP_SUMMARY"
 fi
+rm -f "$out.groups"

@@ -37,7 +37,7 @@ import org.yaml.snakeyaml.Yaml;
  * input the workflow names is one action.yml declares and hands to the script.
  */
 @ExtendWith(RealInfrastructure.class)
-class PublishActionIT {
+public class PublishActionIT {
   /** The app docs/ci.md's recipe publishes. */
   static final String APP = "mobile";
   static final int PR = 42;
@@ -45,7 +45,7 @@ class PublishActionIT {
   @TempDir Path work;
 
   /** Finds the repository root (the directory with docker-compose.yml and .github). */
-  static Path repoRoot() {
+  public static Path repoRoot() {
     Path p = Path.of("").toAbsolutePath();
     for (int i = 0; i < 4 && p != null; i++, p = p.getParent()) {
       if (Files.exists(p.resolve(".github/actions/publish/publish.sh"))) {
@@ -55,10 +55,15 @@ class PublishActionIT {
     throw new IllegalStateException("no .github/actions/publish/publish.sh above " + Path.of("").toAbsolutePath());
   }
 
-  record Run(int status, String out, String err, Map<String, String> outputs, String summary) {}
+  public record Run(int status, String out, String err, Map<String, String> outputs, String summary) {}
 
   /** Runs the action's script with the environment a pull_request job on GitHub's runner gives it. */
   Run action(Map<String, String> inputs) throws IOException, InterruptedException {
+    return run(work, inputs);
+  }
+
+  /** Runs the action's script in {@code work} as a pull_request job's runner would, with {@code inputs} (and overrides) on top. */
+  public static Run run(Path work, Map<String, String> inputs) throws IOException, InterruptedException {
     Path root = repoRoot();
     Path jar = root.resolve("launcher/target/updraft.jar");
     assertThat(jar).as("the launcher jar (the launcher module's package phase builds it before these tests)").isRegularFile();

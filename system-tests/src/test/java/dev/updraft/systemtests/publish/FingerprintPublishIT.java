@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.systemtests.ci.PublishActionIT;
 import dev.updraft.systemtests.support.CliRunner;
 import dev.updraft.systemtests.support.Http;
 import dev.updraft.systemtests.support.Stack;
@@ -148,6 +149,21 @@ class FingerprintPublishIT {
       }
       // a device of a guessed runtime version gets nothing
       assertThat(served(stack, "ios", "1.0.0")).isNull();
+
+      // the GitHub Action in the same project: its outputs name every group, in the CLI's order
+      PublishActionIT.Run action = PublishActionIT.run(work, Map.of("INPUT_SERVER", stack.controlUrl(), "INPUT_TOKEN", Stack.ADMIN_TOKEN,
+          "INPUT_APP", APP, "INPUT_DIST", dist.toString(), "INPUT_PROJECT_DIR", project.toString(), "INPUT_BRANCH", "from-action"));
+      assertThat(action.status()).as(action.err()).isZero();
+      List<String> actionGroups = List.of(action.outputs().get("group-id").split(","));
+      List<String> actionRuntimes = List.of(action.outputs().get("runtime-version").split(","));
+      assertThat(actionGroups).hasSize(groups.size());
+      List<String> expectedRuntimes = new java.util.ArrayList<>();
+      for (JsonNode g : groups) {
+        expectedRuntimes.add(g.get("runtimeVersion").asText());
+      }
+      assertThat(actionRuntimes).as("the action's runtime versions: expo-updates' per platform").isEqualTo(expectedRuntimes);
+      assertThat(action.outputs().get("link").split(" ")).hasSize(groups.size());
+      assertThat(action.summary()).contains(actionGroups.toArray(new String[0]));
     }
   }
 
