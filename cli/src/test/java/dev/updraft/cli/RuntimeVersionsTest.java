@@ -131,4 +131,30 @@ class RuntimeVersionsTest {
     assertThat(RuntimeVersions.settle("1.0.0", json("{'runtimeVersion':{'policy':'fingerprint'}}"), FILE, List.of("ios"), e)).isEqualTo("1.0.0");
     assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
   }
+
+  @Test
+  void aPolicyOnlyExpoComputesIsAskedOfExpoUpdatesPerPlatformAndPrinted() throws Exception {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    List<String> asked = new java.util.ArrayList<>();
+    RuntimeVersions.PolicyResolver expo = p -> {
+      asked.add(p);
+      return p.equals("ios") ? "aaa111" : "bbb222";
+    };
+    var got = RuntimeVersions.settleEach(null, json("{'runtimeVersion':{'policy':'fingerprint'}}"), FILE, List.of("android", "ios"),
+        new PrintStream(err, true, StandardCharsets.UTF_8), expo);
+    assertThat(got).containsExactly(java.util.Map.entry("android", "bbb222"), java.util.Map.entry("ios", "aaa111"));
+    assertThat(asked).containsExactly("android", "ios");
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("runtime version for android: bbb222", "runtime version for ios: aaa111");
+    // a literal, appVersion or a given flag never asks expo-updates; no runtimeVersion at all is refused without asking
+    asked.clear();
+    assertThat(RuntimeVersions.settleEach(null, json("{'runtimeVersion':'1.0.0','ios':{'runtimeVersion':{'policy':'fingerprint'}}}"), FILE,
+        List.of("android", "ios"), new PrintStream(err), expo)).containsExactly(java.util.Map.entry("android", "1.0.0"), java.util.Map.entry("ios", "aaa111"));
+    assertThat(asked).containsExactly("ios");
+    asked.clear();
+    assertThat(RuntimeVersions.settleEach("9.9.9", json("{'runtimeVersion':{'policy':'fingerprint'}}"), FILE, List.of("ios"), new PrintStream(err), expo))
+        .containsExactly(java.util.Map.entry("ios", "9.9.9"));
+    assertThatThrownBy(() -> RuntimeVersions.settleEach(null, json("{'version':'1.0.0'}"), FILE, List.of("ios"), new PrintStream(err), expo))
+        .hasMessageContaining("sets no runtimeVersion");
+    assertThat(asked).isEmpty();
+  }
 }
