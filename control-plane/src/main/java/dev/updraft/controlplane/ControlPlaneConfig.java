@@ -26,7 +26,7 @@ import java.util.Set;
  *   <li>{@code --admin-token} (required, at least 16 characters): the bootstrap admin token
  *   <li>{@code --data-dir} [./.updraft]; {@code --key-store-dir}, {@code --master-key}, {@code --allow-plaintext-keys}:
  *       {@link KeyFlags}
- *   <li>{@code --storage} local|gcs|s3 [local]; {@code --storage-dir} [&lt;data-dir&gt;/assets];
+ *   <li>{@code --storage} local|gcs|s3|azure [local] ({@code --azure-*}: {@link AzureFlags}); {@code --storage-dir} [&lt;data-dir&gt;/assets];
  *       {@code --gcs-bucket}; {@code --gcs-base-url} (public/CDN base; without it V4 signed URLs are used);
  *       {@code --gcs-signed-url-ttl} [7d, 1h..7d]; {@code --gcs-credentials} [application default]
  *   <li>with {@code --storage s3}: {@code --s3-bucket} (required); {@code --s3-endpoint} [AWS] for S3-compatible
@@ -66,7 +66,8 @@ public final class ControlPlaneConfig {
   public static final Set<String> STORAGE_FLAGS =
       Set.of(
           "storage", "storage-dir", "gcs-bucket", "gcs-base-url", "gcs-signed-url-ttl", "gcs-credentials", "s3-bucket",
-          "s3-endpoint", "s3-region", "s3-path-style", "s3-public-base-url", "s3-presign-ttl");
+          "s3-endpoint", "s3-region", "s3-path-style", "s3-public-base-url", "s3-presign-ttl", "azure-account", "azure-container",
+          "azure-endpoint", "azure-account-key", "azure-sas-token", "azure-public-base-url", "azure-sas-ttl");
 
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
@@ -84,7 +85,8 @@ public final class ControlPlaneConfig {
   public enum StorageKind {
     LOCAL,
     GCS,
-    S3
+    S3,
+    AZURE
   }
 
   private final String kafkaBootstrap;
@@ -101,6 +103,7 @@ public final class ControlPlaneConfig {
   private final Duration gcsSignedUrlTtl;
   private final Path gcsCredentials;
   private final S3Flags s3;
+  private final AzureFlags azure;
   private final LifecycleFlags lifecycle;
   private final HttpFlags http;
   private final KeyFlags keys;
@@ -136,7 +139,7 @@ public final class ControlPlaneConfig {
     }
     dataDir = s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize();
     storage =
-        StorageKind.valueOf(s.choice("storage", "local", "local", "gcs", "s3").toUpperCase(Locale.ROOT));
+        StorageKind.valueOf(s.choice("storage", "local", "local", "gcs", "s3", "azure").toUpperCase(Locale.ROOT));
     storageDir = s.path("storage-dir", dataDir.resolve("assets")).toAbsolutePath().normalize();
     gcsBucket = s.raw("gcs-bucket");
     String base = s.raw("gcs-base-url");
@@ -156,6 +159,7 @@ public final class ControlPlaneConfig {
           "--gcs-bucket and --gcs-base-url need --storage gcs (storage is " + storage.name().toLowerCase(Locale.ROOT) + ")");
     }
     s3 = S3Flags.from(s, storage == StorageKind.S3);
+    azure = AzureFlags.from(s, storage == StorageKind.AZURE);
     lifecycle = LifecycleFlags.from(s);
     http = HttpFlags.from(s);
     keys = KeyFlags.from(s, dataDir);
@@ -352,6 +356,10 @@ public final class ControlPlaneConfig {
   /** The {@code --s3-*} flags (meaningful with {@code --storage s3}). */
   public S3Flags s3() {
     return s3;
+  }
+
+  public AzureFlags azure() {
+    return azure;
   }
 
   /** Retention and asset-prune schedules. */

@@ -7,6 +7,7 @@ import com.google.auth.oauth2.ServiceAccountCredentials;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.updraft.controlplane.storage.AssetStorage;
+import dev.updraft.controlplane.storage.AzureConnect;
 import dev.updraft.controlplane.storage.GcsAssetStorage;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
 import dev.updraft.controlplane.storage.S3Connect;
@@ -17,7 +18,7 @@ import java.util.function.Supplier;
 
 /**
  * Opens the configured asset storage at start (a worker thread), checking what can be checked before the
- * control plane serves: the GCS credentials, the S3 credentials and bucket.
+ * control plane serves: the GCS credentials, the S3 credentials and bucket, the Azure credentials and container.
  */
 final class StorageSetup {
   private StorageSetup() {}
@@ -27,6 +28,7 @@ final class StorageSetup {
       case LOCAL -> new LocalAssetStorage(config.storageDir(), url);
       case GCS -> gcs(config, hooks);
       case S3 -> S3Connect.open(config.s3().options());
+      case AZURE -> AzureConnect.open(config.azure().options());
     };
   }
 
