@@ -121,6 +121,24 @@ class AzuriteAssetStorageIT {
   }
 
   @Test
+  void anEncodingIsStoredUnderItsOwnAddressAndServedByItsSasUrl(@TempDir Path dir) throws Exception {
+    try (AzureAssetStorage s = AzureConnect.open(keyed(azurite.endpoint(), container(), null, Duration.ofHours(1)))) {
+      StoredAsset asset = StorageContract.put(s, "enc", dir, "the identity bytes of a bundle, compressible compressible compressible");
+      byte[] gz = "pretend these are the gzip bytes".getBytes(StandardCharsets.UTF_8);
+      Path f = dir.resolve("gz");
+      Files.write(f, gz);
+      String gzSha = StorageContract.sha256(gz);
+      StoredAsset variant = s.putVariant("enc", asset.sha256Hex(), "gzip", f, gzSha, StorageContract.md5(gz), gz.length);
+      assertThat(variant).isEqualTo(new StoredAsset(gzSha, StorageContract.md5(gz), gz.length));
+      assertThat(s.list("enc")).extracting(ListedAsset::sha256Hex).containsExactlyInAnyOrder(asset.sha256Hex(), gzSha);
+      HttpResponse<byte[]> got =
+          http.send(HttpRequest.newBuilder(URI.create(s.urls("enc").url(gzSha, null, "application/octet-stream"))).build(), HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(got.statusCode()).isEqualTo(200);
+      assertThat(got.body()).isEqualTo(gz);
+    }
+  }
+
+  @Test
   void bytesThatDoNotMatchTheirMd5AreRefusedByTheServiceAndNothingIsStored(@TempDir Path dir) throws Exception {
     try (AzureAssetStorage s = AzureConnect.open(keyed(azurite.endpoint(), container(), null, Duration.ofHours(1)))) {
       byte[] b = "the bytes that were hashed".getBytes(StandardCharsets.UTF_8);
