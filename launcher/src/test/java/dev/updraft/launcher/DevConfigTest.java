@@ -55,6 +55,21 @@ class DevConfigTest {
   }
 
   @Test
+  void passesAzureStorageFlagsAndTheKeyFromTheEnvironmentOnToTheControlPlane() {
+    DevConfig c =
+        DevConfig.from(
+            Settings.parse(
+                new String[] {"--storage", "azure", "--azure-account", "myupdates", "--azure-container", "assets", "--azure-sas-ttl", "1d"},
+                Map.of("UPDRAFT_AZURE_ACCOUNT_KEY", "a2V5")));
+    assertThat(c.storage())
+        .containsEntry("storage", "azure")
+        .containsEntry("azure-account", "myupdates")
+        .containsEntry("azure-container", "assets")
+        .containsEntry("azure-sas-ttl", "1d")
+        .containsEntry("azure-account-key", "a2V5");
+  }
+
+  @Test
   void waitsTenMinutesForAServiceToStartUnlessToldOtherwise() {
     assertThat(parse().startTimeout()).isEqualTo(java.time.Duration.ofMinutes(10));
     assertThat(parse("--start-timeout", "30m").startTimeout()).isEqualTo(java.time.Duration.ofMinutes(30));
