@@ -31,7 +31,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,9 +49,15 @@ class AzureStorageIT {
   static BlobServiceClient admin;
   final HttpClient http = HttpClient.newHttpClient();
 
-  @BeforeAll
-  static void startAzurite(@TempDir Path dir) throws Exception {
-    azurite = AzuriteServer.start(dir.resolve("azurite"));
+  @TempDir static Path azuriteDir;
+
+  /** Starts Azurite for the class's first test (a test without Azurite is reported skipped, or fails in CI). */
+  @BeforeEach
+  void startAzurite() throws Exception {
+    if (azurite != null) {
+      return;
+    }
+    azurite = AzuriteServer.start(azuriteDir.resolve("azurite"));
     admin =
         new BlobServiceClientBuilder()
             .endpoint(azurite.endpoint())
@@ -63,6 +69,7 @@ class AzureStorageIT {
   static void stopAzurite() {
     if (azurite != null) {
       azurite.close();
+      azurite = null;
     }
   }
 

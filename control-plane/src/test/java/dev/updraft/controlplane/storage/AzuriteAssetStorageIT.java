@@ -27,7 +27,7 @@ import java.time.OffsetDateTime;
 import java.util.HexFormat;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,9 +41,15 @@ class AzuriteAssetStorageIT {
   static BlobServiceClient admin;
   final HttpClient http = HttpClient.newHttpClient();
 
-  @BeforeAll
-  static void startAzurite(@TempDir Path dir) throws IOException {
-    azurite = AzuriteServer.start(dir.resolve("azurite"));
+  @TempDir static Path azuriteDir;
+
+  /** Starts Azurite for the class's first test (a test without Azurite is reported skipped, or fails in CI). */
+  @BeforeEach
+  void startAzurite() throws IOException {
+    if (azurite != null) {
+      return;
+    }
+    azurite = AzuriteServer.start(azuriteDir.resolve("azurite"));
     admin =
         new BlobServiceClientBuilder()
             .endpoint(azurite.endpoint())
@@ -55,6 +61,7 @@ class AzuriteAssetStorageIT {
   static void stopAzurite() {
     if (azurite != null) {
       azurite.close();
+      azurite = null;
     }
   }
 
