@@ -45,7 +45,7 @@ public final class AzureAssetStorage implements AssetStorage {
   private static final String IMMUTABLE = "public, max-age=31536000, immutable";
   private static final String MD5_META = "md5hex";
   private static final String SIZE_META = "size";
-  private static final Duration CALL_TIMEOUT = Duration.ofMinutes(10);
+  private static final Duration CALL_TIMEOUT = Duration.ofMinutes(30); // every try of a call (AzureConnect bounds each)
 
   private final BlobContainerClient container;
   private final String baseUrl;

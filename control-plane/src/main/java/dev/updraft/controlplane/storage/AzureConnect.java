@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  * clash with Vert.x's).
  */
 public final class AzureConnect {
+  private static final Duration TRY_TIMEOUT = Duration.ofMinutes(10);
   private static final Pattern SIG = Pattern.compile("(?i)(sig=)[^&\\s\"'<]*");
 
   private AzureConnect() {}
@@ -55,13 +56,19 @@ public final class AzureConnect {
   /** Connects and checks; a {@link ConfigException} says what is wrong. */
   public static AzureAssetStorage open(Options o) {
     String where = "account=" + o.account() + " endpoint=" + o.endpoint() + " container=" + o.container();
+    // the JDK client's response timeout runs from the first byte sent to the answer's headers, so it bounds a whole
+    // upload (a bundle of --max-asset-bytes on a slow link): as long as one try may take; a stalled read fails sooner
     HttpClient http =
-        new JdkHttpClientBuilder().connectionTimeout(Duration.ofSeconds(10)).responseTimeout(Duration.ofSeconds(60)).build();
+        new JdkHttpClientBuilder()
+            .connectionTimeout(Duration.ofSeconds(10))
+            .responseTimeout(TRY_TIMEOUT)
+            .readTimeout(Duration.ofSeconds(60))
+            .build();
     BlobServiceClientBuilder b =
         new BlobServiceClientBuilder()
             .endpoint(o.endpoint().toString())
             .httpClient(http)
-            .retryOptions(new RequestRetryOptions(RetryPolicyType.EXPONENTIAL, 3, Duration.ofMinutes(10), Duration.ofMillis(500), Duration.ofSeconds(8), null));
+            .retryOptions(new RequestRetryOptions(RetryPolicyType.EXPONENTIAL, 3, TRY_TIMEOUT, Duration.ofMillis(500), Duration.ofSeconds(8), null));
     if (o.accountKey() != null) {
       try {
         b.credential(new StorageSharedKeyCredential(o.account(), o.accountKey()));

@@ -128,6 +128,25 @@ class AzuriteAssetStorageIT {
   }
 
   @Test
+  void aLargeBundleIsStoredWholeAndReadBackByteForByte(@TempDir Path dir) throws Exception {
+    byte[] big = new byte[24 * 1024 * 1024 + 17];
+    new java.security.SecureRandom().nextBytes(big);
+    Path f = dir.resolve("big");
+    Files.write(f, big);
+    String sha = StorageContract.sha256(big);
+    try (AzureAssetStorage s = AzureConnect.open(keyed(azurite.endpoint(), container(), null, Duration.ofHours(1)))) {
+      assertThat(s.put("big", sha, f, StorageContract.md5(big), big.length, "application/javascript").size()).isEqualTo(big.length);
+      try (InputStream in = s.open("big", sha)) {
+        assertThat(StorageContract.sha256(in.readAllBytes())).isEqualTo(sha);
+      }
+      HttpResponse<byte[]> got =
+          http.send(HttpRequest.newBuilder(URI.create(s.urls("big").url(sha, ".js", "application/javascript"))).build(), HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(got.statusCode()).isEqualTo(200);
+      assertThat(StorageContract.sha256(got.body())).isEqualTo(sha);
+    }
+  }
+
+  @Test
   void anEncodingIsStoredUnderItsOwnAddressAndServedByItsSasUrl(@TempDir Path dir) throws Exception {
     try (AzureAssetStorage s = AzureConnect.open(keyed(azurite.endpoint(), container(), null, Duration.ofHours(1)))) {
       StoredAsset asset = StorageContract.put(s, "enc", dir, "the identity bytes of a bundle, compressible compressible compressible");
