@@ -228,7 +228,11 @@ final class IngestLoop implements Runnable {
       if (pos == null) {
         continue; // read again after the seek to the stored offset
       }
-      for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+      List<ConsumerRecord<byte[], byte[]>> polled = records.records(tp);
+      if (!polled.isEmpty() && polled.get(0).offset() > pos.next) {
+        partitions.gap(tp, pos, polled.get(0).offset()); // expired before they were stored: counted, never silent
+      }
+      for (ConsumerRecord<byte[], byte[]> r : polled) {
         intake.accept(current, tp, pos, r);
         if (current.records() >= batchSize) {
           batchFull();
