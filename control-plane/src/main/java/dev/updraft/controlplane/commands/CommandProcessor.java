@@ -55,6 +55,8 @@ public final class CommandProcessor implements AutoCloseable {
   private static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(30);
   /** How long a write whose commit outcome is unknown may wait for the log and the coordinator to tell. */
   private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(15);
+  /** How long a command waits for Kafka to describe the events topic before it is refused (503 {@code log-unavailable}). */
+  public static final Duration LOG_PROBE_TIMEOUT = Duration.ofSeconds(5);
 
   /** Whether this instance may write. */
   public enum Health {
@@ -292,6 +294,10 @@ public final class CommandProcessor implements AutoCloseable {
     Plan<T> plan = decision.decide(before, now);
     if (plan.events().isEmpty()) {
       return plan.result().apply(before);
+    }
+    if (!log.reachable(LOG_PROBE_TIMEOUT)) { // nothing sent: nothing of this command can become visible later
+      throw new CommandException(503, "log-unavailable", "the event log (Kafka) did not answer within " + LOG_PROBE_TIMEOUT.toSeconds()
+          + " s (a Kafka outage); nothing was written; retry later");
     }
     List<EventEnvelope> envelopes = new ArrayList<>();
     Map<String, Long> next = new HashMap<>();
