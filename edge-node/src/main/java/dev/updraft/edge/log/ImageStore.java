@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * Keeps an edge's image durable under {@code --data-dir} ({@link StoredImage}, file {@value StoredImage#FILE_NAME}):
  * the log reader hands it the snapshot records the image started from and every event record it folds after
  * them, and marks the points where the image is whole and caught up (no transaction read in part); a thread of
- * its own writes the last such point every {@code --image-interval} when it changed, and {@link #saveNow} at
- * shutdown. At start, {@link #load} reads the file back: one that cannot be used is logged, counted in
+ * its own writes the last such point every {@code --image-interval} when it changed (unchanged, every
+ * {@value #REFRESH_INTERVALS} intervals, so that the time it was last heard from the log, its age, stays close),
+ * and {@link #saveNow} at shutdown. At start, {@link #load} reads the file back: one that cannot be used is logged, counted in
  * {@code updraft_edge_image_store_fallbacks_total{reason}} and ignored (the edge then starts from Kafka), so a
  * damaged file never stops an edge from starting.
  *
@@ -34,6 +35,11 @@ import org.slf4j.LoggerFactory;
  */
 final class ImageStore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ImageStore.class);
+  /**
+   * An unchanged image is written again once the time it was last heard from the log has moved this many
+   * intervals: its stored age is then at most that much too old (an edge killed while idle).
+   */
+  static final int REFRESH_INTERVALS = 10;
 
   private final Path file;
   private final String topic;
@@ -51,6 +57,7 @@ final class ImageStore implements AutoCloseable {
   private long wholeHeardAtMillis;
   private long changes;
   private long savedChanges = -1;
+  private long savedHeardAtMillis;
   private volatile long lastSavedMillis = -1;
 
   ImageStore(Path dataDir, String topic, Duration interval, MeterRegistry registry) {
@@ -79,7 +86,7 @@ final class ImageStore implements AutoCloseable {
   /** Starts writing the image every interval (when it changed). */
   void start() {
     long ms = Math.max(1, interval.toMillis());
-    saver.scheduleWithFixedDelay(this::saveQuietly, ms, ms, TimeUnit.MILLISECONDS);
+    saver.scheduleWithFixedDelay(this::saveIfDue, ms, ms, TimeUnit.MILLISECONDS);
   }
 
   /** The stored image, or null when there is none or it cannot be used (logged and counted). */
@@ -124,6 +131,7 @@ final class ImageStore implements AutoCloseable {
     wholeOffsets = stored.nextOffsets();
     wholeHeardAtMillis = stored.heardAtMillis();
     savedChanges = changes; // the file holds exactly this
+    savedHeardAtMillis = wholeHeardAtMillis;
   }
 
   /** One record folded into the image; reader thread. */
@@ -146,15 +154,19 @@ final class ImageStore implements AutoCloseable {
 
   /** What to write now, or null when nothing whole was marked or nothing changed since the last write. */
   private synchronized StoredImage toSave(boolean evenUnchanged) {
-    if (wholeCount < 0 || (!evenUnchanged && changes == savedChanges)) {
+    // unchanged, it is written again only to keep its age honest: when it was last heard from the log
+    boolean fresher = wholeHeardAtMillis - savedHeardAtMillis >= REFRESH_INTERVALS * interval.toMillis();
+    if (wholeCount < 0 || (!evenUnchanged && changes == savedChanges && !fresher)) {
       return null;
     }
     savedChanges = changes;
+    savedHeardAtMillis = wholeHeardAtMillis;
     return new StoredImage(System.currentTimeMillis(), wholeHeardAtMillis, topic, wholeOffsets, snapshots,
         new ArrayList<>(events.subList(0, wholeCount)));
   }
 
-  private void saveQuietly() {
+  /** Writes the image if it changed since the last write, or its age has moved on (the periodic write). */
+  void saveIfDue() {
     try {
       save(false);
     } catch (RuntimeException e) {

@@ -172,6 +172,27 @@ class StoredImageTest {
     assertThat(registry.get("updraft.edge.image.saves").tag("outcome", "ok").counter().count()).isEqualTo(1);
   }
 
+  @Test
+  void anUnchangedImageIsWrittenAgainOnlyWhenItsAgeMovedTenIntervals(@TempDir Path dir) {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ImageStore store = new ImageStore(dir, "updraft.events", Duration.ofSeconds(1), registry);
+    store.snapshotRecords(Map.of());
+    store.whole(Map.of(0, 0L), 1_000);
+    store.saveIfDue();
+    store.saveIfDue();
+    store.whole(Map.of(0, 0L), 1_000 + 9_999);
+    store.saveIfDue();
+    assertThat(registry.get("updraft.edge.image.saves").tag("outcome", "ok").counter().count()).as("unchanged, 9.999 s younger").isEqualTo(1);
+    assertThat(((StoredImage.Read.Loaded) StoredImage.read(store.file())).image().heardAtMillis()).isEqualTo(1_000);
+    store.whole(Map.of(0, 0L), 1_000 + 10_000);
+    store.saveIfDue();
+    assertThat(registry.get("updraft.edge.image.saves").tag("outcome", "ok").counter().count()).isEqualTo(2);
+    assertThat(((StoredImage.Read.Loaded) StoredImage.read(store.file())).image().heardAtMillis()).isEqualTo(11_000);
+    store.whole(Map.of(0, 1L), 11_001);
+    store.saveIfDue();
+    assertThat(registry.get("updraft.edge.image.saves").tag("outcome", "ok").counter().count()).as("changed offsets").isEqualTo(3);
+  }
+
   /** Writes the golden file (run by hand when a new version is added: never overwrite a released one). */
   public static void main(String[] args) throws IOException {
     Path out = Path.of(args[0]);
