@@ -78,6 +78,9 @@ public final class EventLogReader implements AutoCloseable {
   private final long storedAfterNanos;
   /** The stored image the image was built from, until it is found to match the log or not (reader thread). */
   private StoredImage restored;
+  /** {@link System#nanoTime} from which a stored image is served while Kafka has not answered; 0: none (reader thread). */
+  private long serveStoredAt;
+  private long startNanos;
   private Metric fetchResponses; // reader thread only
   private double fetchResponsesSeen;
 
@@ -177,7 +180,9 @@ public final class EventLogReader implements AutoCloseable {
 
   private void run() {
     long t0 = System.nanoTime();
+    startNanos = t0;
     restored = store == null ? null : StoredStart.restore(store, folder, live, topic);
+    serveStoredAt = restored == null ? 0 : t0 + storedAfterNanos;
     // the snapshots are read and decoded while this consumer connects and finds the partitions
     CompletableFuture<SnapshotSet.Result> loading = restored != null ? null : loadingSnapshots();
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
@@ -189,7 +194,7 @@ public final class EventLogReader implements AutoCloseable {
       Map<TopicPartition, Long> target = null;
       long tail = 0;
       while (target == null) {
-        List<TopicPartition> partitions = awaitPartitions(c, restored == null ? 0 : t0 + storedAfterNanos);
+        List<TopicPartition> partitions = awaitPartitions(c);
         if (partitions == null) {
           return;
         }
@@ -216,6 +221,7 @@ public final class EventLogReader implements AutoCloseable {
           throw e;
         } catch (RuntimeException e) {
           LOG.warn("starting to read {} failed, retrying in 1 s: {}", topic, e.toString());
+          serveStoredIfDue();
           pause(1000);
         }
       }
@@ -223,6 +229,9 @@ public final class EventLogReader implements AutoCloseable {
       while (!closed) {
         try {
           pollOnce(c);
+          if (!live.caughtUp()) {
+            serveStoredIfDue();
+          }
           if (!live.caughtUp() && reached(c, target)) {
             live.phases().since("tailReplay", tail);
             if (live.servingStored()) {
@@ -392,10 +401,21 @@ public final class EventLogReader implements AutoCloseable {
   }
 
   /**
-   * Waits until the topic exists (the control plane creates it); null when closed meanwhile. With a stored
-   * image ({@code serveStoredAt} not 0), serves it from {@code serveStoredAt} ({@link System#nanoTime}) on.
+   * Serves the stored image when it is due ({@code --stored-image-after} since the start) and the log has not
+   * been heard from since the start (Kafka unreachable, or the topic missing); reader thread.
    */
-  private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c, long serveStoredAt) {
+  private void serveStoredIfDue() {
+    if (serveStoredAt != 0 && restored != null && !live.ready() && System.nanoTime() - serveStoredAt >= 0
+        && live.lastHeardNanos() - startNanos < 0) {
+      live.markReadyFromStore();
+      LOG.warn("{} cannot be read (Kafka unreachable or the topic missing): serving the image stored in {}, {} s old, offsets {};"
+          + " it catches up from those offsets when Kafka answers", topic, store.file(), Math.round(live.stalenessNanos() / 1e9),
+          live.offsets());
+    }
+  }
+
+  /** Waits until the topic exists (the control plane creates it), serving a stored image when due; null when closed meanwhile. */
+  private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
     boolean logged = false;
     while (!closed) {
       boolean waitingToServe = serveStoredAt != 0 && !live.ready();
@@ -403,12 +423,7 @@ public final class EventLogReader implements AutoCloseable {
       if (!found.isEmpty()) {
         return found;
       }
-      if (waitingToServe && System.nanoTime() - serveStoredAt >= 0) {
-        live.markReadyFromStore();
-        LOG.warn("{} cannot be read (Kafka unreachable or the topic missing): serving the image stored in {}, {} s old, offsets {};"
-            + " it catches up from those offsets when Kafka answers", topic, store.file(), Math.round(live.stalenessNanos() / 1e9),
-            live.offsets());
-      }
+      serveStoredIfDue();
       if (!logged) {
         LOG.info("waiting for topic {} to exist", topic);
         logged = true;
