@@ -46,6 +46,14 @@ import java.util.Set;
  *     --warmup-requests} once its latency has stopped falling (three windows of a twentieth of its requests, at
  *     most 1,000, without a 10 % gain on the best), the JIT compiles under 10 % of the last window and the hot
  *     path has the JIT's top-tier code, after at least a quarter of them (at most 5,000); false: it always sends them all
+ * @param dataDir {@code --data-dir}, default none: where the edge stores its image (file {@code edge-image.bin}) to start
+ *     from when Kafka cannot be reached; null: nothing is stored
+ * @param imageInterval {@code --image-interval}, default 30s: how often the stored image is written when it changed
+ *     (and at shutdown)
+ * @param storedImageAfter {@code --stored-image-after}, default 5s: how long an edge starting with a stored image
+ *     waits for Kafka before serving that image
+ * @param maxStale {@code --max-stale}, default unlimited (null): an image older than this (since the edge, or the
+ *     stored image's writer, last heard from the log) is not served: device requests get 503 and {@code /readyz} 503
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -67,7 +75,11 @@ public record EdgeConfig(
     boolean checkinCompact,
     int warmupRequests,
     Duration warmupTimeout,
-    boolean warmupUntilFlat) {
+    boolean warmupUntilFlat,
+    Path dataDir,
+    Duration imageInterval,
+    Duration storedImageAfter,
+    Duration maxStale) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -91,7 +103,11 @@ public record EdgeConfig(
           "warmup-requests",
           "warmup-timeout",
           "warmup-until-flat",
-          "patch-cache-bytes");
+          "patch-cache-bytes",
+          "data-dir",
+          "image-interval",
+          "stored-image-after",
+          "max-stale");
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -133,6 +149,15 @@ public record EdgeConfig(
     if (patchCacheBytes < 0) {
       throw new ConfigException("--patch-cache-bytes must not be negative: got " + patchCacheBytes);
     }
+    if (imageInterval == null || imageInterval.toMillis() < 100) {
+      throw new ConfigException("--image-interval must be at least 100ms: got " + imageInterval);
+    }
+    if (storedImageAfter == null || storedImageAfter.isNegative()) {
+      throw new ConfigException("--stored-image-after must not be negative: got " + storedImageAfter);
+    }
+    if (maxStale != null && maxStale.toMillis() < 1000) {
+      throw new ConfigException("--max-stale must be at least 1s (or unlimited): got " + maxStale);
+    }
   }
 
   /**
@@ -165,7 +190,16 @@ public record EdgeConfig(
         checkinFormat(s.string("checkin-format", "compact")),
         s.integer("warmup-requests", 200_000, 0, 10_000_000),
         s.duration("warmup-timeout", Duration.ofSeconds(30)),
-        s.bool("warmup-until-flat", true));
+        s.bool("warmup-until-flat", true),
+        s.path("data-dir", null),
+        s.duration("image-interval", Duration.ofSeconds(30)),
+        s.duration("stored-image-after", Duration.ofSeconds(5)),
+        maxStale(s));
+  }
+
+  private static Duration maxStale(Settings s) {
+    String v = s.raw("max-stale");
+    return v == null || v.trim().equalsIgnoreCase("unlimited") ? null : s.duration("max-stale", null);
   }
 
   private static boolean checkinFormat(String v) {

@@ -112,7 +112,7 @@ public final class EdgeNode {
     new UptimeMetrics().bindTo(registry);
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(registry);
-    LiveImage live = new LiveImage();
+    LiveImage live = new LiveImage(config.maxStale());
     live.phases().jvmToNow();
     Gauge.builder("updraft.edge.image.apps", live, l -> l.image().appCount()).description("Apps in the image").register(registry);
     Gauge.builder("updraft.edge.image.groups", live, l -> l.image().groupCount()).description("Update groups in the image").register(registry);
@@ -120,6 +120,8 @@ public final class EdgeNode {
         .description("Bytes of bodies and prepared responses held by the image")
         .register(registry);
     Gauge.builder("updraft.edge.ready", live, l -> l.ready() ? 1 : 0).description("1 once the image caught up with the log").register(registry);
+    Gauge.builder("updraft.edge.image.stored.serving", live, l -> l.servingStored() ? 1 : 0)
+        .description("1 while the edge serves the image stored under --data-dir without having caught up with Kafka").register(registry);
     Counter headerTimeouts = Counter.builder("updraft.edge.header.timeouts")
         .description("Connections closed because a request head took longer than --header-timeout")
         .register(registry);
@@ -128,7 +130,9 @@ public final class EdgeNode {
     // Kafka clients and the file are opened off the caller's thread (it may be an event loop)
     Future<Parts> opened = vertx.executeBlocking(() -> {
       parts.reader = new EventLogReader(config.kafkaBootstrap(), Topics.events(config.topicPrefix()),
-          Topics.snapshots(config.topicPrefix()), "updraft-edge-" + config.edgeId(), live, registry);
+          Topics.snapshots(config.topicPrefix()), "updraft-edge-" + config.edgeId(), live, registry,
+          config.dataDir() == null ? null
+              : new EventLogReader.Stored(config.dataDir(), config.imageInterval(), config.storedImageAfter()));
       if (config.checkins()) {
         parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
             "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(),

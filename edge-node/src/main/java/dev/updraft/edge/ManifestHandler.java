@@ -172,6 +172,11 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
       refuse(req, t0, 503, pvOut, "not-ready", "this edge is still reading the event log; retry in a few seconds", r, null);
       return;
     }
+    if (live.tooStale()) {
+      req.response().headers().add(Names.RETRY_AFTER, Names.FIVE);
+      refuse(req, t0, 503, pvOut, "image-too-old", Readiness.tooOld(live), r, null);
+      return;
+    }
     ResolveImage image = live.image();
     AppImage app = image.app(appId);
     if (app == null) {
@@ -420,22 +425,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"status\":\"up\"}");
         return;
       case "/readyz":
-        ResolveImage image = live.image();
-        Warmup w = warmup;
-        if (live.ready() && w != null && !w.done()) {
-          req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
-              .end(ErrorBody.of("warming-up", "exercising the manifest route on its image before taking traffic"
-                  + " (--warmup-requests): apps=" + image.appCount() + " groups=" + image.groupCount()));
-        } else if (live.ready()) {
-          req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"ready\":true,\"apps\":"
-              + image.appCount() + ",\"groups\":" + image.groupCount() + ",\"logStalenessSeconds\":" + staleness()
-              + ",\"snapshotApps\":" + live.snapshotApps() + ",\"eventsReplayed\":" + live.eventsReplayed()
-              + ",\"startMillis\":" + live.phases().json() + "}");
-        } else {
-          req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
-              .end(ErrorBody.of("not-ready", "still reading the event log: apps=" + image.appCount() + " groups="
-                  + image.groupCount()));
-        }
+        Readiness.answer(req, live, warmup, staleness());
         return;
       default:
         vertx.executeBlocking(registry::scrape, false).onComplete(ar -> {

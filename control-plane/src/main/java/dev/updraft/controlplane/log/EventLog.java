@@ -97,6 +97,11 @@ public final class EventLog implements AutoCloseable {
     return topic;
   }
 
+  /** Whether Kafka answers for the events topic within {@code timeout} with a leader per partition ({@link LogProbe}). */
+  public boolean reachable(Duration timeout) {
+    return coordinator == null || LogProbe.leadersKnown(coordinator, topic, timeout);
+  }
+
   /** The largest encoded event {@link #append} takes. */
   public int maxEventBytes() {
     return limit.maxEventBytes();

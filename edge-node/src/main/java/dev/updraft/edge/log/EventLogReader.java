@@ -72,8 +72,15 @@ public final class EventLogReader implements AutoCloseable {
   private volatile boolean closed;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private volatile long lag = -1;
-  /** When the reader last heard from the log (records or a fetch response). */
-  private volatile long lastHeardNanos = System.nanoTime();
+  /** Nullable: no --data-dir, nothing stored. */
+  private final ImageStore store;
+  /** How long a start with a stored image waits for Kafka before serving it. */
+  private final long storedAfterNanos;
+  /** The stored image the image was built from, until it is found to match the log or not (reader thread). */
+  private StoredImage restored;
+  /** {@link System#nanoTime} from which a stored image is served while Kafka has not answered; 0: none (reader thread). */
+  private long serveStoredAt;
+  private long startNanos;
   private Metric fetchResponses; // reader thread only
   private double fetchResponsesSeen;
 
@@ -97,6 +104,17 @@ public final class EventLogReader implements AutoCloseable {
    * @param snapshotsTopic nullable: the snapshots topic ({@code Topics.snapshots(prefix)}) to start from
    */
   public EventLogReader(String bootstrap, String topic, String snapshotsTopic, String clientId, LiveImage live, MeterRegistry registry) {
+    this(bootstrap, topic, snapshotsTopic, clientId, live, registry, null);
+  }
+
+  /**
+   * @param stored nullable: where and how often to store the image, and how long to wait for Kafka before
+   *     serving a stored one
+   */
+  public EventLogReader(String bootstrap, String topic, String snapshotsTopic, String clientId, LiveImage live, MeterRegistry registry,
+      Stored stored) {
+    this.store = stored == null ? null : new ImageStore(stored.dataDir(), topic, stored.interval(), registry);
+    this.storedAfterNanos = stored == null ? 0 : stored.serveAfter().toNanos();
     this.topic = topic;
     this.snapshotsTopic = snapshotsTopic;
     this.bootstrap = bootstrap;
@@ -128,14 +146,26 @@ public final class EventLogReader implements AutoCloseable {
     thread.setDaemon(true);
   }
 
+  /**
+   * The image kept under a data directory ({@code --data-dir}).
+   *
+   * @param dataDir where the file is
+   * @param interval how often it is written when it changed ({@code --image-interval})
+   * @param serveAfter how long a start with a stored image waits for Kafka before serving it ({@code --stored-image-after})
+   */
+  public record Stored(java.nio.file.Path dataDir, Duration interval, Duration serveAfter) {}
+
   /** Sets a property of the Kafka consumer (tests: smaller fetches); before {@link #start()}. */
   void consumerProperty(String key, String value) {
     props.put(key, value);
   }
 
-  /** Starts the reader thread. */
+  /** Starts the reader thread (and the image store's writes). */
   public void start() {
     thread.start();
+    if (store != null) {
+      store.start();
+    }
   }
 
   /** Records behind the log end at the last poll, or -1 before the first. */
@@ -145,47 +175,68 @@ public final class EventLogReader implements AutoCloseable {
 
   /** Seconds since the reader last heard from the log (see the class comment). */
   public double stalenessSeconds() {
-    return (System.nanoTime() - lastHeardNanos) / 1e9;
+    return live.stalenessNanos() / 1e9;
   }
 
   private void run() {
     long t0 = System.nanoTime();
+    startNanos = t0;
+    restored = store == null ? null : StoredStart.restore(store, folder, live, topic);
+    serveStoredAt = restored == null ? 0 : t0 + storedAfterNanos;
     // the snapshots are read and decoded while this consumer connects and finds the partitions
-    CompletableFuture<SnapshotSet.Result> loading = snapshotsTopic == null ? null
-        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, snapshotsTopic, clientId, live, registry), r -> {
-          Thread t = new Thread(r, "updraft-edge-snapshots");
-          t.setDaemon(true);
-          t.start();
-        });
+    CompletableFuture<SnapshotSet.Result> loading = restored != null ? null : loadingSnapshots();
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
       consumer = c;
       if (closed) {
         return;
       }
       fetchResponses = fetchTotal(c);
-      List<TopicPartition> partitions = awaitPartitions(c);
-      if (partitions == null) {
-        return;
-      }
-      live.phases().since("kafkaConnect", t0);
-      c.assign(partitions);
-      c.seekToBeginning(partitions);
-      Map<Integer, Long> from = loadSnapshots(loading, partitions);
-      for (TopicPartition tp : partitions) {
-        if (from.getOrDefault(tp.partition(), 0L) > 0) {
-          c.seek(tp, from.get(tp.partition()));
+      Map<TopicPartition, Long> target = null;
+      long tail = 0;
+      while (target == null) {
+        List<TopicPartition> partitions = awaitPartitions(c);
+        if (partitions == null) {
+          return;
+        }
+        try {
+          live.phases().since("kafkaConnect", t0);
+          c.assign(partitions);
+          c.seekToBeginning(partitions);
+          Map<Integer, Long> from = restored == null ? null : StoredStart.matching(c, partitions, restored, store, folder, live);
+          if (from == null) {
+            loading = restored != null ? loadingSnapshots() : loading; // the stored image did not match: as without one
+            restored = null;
+            from = loadSnapshots(loading, partitions);
+          }
+          for (TopicPartition tp : partitions) {
+            if (from.getOrDefault(tp.partition(), 0L) > 0) {
+              c.seek(tp, from.get(tp.partition()));
+            }
+          }
+          tail = System.nanoTime();
+          target = new HashMap<>(c.endOffsets(partitions));
+          LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots{}; ready after end offsets {}", topic, from,
+              partitions.size(), live.snapshotApps(), live.fromStore() ? " and the stored image" : "", target);
+        } catch (WakeupException | InterruptException e) {
+          throw e;
+        } catch (RuntimeException e) {
+          LOG.warn("starting to read {} failed, retrying in 1 s: {}", topic, e.toString());
+          serveStoredIfDue();
+          pause(1000);
         }
       }
-      long tail = System.nanoTime();
-      Map<TopicPartition, Long> target = new HashMap<>(c.endOffsets(partitions));
-      LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots; ready after end offsets {}", topic, from,
-          partitions.size(), live.snapshotApps(), target);
       long nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
       while (!closed) {
         try {
           pollOnce(c);
-          if (!live.ready() && reached(c, target)) {
+          if (!live.caughtUp()) {
+            serveStoredIfDue();
+          }
+          if (!live.caughtUp() && reached(c, target)) {
             live.phases().since("tailReplay", tail);
+            if (live.servingStored()) {
+              LOG.info("caught up with {} after serving the stored image: {} events read after its offsets", topic, live.eventsReplayed());
+            }
             live.markReady();
             LOG.info("image ready: apps={} groups={} bytes={}", live.image().appCount(), live.image().groupCount(),
                 live.image().bytes());
@@ -213,6 +264,16 @@ public final class EventLogReader implements AutoCloseable {
     }
   }
 
+  /** Starts reading and decoding the snapshots topic on a thread of its own; null without one. */
+  private CompletableFuture<SnapshotSet.Result> loadingSnapshots() {
+    return snapshotsTopic == null ? null
+        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, snapshotsTopic, clientId, live, registry, store), r -> {
+          Thread t = new Thread(r, "updraft-edge-snapshots");
+          t.setDaemon(true);
+          t.start();
+        });
+  }
+
   /**
    * Waits for the image built from the snapshots (when there is a snapshots topic, {@link SnapshotLoader#load},
    * started with the reader) and returns where to start each partition.
@@ -223,6 +284,9 @@ public final class EventLogReader implements AutoCloseable {
       ids.add(tp.partition());
     }
     if (loading == null) {
+      if (store != null) {
+        store.snapshotRecords(Map.of());
+      }
       return Map.of();
     }
     SnapshotSet.Result snapshots;
@@ -244,6 +308,9 @@ public final class EventLogReader implements AutoCloseable {
       for (ConsumerRecord<byte[], byte[]> r : records) {
         folder.fold(delta, r);
         transactions.see(r.key(), r.partition(), r.headers(), now);
+        if (store != null) {
+          store.folded(r);
+        }
       }
       held = delta;
     }
@@ -253,6 +320,18 @@ public final class EventLogReader implements AutoCloseable {
       transactions.clear();
       if (!delta.isEmpty()) {
         live.publish(delta.apply());
+      }
+    }
+    if (held == null) {
+      Map<Integer, Long> next = new HashMap<>();
+      for (TopicPartition tp : c.assignment()) {
+        next.put(tp.partition(), c.position(tp));
+      }
+      if (!next.equals(live.offsets())) {
+        live.offsets(next);
+      }
+      if (store != null && live.caughtUp()) {
+        store.whole(next, System.currentTimeMillis() - live.stalenessNanos() / 1_000_000);
       }
     }
     long sum = 0;
@@ -297,7 +376,7 @@ public final class EventLogReader implements AutoCloseable {
       fetchResponsesSeen = n;
     }
     if (answered) {
-      lastHeardNanos = System.nanoTime();
+      live.heard(System.nanoTime());
     }
   }
 
@@ -321,14 +400,30 @@ public final class EventLogReader implements AutoCloseable {
     return true;
   }
 
-  /** Waits until the topic exists (the control plane creates it); null when closed meanwhile. */
+  /**
+   * Serves the stored image when it is due ({@code --stored-image-after} since the start) and the log has not
+   * been heard from since the start (Kafka unreachable, or the topic missing); reader thread.
+   */
+  private void serveStoredIfDue() {
+    if (serveStoredAt != 0 && restored != null && !live.ready() && System.nanoTime() - serveStoredAt >= 0
+        && live.lastHeardNanos() - startNanos < 0) {
+      live.markReadyFromStore();
+      LOG.warn("{} cannot be read (Kafka unreachable or the topic missing): serving the image stored in {}, {} s old, offsets {};"
+          + " it catches up from those offsets when Kafka answers", topic, store.file(), Math.round(live.stalenessNanos() / 1e9),
+          live.offsets());
+    }
+  }
+
+  /** Waits until the topic exists (the control plane creates it), serving a stored image when due; null when closed meanwhile. */
   private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
     boolean logged = false;
     while (!closed) {
-      List<TopicPartition> found = partitions(c);
+      boolean waitingToServe = serveStoredAt != 0 && !live.ready();
+      List<TopicPartition> found = partitions(c, waitingToServe ? Duration.ofSeconds(1) : Duration.ofSeconds(5));
       if (!found.isEmpty()) {
         return found;
       }
+      serveStoredIfDue();
       if (!logged) {
         LOG.info("waiting for topic {} to exist", topic);
         logged = true;
@@ -338,10 +433,10 @@ public final class EventLogReader implements AutoCloseable {
     return null;
   }
 
-  private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c) {
+  private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, Duration timeout) {
     List<TopicPartition> out = new ArrayList<>();
     try {
-      List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(5));
+      List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
       if (infos != null) {
         for (PartitionInfo p : infos) {
           out.add(new TopicPartition(topic, p.partition()));
@@ -357,7 +452,7 @@ public final class EventLogReader implements AutoCloseable {
   private void addNewPartitions(KafkaConsumer<byte[], byte[]> c) {
     Set<TopicPartition> now = new HashSet<>(c.assignment());
     List<TopicPartition> added = new ArrayList<>();
-    for (TopicPartition tp : partitions(c)) {
+    for (TopicPartition tp : partitions(c, Duration.ofSeconds(5))) {
       if (now.add(tp)) {
         added.add(tp);
       }
@@ -393,6 +488,12 @@ public final class EventLogReader implements AutoCloseable {
     }
     if (thread.isAlive()) {
       LOG.warn("log reader thread did not stop within 10 s");
+    }
+    if (store != null) {
+      store.close();
+      if (!thread.isAlive()) {
+        store.saveNow();
+      }
     }
   }
 }
