@@ -430,6 +430,9 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
               + image.appCount() + ",\"groups\":" + image.groupCount() + ",\"logStalenessSeconds\":" + staleness()
               + ",\"snapshotApps\":" + live.snapshotApps() + ",\"eventsReplayed\":" + live.eventsReplayed()
               + ",\"startMillis\":" + live.phases().json() + "}");
+        } else if (live.refusal() != null) {
+          req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
+              .end(ErrorBody.of("kafka-refused", live.refusal()));
         } else {
           req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
               .end(ErrorBody.of("not-ready", "still reading the event log: apps=" + image.appCount() + " groups="

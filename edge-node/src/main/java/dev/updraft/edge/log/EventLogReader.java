@@ -1,5 +1,7 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.common.KafkaClientConfig;
+import dev.updraft.common.KafkaRefusal;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.events.SnapshotSet;
@@ -65,6 +67,7 @@ public final class EventLogReader implements AutoCloseable {
   /** Nullable: no snapshots, every partition from offset 0. */
   private final String snapshotsTopic;
   private final String bootstrap;
+  private final KafkaClientConfig kafka;
   private final String clientId;
   private final LiveImage live;
   private final Properties props;
@@ -97,6 +100,15 @@ public final class EventLogReader implements AutoCloseable {
    * @param snapshotsTopic nullable: the snapshots topic ({@code Topics.snapshots(prefix)}) to start from
    */
   public EventLogReader(String bootstrap, String topic, String snapshotsTopic, String clientId, LiveImage live, MeterRegistry registry) {
+    this(bootstrap, KafkaClientConfig.none(), topic, snapshotsTopic, clientId, live, registry);
+  }
+
+  /**
+   * @param kafka the {@code --kafka-config} settings added to each of its consumers
+   */
+  public EventLogReader(String bootstrap, KafkaClientConfig kafka, String topic, String snapshotsTopic, String clientId, LiveImage live,
+      MeterRegistry registry) {
+    this.kafka = kafka;
     this.topic = topic;
     this.snapshotsTopic = snapshotsTopic;
     this.bootstrap = bootstrap;
@@ -152,12 +164,12 @@ public final class EventLogReader implements AutoCloseable {
     long t0 = System.nanoTime();
     // the snapshots are read and decoded while this consumer connects and finds the partitions
     CompletableFuture<SnapshotSet.Result> loading = snapshotsTopic == null ? null
-        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, snapshotsTopic, clientId, live, registry), r -> {
+        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, kafka, snapshotsTopic, clientId, live, registry), r -> {
           Thread t = new Thread(r, "updraft-edge-snapshots");
           t.setDaemon(true);
           t.start();
         });
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(kafka.apply(props))) {
       consumer = c;
       if (closed) {
         return;
@@ -184,6 +196,9 @@ public final class EventLogReader implements AutoCloseable {
       while (!closed) {
         try {
           pollOnce(c);
+          if (live.refusal() != null) {
+            live.refusal(null);
+          }
           if (!live.ready() && reached(c, target)) {
             live.phases().since("tailReplay", tail);
             live.markReady();
@@ -199,8 +214,10 @@ public final class EventLogReader implements AutoCloseable {
             LOG.warn("log reader woken up while open; continuing");
           }
         } catch (RuntimeException e) {
-          // a broker or network failure: keep serving the last image and try again
-          LOG.warn("reading {} failed, retrying in 1 s: {}", topic, e.toString());
+          // a broker or network failure, or a refusal: keep serving the last image and try again
+          if (!refused(e)) {
+            LOG.warn("reading {} failed, retrying in 1 s: {}", topic, e.toString());
+          }
           pause(1000);
         }
       }
@@ -321,12 +338,38 @@ public final class EventLogReader implements AutoCloseable {
     return true;
   }
 
+  /**
+   * Whether {@code e} is Kafka refusing this edge (credentials, TLS, an ACL): then {@code /readyz} carries the reason,
+   * logged once per reason (no stack-trace loop), until reading works again.
+   */
+  private boolean refused(RuntimeException e) {
+    String why = KafkaRefusal.of(e);
+    if (why == null) {
+      return false;
+    }
+    if (!why.equals(live.refusal())) {
+      LOG.error("reading {}: {}", topic, why);
+    }
+    live.refusal(why);
+    return true;
+  }
+
   /** Waits until the topic exists (the control plane creates it); null when closed meanwhile. */
   private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
     boolean logged = false;
     while (!closed) {
-      List<TopicPartition> found = partitions(c);
+      List<TopicPartition> found;
+      try {
+        found = partitions(c);
+      } catch (RuntimeException e) {
+        if (!refused(e)) {
+          throw e;
+        }
+        pause(2000);
+        continue;
+      }
       if (!found.isEmpty()) {
+        live.refusal(null);
         return found;
       }
       if (!logged) {

@@ -1,5 +1,6 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.TopicToEnd;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
@@ -37,7 +38,7 @@ final class SnapshotLoader {
    * {@code snapshotDecode} and {@code imageBuild} in the image's start phases. Returns what was read,
    * without the snapshots themselves (the image holds them now).
    */
-  static SnapshotSet.Result load(String bootstrap, String topic, String clientId, LiveImage live, MeterRegistry registry) {
+  static SnapshotSet.Result load(String bootstrap, KafkaClientConfig kafka, String topic, String clientId, LiveImage live, MeterRegistry registry) {
     StartPhases phases = live.phases();
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     AtomicInteger n = new AtomicInteger();
@@ -48,7 +49,7 @@ final class SnapshotLoader {
     });
     try {
       long t0 = System.nanoTime();
-      SnapshotSet set = read(bootstrap, topic, clientId, pool);
+      SnapshotSet set = read(bootstrap, kafka, topic, clientId, pool);
       phases.since("snapshotRead", t0);
       long t1 = System.nanoTime();
       SnapshotSet.Result snapshots = set.result(pool);
@@ -77,7 +78,7 @@ final class SnapshotLoader {
    * @param early nullable: where each app's snapshot starts decoding as soon as it has arrived (while the
    *     rest is read)
    */
-  static SnapshotSet read(String bootstrap, String topic, String clientId, Executor early) {
+  static SnapshotSet read(String bootstrap, KafkaClientConfig kafka, String topic, String clientId, Executor early) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-snapshots");
@@ -88,7 +89,7 @@ final class SnapshotLoader {
     SnapshotSet set = new SnapshotSet(early);
     TopicToEnd.Read read;
     try {
-      read = TopicToEnd.read(p, topic, TIMEOUT, set::accept);
+      read = TopicToEnd.read(kafka.apply(p), topic, TIMEOUT, set::accept);
     } catch (org.apache.kafka.common.KafkaException e) {
       LOG.warn("cannot read {} ({}): reading the events from offset 0", topic, e.toString());
       return new SnapshotSet();
