@@ -243,6 +243,28 @@ class SecuredKafkaIT {
     }
   }
 
+  @Test
+  @Order(4)
+  void anIngesterDeniedItsConsumerGroupSaysSoInOneLineWithoutAStackTrace(Infra infra) throws Exception {
+    for (String t : List.of(TELEMETRY, EVENTS)) {
+      kafka.allow("no-acl", ResourceType.TOPIC, t, PatternType.LITERAL, AclOperation.READ, AclOperation.DESCRIBE);
+    }
+    String group = PREFIX + "groupless-ingester";
+    Vertx vertx = Vertx.vertx();
+    try (LogCapture logs = LogCapture.capture()) {
+      TelemetryIngester ingester = Services.ingester(vertx, kafka.saslBootstrap(), PREFIX,
+          Services.postgresUrl(infra.pgPort(), infra.database(), infra.pgUser()), "kafka-config",
+          configFile("no-acl", kafka.password("no-acl")).toString(), "consumer-group", group, "ingest-consumers", "1",
+          "history-consumer-group", PREFIX + "groupless-history");
+      Services.until("the ingester names the group it is denied", () -> logs.text().contains(
+          "Kafka denied this principal the consumer group " + group), Duration.ofSeconds(60));
+      Services.await(ingester.close());
+      assertThat(logs.text()).as("no stack trace of the loops' retries").doesNotContain("IngestLoop.step(").doesNotContain("HistoryLoop.step(");
+    } finally {
+      Services.await(vertx.close());
+    }
+  }
+
   static void assertReason(EdgeNode edge, String code, String... parts) {
     String url = "http://127.0.0.1:" + edge.port() + "/readyz";
     Services.until(() -> "readyz of edge " + edge.port() + " says " + code + ": " + Api.get(url, null).text(), () -> {
