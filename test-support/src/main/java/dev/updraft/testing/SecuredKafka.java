@@ -33,8 +33,8 @@ import org.apache.kafka.server.common.MetadataVersion;
  * Authorization is {@code StandardAuthorizer} with {@code allow.everyone.if.no.acl.found=false}: a principal
  * may do what an ACL ({@link #allow}) lets it, nothing else. {@code admin} and the broker are super users.
  *
- * <p>Run as {@code java -cp <this JVM's class path> kafka.Kafka server.properties}, logging at WARN to
- * {@code broker.log} in its directory. Not thread-safe: start and close from the test's thread.
+ * <p>Run as {@code java -cp <this JVM's class path> kafka.Kafka server.properties} (through {@link KafkaChild}, which
+ * ends it when this JVM ends), logging at WARN to {@code broker.log} in its directory. Not thread-safe: start and close from the test's thread.
  */
 public final class SecuredKafka implements AutoCloseable {
   /** The super user's name (SCRAM). */
@@ -124,7 +124,7 @@ public final class SecuredKafka implements AutoCloseable {
     format(logDir, controllerPort);
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx384m",
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Dlogback.configurationFile=" + dir.resolve("logback.xml"),
-        "-cp", System.getProperty("java.class.path"), "kafka.Kafka", props.toString()));
+        "-cp", System.getProperty("java.class.path"), KafkaChild.class.getName(), props.toString()));
     try {
       process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("broker.log").toFile()).start();
     } catch (IOException e) {
