@@ -83,7 +83,7 @@ class KafkaClientSecurityTest {
   @Test
   void mutualTlsPropertiesBuildEveryClientFromPemFiles() throws IOException {
     TestCa ca = TestCa.create("config-test");
-    TestCa.Files3 client = ca.client(dir.resolve("certs"), "updraft-edge");
+    TestCa.PemFiles client = ca.client(dir.resolve("certs"), "updraft-edge");
     Path f = write(Map.of(
         "security.protocol", "SSL",
         "ssl.truststore.type", "PEM",

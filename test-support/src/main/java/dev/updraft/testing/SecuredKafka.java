@@ -74,7 +74,7 @@ public final class SecuredKafka implements AutoCloseable {
   }
 
   private void launch(Path certs, int controllerPort) {
-    TestCa.Files3 broker = ca.server(certs, "broker", List.of("localhost"), List.of("127.0.0.1"));
+    TestCa.PemFiles broker = ca.server(certs, "broker", List.of("localhost"), List.of("127.0.0.1"));
     Path logDir = dir.resolve("data");
     Properties p = new Properties();
     p.put("process.roles", "broker,controller");
@@ -239,7 +239,7 @@ public final class SecuredKafka implements AutoCloseable {
 
   /** Client settings (no bootstrap) of a client certificate {@code CN=name}, issued now, on the mTLS listener. */
   public Map<String, String> mtlsClient(String name) {
-    TestCa.Files3 f = ca.client(dir.resolve("certs"), name);
+    TestCa.PemFiles f = ca.client(dir.resolve("certs"), name);
     Map<String, String> m = new LinkedHashMap<>();
     m.put("security.protocol", "SSL");
     m.put("ssl.keystore.type", "PEM");

@@ -42,9 +42,11 @@ public final class TestCa {
   private final KeyPair keys;
   private final X509Certificate root;
 
-  /** The PEM files of one certificate: {@code cert} (the certificate), {@code key} (unencrypted PKCS#8) and
-   * {@code keystore} (key then certificate: Kafka's PEM key store). */
-  public record Files3(Path cert, Path key, Path keystore) {}
+  /**
+   * The PEM files of one certificate: {@code cert} (the certificate), {@code key} (unencrypted PKCS#8) and
+   * {@code keystore} (key then certificate: Kafka's PEM key store).
+   */
+  public record PemFiles(Path cert, Path key, Path keystore) {}
 
   private TestCa(String name) {
     this.name = name;
@@ -69,7 +71,7 @@ public final class TestCa {
   }
 
   /** A server certificate for {@code dnsNames} and {@code ips} (the names a client verifies), written under {@code dir}. */
-  public Files3 server(Path dir, String commonName, List<String> dnsNames, List<String> ips) {
+  public PemFiles server(Path dir, String commonName, List<String> dnsNames, List<String> ips) {
     List<GeneralName> san = new ArrayList<>();
     dnsNames.forEach(d -> san.add(new GeneralName(GeneralName.dNSName, d)));
     ips.forEach(i -> san.add(new GeneralName(GeneralName.iPAddress, i)));
@@ -77,11 +79,11 @@ public final class TestCa {
   }
 
   /** A client certificate whose subject is {@code CN=commonName}, written under {@code dir}. */
-  public Files3 client(Path dir, String commonName) {
+  public PemFiles client(Path dir, String commonName) {
     return issue(dir, commonName, List.of(), new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth});
   }
 
-  private Files3 issue(Path dir, String commonName, List<GeneralName> san, KeyPurposeId[] purposes) {
+  private PemFiles issue(Path dir, String commonName, List<GeneralName> san, KeyPurposeId[] purposes) {
     KeyPair kp = rsa();
     X509Certificate c = build(new X500Name("CN=" + commonName), kp, new X500Name("CN=" + name + " Root CA"), keys, Instant.now(), false,
         san.isEmpty() ? null : new GeneralNames(san.toArray(new GeneralName[0])), purposes);
@@ -90,7 +92,7 @@ public final class TestCa {
     Path cert = write(dir.resolve(commonName + ".crt"), certPem);
     Path key = write(dir.resolve(commonName + ".key"), keyPem);
     Path keystore = write(dir.resolve(commonName + ".keystore.pem"), keyPem + certPem);
-    return new Files3(cert, key, keystore);
+    return new PemFiles(cert, key, keystore);
   }
 
   private static X509Certificate build(X500Name subject, KeyPair subjectKeys, X500Name issuer, KeyPair issuerKeys, Instant now,

@@ -32,7 +32,7 @@ public final class TlsPostgres implements AutoCloseable {
     EmbeddedPostgresServer s = EmbeddedPostgresServer.start(data, 0, false);
     try {
       s.createDatabase(DATABASE);
-      TestCa.Files3 cert = ca.server(dir.resolve("pgcerts"), "postgres-server", dnsNames, ips);
+      TestCa.PemFiles cert = ca.server(dir.resolve("pgcerts"), "postgres-server", dnsNames, ips);
       Files.copy(cert.cert(), data.resolve("server.crt"));
       Files.copy(cert.key(), data.resolve("server.key"));
       // PostgreSQL refuses a key others may read
