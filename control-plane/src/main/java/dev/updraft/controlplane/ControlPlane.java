@@ -1,5 +1,6 @@
 package dev.updraft.controlplane;
 
+import dev.updraft.common.KafkaRefusal;
 import dev.updraft.common.http.HeaderTimeout;
 import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
@@ -129,11 +130,11 @@ public final class ControlPlane {
               ConsoleRoutes console = (ConsoleRoutes) parts[2];
               TlsFiles tls = (TlsFiles) parts[3];
               PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-              EventLog log = new EventLog(config.kafkaBootstrap(), Topics.events(config.topicPrefix()), config.transactionalId());
+              EventLog log = new EventLog(config.kafkaBootstrap(), config.kafka(), Topics.events(config.topicPrefix()), config.transactionalId());
               CommandProcessor processor = new CommandProcessor(log, hooks.clock(), metrics, hooks.afterCommit());
               if (config.snapshots().on()) {
                 processor.snapshots(
-                    new Snapshotter(config.kafkaBootstrap(), Topics.snapshots(config.topicPrefix()), config.snapshots(), metrics),
+                    new Snapshotter(config.kafkaBootstrap(), config.kafka(), Topics.snapshots(config.topicPrefix()), config.snapshots(), metrics),
                     hooks.beforeSnapshotCommit());
               }
               Future<Void> started =
@@ -141,7 +142,7 @@ public final class ControlPlane {
                       vertx,
                       () -> {
                         TopicSetup.ensure(
-                            config.kafkaBootstrap(), topics(config), Topics.events(config.topicPrefix()),
+                            config.kafkaBootstrap(), config.kafka(), topics(config), Topics.events(config.topicPrefix()),
                             config.replicationFactor(), config.minInsyncReplicas(), Duration.ofSeconds(60));
                         log.startWriter(Duration.ofSeconds(60));
                         return null;
@@ -159,7 +160,14 @@ public final class ControlPlane {
                                 return null;
                               })
                           .transform(x -> Future.failedFuture(t)));
-            });
+            })
+        .recover(t -> Future.failedFuture(kafkaRefusal(config, t)));
+  }
+
+  /** A start Kafka refused (credentials, TLS, an ACL) fails with the reason and the setting to fix, in one line. */
+  private static Throwable kafkaRefusal(ControlPlaneConfig config, Throwable t) {
+    String why = KafkaRefusal.of(t);
+    return why == null ? t : new IllegalStateException("Kafka at " + config.kafkaBootstrap() + ": " + why, t);
   }
 
   private static Future<ControlPlane> listen(
@@ -176,7 +184,7 @@ public final class ControlPlane {
       TlsFiles tls,
       Hooks hooks) {
     // the audit log and the groups no longer held, as the ingester projects them into PostgreSQL (connects lazily)
-    HistoryReads history = HistoryReads.create(vertx, config.postgresUrl(), metrics);
+    HistoryReads history = HistoryReads.create(vertx, config.postgresUrl(), config.postgresTls(), metrics);
     Commands commands =
         new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics, history, hooks.renewalUrlsPerCommand());
     commands.keys().expiry().refresh(); // the log is replayed: every key's certificate expiry is known

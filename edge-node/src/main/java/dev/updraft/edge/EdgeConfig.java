@@ -1,6 +1,7 @@
 package dev.updraft.edge;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.Settings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -14,6 +15,8 @@ import java.util.Set;
  * environment variables) and validated at start. Immutable.
  *
  * @param kafkaBootstrap {@code --kafka-bootstrap}, default {@code 127.0.0.1:9092}
+ * @param kafka {@code --kafka-config FILE}: Kafka client properties (TLS, SASL...) for the edge's consumers and its
+ *     check-in producer ({@link KafkaClientConfig}); none by default
  * @param topicPrefix {@code --topic-prefix}, default empty
  * @param port {@code --edge-port}, default 3000 (0: any free port)
  * @param bind {@code --bind}, default {@code 0.0.0.0}
@@ -57,6 +60,7 @@ import java.util.Set;
  */
 public record EdgeConfig(
     String kafkaBootstrap,
+    KafkaClientConfig kafka,
     String topicPrefix,
     int port,
     String bind,
@@ -85,6 +89,7 @@ public record EdgeConfig(
   public static final Set<String> FLAGS =
       Set.of(
           "kafka-bootstrap",
+          KafkaClientConfig.FLAG,
           "topic-prefix",
           "edge-port",
           "bind",
@@ -112,6 +117,9 @@ public record EdgeConfig(
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
       throw new ConfigException("--kafka-bootstrap must not be empty");
+    }
+    if (kafka == null) {
+      kafka = KafkaClientConfig.none();
     }
     if (topicPrefix == null) {
       topicPrefix = "";
@@ -172,6 +180,7 @@ public record EdgeConfig(
     }
     return new EdgeConfig(
         s.string("kafka-bootstrap", "127.0.0.1:9092"),
+        KafkaClientConfig.from(s),
         s.string("topic-prefix", ""),
         s.port("edge-port", 3000, true),
         s.string("bind", "0.0.0.0"),

@@ -129,12 +129,12 @@ public final class EdgeNode {
 
     // Kafka clients and the file are opened off the caller's thread (it may be an event loop)
     Future<Parts> opened = vertx.executeBlocking(() -> {
-      parts.reader = new EventLogReader(config.kafkaBootstrap(), Topics.events(config.topicPrefix()),
+      parts.reader = new EventLogReader(config.kafkaBootstrap(), config.kafka(), Topics.events(config.topicPrefix()),
           Topics.snapshots(config.topicPrefix()), "updraft-edge-" + config.edgeId(), live, registry,
           config.dataDir() == null ? null
               : new EventLogReader.Stored(config.dataDir(), config.imageInterval(), config.storedImageAfter()));
       if (config.checkins()) {
-        parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
+        parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), config.kafka(), Topics.telemetry(config.topicPrefix()),
             "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(),
             config.checkinCompact(), registry);
       }

@@ -8,7 +8,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The edge's {@code /readyz} answer: 503 {@code not-ready} while the image is being built, 503
+ * The edge's {@code /readyz} answer: 503 {@code not-ready} while the image is being built (503
+ * {@code kafka-refused} with the reason while Kafka refuses the edge's credentials, TLS or ACLs), 503
  * {@code warming-up} during the warm-up, 503 {@code image-too-old} past {@code --max-stale}, otherwise 200 with
  * what the image holds, how old it is and where it stands in the log:
  *
@@ -43,6 +44,9 @@ final class Readiness {
           + ",\"image\":" + imageJson(live)
           + ",\"snapshotApps\":" + live.snapshotApps() + ",\"eventsReplayed\":" + live.eventsReplayed()
           + ",\"startMillis\":" + live.phases().json() + "}");
+    } else if (live.refusal() != null) {
+      req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
+          .end(ErrorBody.of("kafka-refused", live.refusal()));
     } else {
       req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
           .end(ErrorBody.of("not-ready", "still reading the event log: apps=" + image.appCount() + " groups="

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +41,7 @@ class EdgeConfigTest {
         "--checkin-producer-buffer", "262144", "--patch-cache-bytes", "1048576", "--checkin-format", "json",
         "--warmup-requests", "500", "--warmup-timeout", "2s", "--warmup-until-flat", "false", "--data-dir", "/tmp/edge",
         "--image-interval", "10s", "--stored-image-after", "2s", "--max-stale", "1h");
-    assertThat(c).isEqualTo(new EdgeConfig("k:1", "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
+    assertThat(c).isEqualTo(new EdgeConfig("k:1", KafkaClientConfig.none(), "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
         Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096, Duration.ofSeconds(3), 262144, 1048576, false, 500,
         Duration.ofSeconds(2), false, Path.of("/tmp/edge"), Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofHours(1)));
     assertThat(from("--edge-id", "x").maxStale()).as("no age limit by default").isNull();

@@ -1,5 +1,6 @@
 package dev.updraft.ingester;
 
+import dev.updraft.common.KafkaRefusal;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -115,6 +116,8 @@ final class IngestLoop implements Runnable {
   private Batch failed;
   private boolean closing;
   private int loopErrors;
+  /** The Kafka refusal last logged (credentials, TLS, an ACL); null once a step succeeds. Loop thread only. */
+  private String lastRefusal;
   /** Incremented by every {@link #resetToStored()}. */
   private int resets;
 
@@ -181,6 +184,7 @@ final class IngestLoop implements Runnable {
         try {
           step();
           loopErrors = 0;
+          lastRefusal = null;
         } catch (WakeupException e) {
           // stop() woke the poll up
         } catch (RuntimeException e) {
@@ -426,8 +430,15 @@ final class IngestLoop implements Runnable {
 
   private void loopError(RuntimeException e) {
     loopErrors++;
-    LOG.error("telemetry ingest loop error (in a row={}); dropping uncommitted check-ins and reading on from the"
-        + " offsets stored in PostgreSQL", loopErrors, e);
+    String refused = KafkaRefusal.of(e);
+    if (refused == null) {
+      LOG.error("telemetry ingest loop error (in a row={}); dropping uncommitted check-ins and reading on from the"
+          + " offsets stored in PostgreSQL", loopErrors, e);
+    } else if (!refused.equals(lastRefusal)) {
+      // one line per cause, no stack trace loop: retried with backoff until the cause goes
+      LOG.error("telemetry ingest on {}: {}; retrying", topic, refused);
+    }
+    lastRefusal = refused;
     try {
       resetToStored();
     } catch (RuntimeException again) {

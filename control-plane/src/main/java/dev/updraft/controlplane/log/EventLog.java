@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.log;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;
 import java.time.Duration;
@@ -71,6 +72,7 @@ public final class EventLog implements AutoCloseable {
   public static final int RECORD_LIMIT_BYTES = RecordLimit.UPDRAFT;
 
   private final String bootstrap;
+  private final KafkaClientConfig kafka;
   private final String topic;
   private final String transactionalId;
   /** Test seam: runs after an append's records are in the log and before its commit; nullable. */
@@ -82,12 +84,14 @@ public final class EventLog implements AutoCloseable {
   private KafkaConsumer<String, byte[]> consumer;
   private List<TopicPartition> partitions = List.of();
 
-  public EventLog(String bootstrap, String eventsTopic, String transactionalId) {
-    this(bootstrap, eventsTopic, transactionalId, null);
+  /** @param kafka the {@code --kafka-config} settings added to its producer, admin client and consumers */
+  public EventLog(String bootstrap, KafkaClientConfig kafka, String eventsTopic, String transactionalId) {
+    this(bootstrap, kafka, eventsTopic, transactionalId, null);
   }
 
-  EventLog(String bootstrap, String eventsTopic, String transactionalId, Runnable beforeCommit) {
+  EventLog(String bootstrap, KafkaClientConfig kafka, String eventsTopic, String transactionalId, Runnable beforeCommit) {
     this.bootstrap = bootstrap;
+    this.kafka = kafka;
     this.topic = eventsTopic;
     this.transactionalId = transactionalId;
     this.beforeCommit = beforeCommit;
@@ -121,14 +125,14 @@ public final class EventLog implements AutoCloseable {
     p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000);
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, RECORD_LIMIT_BYTES);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-" + UUID.randomUUID().toString().substring(0, 8));
-    producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    producer = new KafkaProducer<>(kafka.apply(p), new StringSerializer(), new ByteArraySerializer());
     producer.initTransactions();
     Properties a = new Properties();
     a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     a.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
     a.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
     a.put(AdminClientConfig.CLIENT_ID_CONFIG, transactionalId + "-coordinator-" + UUID.randomUUID().toString().substring(0, 8));
-    coordinator = Admin.create(a);
+    coordinator = Admin.create(kafka.apply(a));
     limit = RecordLimit.read(coordinator, topic);
     LOG.info("event writer ready transactionalId={} topic={} maxEventBytes={}", transactionalId, topic, limit.maxEventBytes());
   }
@@ -142,7 +146,7 @@ public final class EventLog implements AutoCloseable {
     p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, transactionalId + "-" + role + "-" + UUID.randomUUID().toString().substring(0, 8));
-    return p;
+    return kafka.apply(p);
   }
 
   /**

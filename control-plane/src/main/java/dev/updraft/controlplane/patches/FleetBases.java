@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.patches;
 
+import dev.updraft.common.PostgresTls;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetClientOptions;
@@ -35,13 +36,13 @@ final class FleetBases {
   }
 
   /** Null when {@code postgresUrl} is not a PostgreSQL URL (then nothing is asked). */
-  static FleetBases create(Vertx vertx, String postgresUrl) {
+  static FleetBases create(Vertx vertx, String postgresUrl, PostgresTls tls) {
     if (postgresUrl == null || !(postgresUrl.startsWith("postgresql://") || postgresUrl.startsWith("postgres://"))) {
       return null;
     }
     PgConnectOptions options;
     try {
-      options = PgConnectOptions.fromUri(postgresUrl);
+      options = tls.apply(PgConnectOptions.fromUri(postgresUrl));
     } catch (RuntimeException e) {
       return null;
     }

@@ -25,6 +25,7 @@ public final class LiveImage {
   private volatile long version;
   private volatile int snapshotApps;
   private volatile long eventsReplayed;
+  private volatile String refusal;
   private final StartPhases phases = new StartPhases();
 
   /** An image without an age limit. */
@@ -81,6 +82,16 @@ public final class LiveImage {
   /** How many events were read from the log to become ready. */
   public long eventsReplayed() {
     return eventsReplayed;
+  }
+
+  /** Why Kafka refuses the log reader (credentials, TLS, ACLs: {@code KafkaRefusal}), or null once it reads again. */
+  public void refusal(String why) {
+    refusal = why;
+  }
+
+  /** The reason {@code /readyz} gives while Kafka refuses the log reader; null otherwise. */
+  public String refusal() {
+    return refusal;
   }
 
   /** Marks the image caught up with the log end seen at start (and ready, if it was not). */

@@ -1,5 +1,7 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.common.KafkaClientConfig;
+import dev.updraft.common.KafkaRefusal;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.events.SnapshotSet;
@@ -65,6 +67,7 @@ public final class EventLogReader implements AutoCloseable {
   /** Nullable: no snapshots, every partition from offset 0. */
   private final String snapshotsTopic;
   private final String bootstrap;
+  private final KafkaClientConfig kafka;
   private final String clientId;
   private final LiveImage live;
   private final Properties props;
@@ -104,15 +107,17 @@ public final class EventLogReader implements AutoCloseable {
    * @param snapshotsTopic nullable: the snapshots topic ({@code Topics.snapshots(prefix)}) to start from
    */
   public EventLogReader(String bootstrap, String topic, String snapshotsTopic, String clientId, LiveImage live, MeterRegistry registry) {
-    this(bootstrap, topic, snapshotsTopic, clientId, live, registry, null);
+    this(bootstrap, KafkaClientConfig.none(), topic, snapshotsTopic, clientId, live, registry, null);
   }
 
   /**
+   * @param kafka the {@code --kafka-config} settings added to each of its consumers
    * @param stored nullable: where and how often to store the image, and how long to wait for Kafka before
    *     serving a stored one
    */
-  public EventLogReader(String bootstrap, String topic, String snapshotsTopic, String clientId, LiveImage live, MeterRegistry registry,
-      Stored stored) {
+  public EventLogReader(String bootstrap, KafkaClientConfig kafka, String topic, String snapshotsTopic, String clientId, LiveImage live,
+      MeterRegistry registry, Stored stored) {
+    this.kafka = kafka;
     this.store = stored == null ? null : new ImageStore(stored.dataDir(), topic, stored.interval(), registry);
     this.storedAfterNanos = stored == null ? 0 : stored.serveAfter().toNanos();
     this.topic = topic;
@@ -185,7 +190,7 @@ public final class EventLogReader implements AutoCloseable {
     serveStoredAt = restored == null ? 0 : t0 + storedAfterNanos;
     // the snapshots are read and decoded while this consumer connects and finds the partitions
     CompletableFuture<SnapshotSet.Result> loading = restored != null ? null : loadingSnapshots();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(kafka.apply(props))) {
       consumer = c;
       if (closed) {
         return;
@@ -229,6 +234,9 @@ public final class EventLogReader implements AutoCloseable {
       while (!closed) {
         try {
           pollOnce(c);
+          if (live.refusal() != null) {
+            live.refusal(null);
+          }
           if (!live.caughtUp()) {
             serveStoredIfDue();
           }
@@ -250,8 +258,10 @@ public final class EventLogReader implements AutoCloseable {
             LOG.warn("log reader woken up while open; continuing");
           }
         } catch (RuntimeException e) {
-          // a broker or network failure: keep serving the last image and try again
-          LOG.warn("reading {} failed, retrying in 1 s: {}", topic, e.toString());
+          // a broker or network failure, or a refusal: keep serving the last image and try again
+          if (!refused(e)) {
+            LOG.warn("reading {} failed, retrying in 1 s: {}", topic, e.toString());
+          }
           pause(1000);
         }
       }
@@ -267,7 +277,7 @@ public final class EventLogReader implements AutoCloseable {
   /** Starts reading and decoding the snapshots topic on a thread of its own; null without one. */
   private CompletableFuture<SnapshotSet.Result> loadingSnapshots() {
     return snapshotsTopic == null ? null
-        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, snapshotsTopic, clientId, live, registry, store), r -> {
+        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, kafka, snapshotsTopic, clientId, live, registry, store), r -> {
           Thread t = new Thread(r, "updraft-edge-snapshots");
           t.setDaemon(true);
           t.start();
@@ -402,16 +412,32 @@ public final class EventLogReader implements AutoCloseable {
 
   /**
    * Serves the stored image when it is due ({@code --stored-image-after} since the start) and the log has not
-   * been heard from since the start (Kafka unreachable, or the topic missing); reader thread.
+   * been heard from since the start (Kafka unreachable or refusing, or the topic missing); reader thread.
    */
   private void serveStoredIfDue() {
     if (serveStoredAt != 0 && restored != null && !live.ready() && System.nanoTime() - serveStoredAt >= 0
         && live.lastHeardNanos() - startNanos < 0) {
       live.markReadyFromStore();
-      LOG.warn("{} cannot be read (Kafka unreachable or the topic missing): serving the image stored in {}, {} s old, offsets {};"
-          + " it catches up from those offsets when Kafka answers", topic, store.file(), Math.round(live.stalenessNanos() / 1e9),
+      LOG.warn("{} cannot be read (Kafka unreachable or refusing, or the topic missing): serving the image stored in {}, {} s old,"
+          + " offsets {}; it catches up from those offsets when Kafka answers", topic, store.file(), Math.round(live.stalenessNanos() / 1e9),
           live.offsets());
     }
+  }
+
+  /**
+   * Whether {@code e} is Kafka refusing this edge (credentials, TLS, an ACL): then {@code /readyz} carries the reason,
+   * logged once per reason (no stack-trace loop), until reading works again.
+   */
+  private boolean refused(RuntimeException e) {
+    String why = KafkaRefusal.of(e);
+    if (why == null) {
+      return false;
+    }
+    if (!why.equals(live.refusal())) {
+      LOG.error("reading {}: {}", topic, why);
+    }
+    live.refusal(why);
+    return true;
   }
 
   /** Waits until the topic exists (the control plane creates it), serving a stored image when due; null when closed meanwhile. */
@@ -419,8 +445,19 @@ public final class EventLogReader implements AutoCloseable {
     boolean logged = false;
     while (!closed) {
       boolean waitingToServe = serveStoredAt != 0 && !live.ready();
-      List<TopicPartition> found = partitions(c, waitingToServe ? Duration.ofSeconds(1) : Duration.ofSeconds(5));
+      List<TopicPartition> found;
+      try {
+        found = partitions(c, waitingToServe ? Duration.ofSeconds(1) : Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        if (!refused(e)) {
+          throw e;
+        }
+        serveStoredIfDue();
+        pause(2000);
+        continue;
+      }
       if (!found.isEmpty()) {
+        live.refusal(null);
         return found;
       }
       serveStoredIfDue();

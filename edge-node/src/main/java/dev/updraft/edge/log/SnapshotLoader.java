@@ -1,5 +1,6 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.TopicToEnd;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
@@ -39,7 +40,7 @@ final class SnapshotLoader {
    * {@code snapshotDecode} and {@code imageBuild} in the image's start phases. Returns what was read,
    * without the snapshots themselves (the image holds them now).
    */
-  static SnapshotSet.Result load(String bootstrap, String topic, String clientId, LiveImage live, MeterRegistry registry,
+  static SnapshotSet.Result load(String bootstrap, KafkaClientConfig kafka, String topic, String clientId, LiveImage live, MeterRegistry registry,
       ImageStore store) {
     StartPhases phases = live.phases();
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
@@ -52,7 +53,7 @@ final class SnapshotLoader {
     try {
       long t0 = System.nanoTime();
       Map<String, byte[]> latest = store == null ? null : new HashMap<>();
-      SnapshotSet set = read(bootstrap, topic, clientId, pool, latest);
+      SnapshotSet set = read(bootstrap, kafka, topic, clientId, pool, latest);
       if (store != null) {
         store.snapshotRecords(latest);
       }
@@ -86,7 +87,7 @@ final class SnapshotLoader {
    * @param latest nullable: filled with the latest record of each key (what the set was built from); emptied
    *     when the set returned is empty
    */
-  static SnapshotSet read(String bootstrap, String topic, String clientId, Executor early, Map<String, byte[]> latest) {
+  static SnapshotSet read(String bootstrap, KafkaClientConfig kafka, String topic, String clientId, Executor early, Map<String, byte[]> latest) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-snapshots");
@@ -97,7 +98,7 @@ final class SnapshotLoader {
     SnapshotSet set = new SnapshotSet(early);
     TopicToEnd.Read read;
     try {
-      read = TopicToEnd.read(p, topic, TIMEOUT, (k, v) -> {
+      read = TopicToEnd.read(kafka.apply(p), topic, TIMEOUT, (k, v) -> {
         set.accept(k, v);
         if (latest != null && k != null) {
           if (v == null) {
