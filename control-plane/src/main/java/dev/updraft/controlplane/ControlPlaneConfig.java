@@ -1,6 +1,7 @@
 package dev.updraft.controlplane;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.snapshots.SnapshotPolicy;
 import java.net.URI;
@@ -51,6 +52,7 @@ import java.util.Set;
  *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
  *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
  *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
+ *   <li>{@code --metrics-token} or {@code --metrics-token-file} [none: public], {@code --metrics-port} [none: the control port]: {@link MetricsAccess}
  * </ul>
  *
  * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
@@ -72,7 +74,7 @@ public final class ControlPlaneConfig {
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
       Settings.union(
-          Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
+          Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])), MetricsAccess.FLAGS.toArray(new String[0])),
           "kafka-bootstrap", "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
           "key-store-dir", "master-key", "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
@@ -102,10 +104,8 @@ public final class ControlPlaneConfig {
   private final Path dataDir;
   private final StorageKind storage;
   private final Path storageDir;
-  private final String gcsBucket;
-  private final String gcsBaseUrl;
-  private final Duration gcsSignedUrlTtl;
-  private final Path gcsCredentials;
+  private final GcsFlags gcs;
+  private final MetricsAccess metrics;
   private final S3Flags s3;
   private final LifecycleFlags lifecycle;
   private final Path keyStoreDir;
@@ -144,23 +144,8 @@ public final class ControlPlaneConfig {
     storage =
         StorageKind.valueOf(s.choice("storage", "local", "local", "gcs", "s3").toUpperCase(Locale.ROOT));
     storageDir = s.path("storage-dir", dataDir.resolve("assets")).toAbsolutePath().normalize();
-    gcsBucket = s.raw("gcs-bucket");
-    String base = s.raw("gcs-base-url");
-    gcsBaseUrl = base == null ? null : checkUrl("gcs-base-url", base);
-    gcsSignedUrlTtl = s.duration("gcs-signed-url-ttl", Duration.ofDays(7));
-    if (gcsSignedUrlTtl.compareTo(Duration.ofHours(1)) < 0 || gcsSignedUrlTtl.compareTo(Duration.ofDays(7)) > 0) {
-      throw new ConfigException(
-          "--gcs-signed-url-ttl (UPDRAFT_GCS_SIGNED_URL_TTL) must be between 1h and 7d (the V4 maximum): got "
-              + gcsSignedUrlTtl);
-    }
-    gcsCredentials = s.path("gcs-credentials", null);
-    if (storage == StorageKind.GCS && gcsBucket == null) {
-      throw new ConfigException("--gcs-bucket (UPDRAFT_GCS_BUCKET) is required with --storage gcs");
-    }
-    if (storage != StorageKind.GCS && (gcsBucket != null || gcsBaseUrl != null)) {
-      throw new ConfigException(
-          "--gcs-bucket and --gcs-base-url need --storage gcs (storage is " + storage.name().toLowerCase(Locale.ROOT) + ")");
-    }
+    gcs = GcsFlags.from(s, storage);
+    metrics = MetricsAccess.from(s, true);
     s3 = S3Flags.from(s, storage == StorageKind.S3);
     lifecycle = LifecycleFlags.from(s);
     keyStoreDir = s.path("key-store-dir", dataDir.resolve("keys")).toAbsolutePath().normalize();
@@ -352,21 +337,26 @@ public final class ControlPlaneConfig {
   }
 
   public String gcsBucket() {
-    return gcsBucket;
+    return gcs.bucket();
   }
 
   /** Nullable: without it, asset URLs are V4 signed URLs renewed before they expire. */
   public String gcsBaseUrl() {
-    return gcsBaseUrl;
+    return gcs.baseUrl();
   }
 
   public Duration gcsSignedUrlTtl() {
-    return gcsSignedUrlTtl;
+    return gcs.signedUrlTtl();
   }
 
   /** Nullable: application default credentials. */
   public Path gcsCredentials() {
-    return gcsCredentials;
+    return gcs.credentials();
+  }
+
+  /** Who may read {@code /metrics} and on which port ({@code --metrics-token}, {@code --metrics-port}). */
+  public MetricsAccess metrics() {
+    return metrics;
   }
 
   /** The {@code --s3-*} flags (meaningful with {@code --storage s3}). */
@@ -493,7 +483,7 @@ public final class ControlPlaneConfig {
   public String toString() {
     return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", adminToken=<redacted>, masterKey="
+        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", " + metrics + ", adminToken=<redacted>, masterKey="
         + (masterKey == null ? "none" : "<redacted>") + "}";
   }
 }

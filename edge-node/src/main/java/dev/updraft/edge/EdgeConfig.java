@@ -1,6 +1,7 @@
 package dev.updraft.edge;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -46,6 +47,8 @@ import java.util.Set;
  *     --warmup-requests} once its latency has stopped falling (three windows of a twentieth of its requests, at
  *     most 1,000, without a 10 % gain on the best), the JIT compiles under 10 % of the last window and the hot
  *     path has the JIT's top-tier code, after at least a quarter of them (at most 5,000); false: it always sends them all
+ * @param metrics {@code --metrics-token} or {@code --metrics-token-file} (default none: {@code /metrics} is public) and
+ *     {@code --metrics-port} (default none: {@code /metrics} on the edge port; 0: any free port)
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -67,7 +70,8 @@ public record EdgeConfig(
     boolean checkinCompact,
     int warmupRequests,
     Duration warmupTimeout,
-    boolean warmupUntilFlat) {
+    boolean warmupUntilFlat,
+    MetricsAccess metrics) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -91,7 +95,10 @@ public record EdgeConfig(
           "warmup-requests",
           "warmup-timeout",
           "warmup-until-flat",
-          "patch-cache-bytes");
+          "patch-cache-bytes",
+          "metrics-token",
+          "metrics-token-file",
+          MetricsAccess.PORT_FLAG);
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -130,6 +137,12 @@ public record EdgeConfig(
     if (checkinProducerBuffer < 65536) {
       throw new ConfigException("--checkin-producer-buffer must be at least 65536 bytes: got " + checkinProducerBuffer);
     }
+    if (metrics == null) {
+      metrics = MetricsAccess.OPEN;
+    }
+    if (metrics.separatePort() && metrics.port() != 0 && metrics.port() == port) {
+      throw new ConfigException("--metrics-port must differ from --edge-port: both are " + port);
+    }
     if (patchCacheBytes < 0) {
       throw new ConfigException("--patch-cache-bytes must not be negative: got " + patchCacheBytes);
     }
@@ -165,7 +178,8 @@ public record EdgeConfig(
         checkinFormat(s.string("checkin-format", "compact")),
         s.integer("warmup-requests", 200_000, 0, 10_000_000),
         s.duration("warmup-timeout", Duration.ofSeconds(30)),
-        s.bool("warmup-until-flat", true));
+        s.bool("warmup-until-flat", true),
+        MetricsAccess.from(s, true));
   }
 
   private static boolean checkinFormat(String v) {

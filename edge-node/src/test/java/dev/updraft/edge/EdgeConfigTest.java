@@ -38,10 +38,17 @@ class EdgeConfigTest {
         "--edge-id", "e2", "--checkins", "false", "--checkin-buffer", "10", "--event-loops", "3", "--access-log", "0.5",
         "--record-requests", "/tmp/r.jsonl", "--record-sample-rate", "1", "--idle-timeout", "5s", "--max-header-size", "4096", "--header-timeout", "3s",
         "--checkin-producer-buffer", "262144", "--patch-cache-bytes", "1048576", "--checkin-format", "json",
-        "--warmup-requests", "500", "--warmup-timeout", "2s", "--warmup-until-flat", "false");
+        "--warmup-requests", "500", "--warmup-timeout", "2s", "--warmup-until-flat", "false",
+        "--metrics-token", "scrape-secret-0123456789", "--metrics-port", "9464");
     assertThat(c).isEqualTo(new EdgeConfig("k:1", "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
         Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096, Duration.ofSeconds(3), 262144, 1048576, false, 500,
-        Duration.ofSeconds(2), false));
+        Duration.ofSeconds(2), false, c.metrics()));
+    assertThat(c.metrics().allows("Bearer scrape-secret-0123456789")).isTrue();
+    assertThat(c.metrics().allows(null)).isFalse();
+    assertThat(c.metrics().port()).isEqualTo(9464);
+    assertThat(c.toString()).doesNotContain("scrape-secret");
+    assertThat(from("--edge-id", "x").metrics()).as("public on the edge port by default").isEqualTo(dev.updraft.common.MetricsAccess.OPEN);
+    assertThatThrownBy(() -> from("--edge-port", "3001", "--metrics-port", "3001")).hasMessageContaining("--metrics-port must differ");
     assertThat(from("--edge-id", "x").warmupUntilFlat()).as("the warm-up stops when flat by default").isTrue();
     assertThat(from("--edge-id", "x").checkinCompact()).as("compact by default").isTrue();
     assertThatThrownBy(() -> from("--checkin-format", "xml")).hasMessageContaining("--checkin-format must be compact or json");

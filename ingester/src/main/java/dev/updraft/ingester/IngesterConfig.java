@@ -1,6 +1,7 @@
 package dev.updraft.ingester;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import dev.updraft.events.Topics;
 import dev.updraft.ingester.history.HistoryProjection;
@@ -33,6 +34,8 @@ import java.util.Set;
  * @param metricsPort {@code --metrics-port}: HTTP port of {@code /metrics} and {@code /healthz}; 0 runs no
  *     HTTP server (when embedded in a process that serves metrics itself)
  * @param bind {@code --bind}: address of that HTTP server
+ * @param metricsAccess {@code --metrics-token} or {@code --metrics-token-file}: the bearer token {@code /metrics} needs
+ *     (default none: public); null is {@link MetricsAccess#OPEN}
  * @param retention {@code --postgres-retention} and its per-table flags: how long rows are kept in
  *     PostgreSQL (off by default); null is {@link RetentionConfig#NONE}
  * @param historyConsumerGroup {@code --history-consumer-group}: the consumer group of the history projection
@@ -51,7 +54,8 @@ public record IngesterConfig(
     int metricsPort,
     String bind,
     RetentionConfig retention,
-    String historyConsumerGroup) {
+    String historyConsumerGroup,
+    MetricsAccess metricsAccess) {
 
   public static final String DEFAULT_KAFKA_BOOTSTRAP = "127.0.0.1:9092";
   public static final String DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/updraft";
@@ -80,7 +84,9 @@ public record IngesterConfig(
           "ingest-consumers",
           "metrics-port",
           "bind",
-          "history-consumer-group");
+          "history-consumer-group",
+          "metrics-token",
+          "metrics-token-file");
 
   public IngesterConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -107,6 +113,7 @@ public record IngesterConfig(
       throw new ConfigException("--metrics-port must be between 0 and 65535: got " + metricsPort);
     }
     pgOptions(postgresUrl); // validates
+    metricsAccess = metricsAccess == null ? MetricsAccess.OPEN : metricsAccess;
     retention = retention == null ? RetentionConfig.NONE : retention;
     historyConsumerGroup = historyConsumerGroup == null ? topicPrefix + HistoryProjection.DEFAULT_CONSUMER_GROUP : historyConsumerGroup;
     if (historyConsumerGroup.isBlank() || historyConsumerGroup.equals(consumerGroup)) {
@@ -131,7 +138,8 @@ public record IngesterConfig(
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
         s.string("bind", DEFAULT_BIND),
         RetentionConfig.from(s),
-        s.string("history-consumer-group", null));
+        s.string("history-consumer-group", null),
+        MetricsAccess.from(s, false));
   }
 
   private static Set<String> union(Set<String> more, String... flags) {
@@ -183,6 +191,6 @@ public record IngesterConfig(
   public String toString() {
     return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl)
         + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
-        + "ms, linger=" + linger.toMillis() + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + "]";
+        + "ms, linger=" + linger.toMillis() + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + ", " + metricsAccess + "]";
   }
 }
