@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -676,6 +677,7 @@ class ConsoleBrowserIT {
 
     // a publish token for CI: its secret is shown once and works against the API
     fill(By.id("token-label"), "GitHub Actions, main");
+    new Select(driver.findElement(By.id("token-expires-in"))).selectByValue("30d");
     driver.findElement(By.id("issue-token-submit")).click();
     waitForText(By.id("issued-token"), "Issued publish token");
     String secret = driver.findElement(By.id("issued-token-secret")).getText();
@@ -685,6 +687,8 @@ class ConsoleBrowserIT {
     JsonNode issued = api.ok(api.get("/v1/apps/" + app + "/tokens"), "tokens").get("items").get(0);
     assertThat(issued.path("role").asText()).isEqualTo("publish");
     assertThat(issued.path("label").asText()).isEqualTo("GitHub Actions, main");
+    assertThat(Duration.between(Instant.parse(issued.path("issuedAt").asText()), Instant.parse(issued.path("expiresAt").asText())))
+        .as("issued to expire in 30 days").isEqualTo(Duration.ofDays(30));
     String tokenId = issued.path("tokenId").asText();
     waitForText(By.id("tokens-table"), "GitHub Actions, main");
 

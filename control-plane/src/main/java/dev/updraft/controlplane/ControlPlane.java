@@ -2,6 +2,7 @@ package dev.updraft.controlplane;
 
 import dev.updraft.common.KafkaRefusal;
 import dev.updraft.common.http.HeaderTimeout;
+import dev.updraft.controlplane.api.MetricsListener;
 import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
@@ -65,6 +66,8 @@ public final class ControlPlane {
   /** Retention and asset-prune schedules; set once started. */
   private Housekeeping housekeeping;
   private HistoryReads history;
+  /** Nullable: the {@code --metrics-port} listener. */
+  private HttpServer metricsServer;
   private final Delivery delivery;
   private Future<Void> closing;
 
@@ -226,8 +229,13 @@ public final class ControlPlane {
         .register(metrics);
     long headerNanos = config.http().headerTimeout().toNanos();
     server.connectionHandler(c -> HeaderTimeout.install(c, headerNanos, headerTimeouts, HEADER_TIMEOUT_ANSWER));
+    HttpServer[] metricsOf = new HttpServer[1];
     return mounted
         .compose(v -> server.requestHandler(api.router()).invalidRequestHandler(PublisherApi::invalidRequest).listen())
+        .compose(s -> MetricsListener.listen(vertx, config, metrics).map(m -> {
+          metricsOf[0] = m;
+          return s;
+        }).onFailure(t -> server.close()))
         .onFailure(t -> {
           delivery.close();
           history.close();
@@ -245,12 +253,14 @@ public final class ControlPlane {
                 timer = vertx.setPeriodic(period, period, id -> commands.renewals().renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
               }
               LOG.info(
-                  "control plane listening on {}:{} publicUrl={} storage={} keyStore={}",
-                  config.bind(), s.actualPort(), url[0], storage.describe(), keys.directory());
+                  "control plane listening on {}:{} publicUrl={} storage={} keyStore={} /metrics on port {}{}",
+                  config.bind(), s.actualPort(), url[0], storage.describe(), keys.directory(),
+                  metricsOf[0] == null ? s.actualPort() : metricsOf[0].actualPort(), config.metrics().protectedByToken() ? " (token)" : "");
               ControlPlane cp =
                   new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer, delivery);
               cp.housekeeping = Housekeeping.start(vertx, config.lifecycle(), commands);
               cp.history = history;
+              cp.metricsServer = metricsOf[0];
               return cp;
             });
   }
@@ -292,6 +302,11 @@ public final class ControlPlane {
 
   public int port() {
     return server.actualPort();
+  }
+
+  /** The port of the {@code --metrics-port} listener, or -1 when {@code /metrics} is on {@link #port()}. */
+  public int metricsPort() {
+    return metricsServer == null ? -1 : metricsServer.actualPort();
   }
 
   /** The base URL asset URLs start with (local storage). */
@@ -343,6 +358,7 @@ public final class ControlPlane {
     }
     closing =
         ext.eventually(() -> server.close())
+            .eventually(() -> metricsServer == null ? Future.<Void>succeededFuture() : metricsServer.close())
             .eventually(() -> history == null ? Future.<Void>succeededFuture() : history.close())
             .eventually(
                 () -> vertx.executeBlocking(

@@ -3,6 +3,7 @@ package dev.updraft.controlplane;
 import dev.updraft.common.PostgresTls;
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.snapshots.SnapshotPolicy;
 import java.net.URI;
@@ -54,6 +55,7 @@ import java.util.Set;
  *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
  *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
  *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
+ *   <li>{@code --metrics-token} or {@code --metrics-token-file} [none: public], {@code --metrics-port} [none: the control port]: {@link MetricsAccess}
  * </ul>
  *
  * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
@@ -75,8 +77,9 @@ public final class ControlPlaneConfig {
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
       Settings.union(
-          Settings.union(Settings.union(Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
+          Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
               HttpFlags.NAMES.toArray(new String[0])), KeyFlags.NAMES.toArray(new String[0])), PostgresTls.FLAGS.toArray(new String[0])),
+              MetricsAccess.FLAGS.toArray(new String[0])),
           "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
           "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
@@ -102,6 +105,7 @@ public final class ControlPlaneConfig {
   private final StorageKind storage;
   private final Path storageDir;
   private final GcsFlags gcs;
+  private final MetricsAccess metrics;
   private final S3Flags s3;
   private final LifecycleFlags lifecycle;
   private final HttpFlags http;
@@ -143,6 +147,7 @@ public final class ControlPlaneConfig {
         StorageKind.valueOf(s.choice("storage", "local", "local", "gcs", "s3").toUpperCase(Locale.ROOT));
     storageDir = s.path("storage-dir", dataDir.resolve("assets")).toAbsolutePath().normalize();
     gcs = GcsFlags.from(s, storage == StorageKind.GCS, storage.name().toLowerCase(Locale.ROOT));
+    metrics = MetricsAccess.from(s, true);
     s3 = S3Flags.from(s, storage == StorageKind.S3);
     lifecycle = LifecycleFlags.from(s);
     http = HttpFlags.from(s);
@@ -329,6 +334,11 @@ public final class ControlPlaneConfig {
     return gcs;
   }
 
+  /** Who may read {@code /metrics} and on which port ({@code --metrics-token}, {@code --metrics-port}). */
+  public MetricsAccess metrics() {
+    return metrics;
+  }
+
   /** The {@code --s3-*} flags (meaningful with {@code --storage s3}). */
   public S3Flags s3() {
     return s3;
@@ -465,6 +475,6 @@ public final class ControlPlaneConfig {
   public String toString() {
     return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", adminToken=<redacted>, " + keys + "}";
+        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", " + metrics + ", adminToken=<redacted>, " + keys + "}";
   }
 }

@@ -2,6 +2,7 @@ package dev.updraft.edge;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.KafkaClientConfig;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -57,6 +58,8 @@ import java.util.Set;
  *     waits for Kafka before serving that image
  * @param maxStale {@code --max-stale}, default unlimited (null): an image older than this (since the edge, or the
  *     stored image's writer, last heard from the log) is not served: device requests get 503 and {@code /readyz} 503
+ * @param metrics {@code --metrics-token} or {@code --metrics-token-file} (default none: {@code /metrics} is public) and
+ *     {@code --metrics-port} (default none: {@code /metrics} on the edge port; 0: any free port)
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -83,7 +86,9 @@ public record EdgeConfig(
     Path dataDir,
     Duration imageInterval,
     Duration storedImageAfter,
-    Duration maxStale) {
+    Duration maxStale,
+
+    MetricsAccess metrics) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -112,7 +117,11 @@ public record EdgeConfig(
           "data-dir",
           "image-interval",
           "stored-image-after",
-          "max-stale");
+          "max-stale",
+
+          "metrics-token",
+          "metrics-token-file",
+          MetricsAccess.PORT_FLAG);
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -153,6 +162,12 @@ public record EdgeConfig(
     }
     if (checkinProducerBuffer < 65536) {
       throw new ConfigException("--checkin-producer-buffer must be at least 65536 bytes: got " + checkinProducerBuffer);
+    }
+    if (metrics == null) {
+      metrics = MetricsAccess.OPEN;
+    }
+    if (metrics.separatePort() && metrics.port() != 0 && metrics.port() == port) {
+      throw new ConfigException("--metrics-port must differ from --edge-port: both are " + port);
     }
     if (patchCacheBytes < 0) {
       throw new ConfigException("--patch-cache-bytes must not be negative: got " + patchCacheBytes);
@@ -203,7 +218,8 @@ public record EdgeConfig(
         s.path("data-dir", null),
         s.duration("image-interval", Duration.ofSeconds(30)),
         s.duration("stored-image-after", Duration.ofSeconds(5)),
-        maxStale(s));
+        maxStale(s),
+        MetricsAccess.from(s, true));
   }
 
   private static Duration maxStale(Settings s) {

@@ -26,12 +26,12 @@ public sealed interface EventPayload {
   record AppCreated(String displayName) implements EventPayload {}
 
   /**
-   * A per-app token. Only the SHA-256 hex of the secret is recorded; the secret itself is shown once to
-   * whoever created it and is never written anywhere.
+   * A per-app token. Only the SHA-256 hex of the secret is recorded; the secret itself is shown once to whoever created it.
    *
    * @param role {@code publish}, {@code read} or {@code admin}
+   * @param expiresAt nullable, absent meaning never (every token issued before the field): the ISO-8601 instant from which it is refused
    */
-  record TokenIssued(String tokenId, String role, String secretSha256, String label) implements EventPayload {}
+  record TokenIssued(String tokenId, String role, String secretSha256, String label, String expiresAt) implements EventPayload {}
 
   record TokenRevoked(String tokenId) implements EventPayload {}
 

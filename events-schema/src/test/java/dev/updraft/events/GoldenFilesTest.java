@@ -78,7 +78,7 @@ class GoldenFilesTest {
           Map.entry(
               EventType.TOKEN_ISSUED,
               new TokenIssued(
-                  "tok_3h5k", "publish", "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "ci")),
+                  "tok_3h5k", "publish", "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "ci", null)),
           Map.entry(EventType.TOKEN_REVOKED, new TokenRevoked("tok_3h5k")),
           Map.entry(
               EventType.SIGNING_KEY_REGISTERED,

@@ -444,16 +444,7 @@ final class IngestLoop implements Runnable {
     } catch (RuntimeException again) {
       LOG.warn("could not reset the consumer: {}", again.toString());
     }
-    long pause = PgHealth.backoffMs(loopErrors);
-    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
-    while (!stopping && System.nanoTime() - until < 0) {
-      try {
-        Thread.sleep(Math.min(100, pause)); // bounded backoff so a persistent fault does not spin
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    PgHealth.waitBackoff(loopErrors, () -> stopping); // bounded backoff so a persistent fault does not spin
   }
 
   /** On stop: finish the running write, then try once to write what is held. */

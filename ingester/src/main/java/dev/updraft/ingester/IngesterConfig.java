@@ -3,6 +3,7 @@ package dev.updraft.ingester;
 import dev.updraft.common.PostgresTls;
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import dev.updraft.events.Topics;
 import dev.updraft.ingester.history.HistoryProjection;
@@ -39,6 +40,8 @@ import java.util.Set;
  * @param metricsPort {@code --metrics-port}: HTTP port of {@code /metrics} and {@code /healthz}; 0 runs no
  *     HTTP server (when embedded in a process that serves metrics itself)
  * @param bind {@code --bind}: address of that HTTP server
+ * @param metricsAccess {@code --metrics-token} or {@code --metrics-token-file}: the bearer token {@code /metrics} needs
+ *     (default none: public); null is {@link MetricsAccess#OPEN}
  * @param retention {@code --postgres-retention} and its per-table flags: how long rows are kept in
  *     PostgreSQL (off by default); null is {@link RetentionConfig#NONE}
  * @param historyConsumerGroup {@code --history-consumer-group}: the consumer group of the history projection
@@ -59,7 +62,8 @@ public record IngesterConfig(
     int metricsPort,
     String bind,
     RetentionConfig retention,
-    String historyConsumerGroup) {
+    String historyConsumerGroup,
+    MetricsAccess metricsAccess) {
 
   public static final String DEFAULT_KAFKA_BOOTSTRAP = "127.0.0.1:9092";
   public static final String DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/updraft";
@@ -89,7 +93,9 @@ public record IngesterConfig(
           "ingest-consumers",
           "metrics-port",
           "bind",
-          "history-consumer-group");
+          "history-consumer-group",
+          "metrics-token",
+          "metrics-token-file");
 
   public IngesterConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -118,6 +124,7 @@ public record IngesterConfig(
     }
     pgOptions(postgresUrl); // validates
     postgresTls = postgresTls == null ? PostgresTls.NONE : postgresTls;
+    metricsAccess = metricsAccess == null ? MetricsAccess.OPEN : metricsAccess;
     retention = retention == null ? RetentionConfig.NONE : retention;
     historyConsumerGroup = historyConsumerGroup == null ? topicPrefix + HistoryProjection.DEFAULT_CONSUMER_GROUP : historyConsumerGroup;
     if (historyConsumerGroup.isBlank() || historyConsumerGroup.equals(consumerGroup)) {
@@ -144,7 +151,8 @@ public record IngesterConfig(
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
         s.string("bind", DEFAULT_BIND),
         RetentionConfig.from(s),
-        s.string("history-consumer-group", null));
+        s.string("history-consumer-group", null),
+        MetricsAccess.from(s, false));
   }
 
   private static Set<String> union(Set<String> more, String... flags) {
@@ -196,6 +204,6 @@ public record IngesterConfig(
   public String toString() {
     return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl) + ", postgresTls=" + postgresTls
         + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
-        + "ms, linger=" + linger.toMillis() + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + "]";
+        + "ms, linger=" + linger.toMillis() + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + ", " + metricsAccess + "]";
   }
 }

@@ -1,6 +1,7 @@
 package dev.updraft.ingester;
 
 import dev.updraft.common.PostgresTls;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.dbschema.SchemaMigrations;
 import dev.updraft.ingester.history.HistoryProjection;
 import dev.updraft.ingester.kafka.ReadCommittedConsumer;
@@ -309,7 +310,10 @@ public final class TelemetryIngester {
 
   private void handle(io.vertx.core.http.HttpServerRequest req) {
     String path = req.path();
-    if ("/metrics".equals(path)) {
+    if ("/metrics".equals(path) && !config.metricsAccess().allows(req.getHeader("authorization"))) {
+      req.response().setStatusCode(401).putHeader("www-authenticate", "Bearer").putHeader("content-type", "application/json")
+          .end(MetricsAccess.UNAUTHORIZED_BODY);
+    } else if ("/metrics".equals(path)) {
       req.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(registry.scrape());
     } else if ("/healthz".equals(path)) {
       boolean up = running();

@@ -76,7 +76,8 @@ public final class PublisherApi {
                 .register(deps.metrics()),
             Counter.builder("updraft.control.auth.throttled")
                 .description("requests refused with 429 because their address presented too many invalid tokens")
-                .register(deps.metrics()));
+                .register(deps.metrics()),
+            () -> deps.processor().clock().instant());
     routes(new ApiContext(vertx, deps, auth));
   }
 

@@ -31,9 +31,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.FencedInstanceIdException;
-import org.apache.kafka.common.errors.InvalidProducerEpochException;
-import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -263,7 +260,7 @@ public final class EventLog implements AutoCloseable {
       throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "interrupted while appending", e, attempt(out, open, committing));
     } catch (ExecutionException | KafkaException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      if (fenced(cause)) {
+      if (Fence.isFencing(cause)) {
         closeProducerQuietly();
         throw new LogWriteException(
             LogWriteException.Kind.FENCED,
@@ -277,7 +274,7 @@ public final class EventLog implements AutoCloseable {
       try {
         producer.abortTransaction();
       } catch (KafkaException abortFailure) {
-        if (fenced(abortFailure)) {
+        if (Fence.isFencing(abortFailure)) {
           closeProducerQuietly();
           throw new LogWriteException(
               LogWriteException.Kind.FENCED,
@@ -322,7 +319,7 @@ public final class EventLog implements AutoCloseable {
       throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "interrupted while writing", e);
     } catch (ExecutionException | RuntimeException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      if (fenced(cause)) {
+      if (Fence.isFencing(cause)) {
         closeProducerQuietly();
         throw new LogWriteException(LogWriteException.Kind.FENCED,
             "another control plane with transactionalId=" + transactionalId + " has taken over the event log", cause);
@@ -331,7 +328,7 @@ public final class EventLog implements AutoCloseable {
         producer.abortTransaction();
       } catch (KafkaException abortFailure) {
         closeProducerQuietly();
-        throw new LogWriteException(fenced(abortFailure) ? LogWriteException.Kind.FENCED : LogWriteException.Kind.UNCERTAIN,
+        throw new LogWriteException(Fence.isFencing(abortFailure) ? LogWriteException.Kind.FENCED : LogWriteException.Kind.UNCERTAIN,
             "write to another topic failed and could not be aborted: " + cause.getMessage(), abortFailure);
       }
       throw new LogWriteException(LogWriteException.Kind.ABORTED, "write aborted, nothing written: " + cause.getMessage(), cause);
@@ -441,17 +438,6 @@ public final class EventLog implements AutoCloseable {
       }
     }
     return true;
-  }
-
-  private static boolean fenced(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof ProducerFencedException
-          || c instanceof InvalidProducerEpochException
-          || c instanceof FencedInstanceIdException) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private void closeProducerQuietly() {

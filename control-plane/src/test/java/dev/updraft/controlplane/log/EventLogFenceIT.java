@@ -60,7 +60,7 @@ class EventLogFenceIT {
       List<EventEnvelope> first = List.of(EventEnvelope.of("race", 1, Instant.now(), "admin", new AppCreated("Race")));
       assertThat(log.append(first)).hasSize(1);
 
-      List<EventEnvelope> second = List.of(EventEnvelope.of("race", 2, Instant.now(), "admin", new TokenIssued("tok_000000000001", "read", "00", "raced")));
+      List<EventEnvelope> second = List.of(EventEnvelope.of("race", 2, Instant.now(), "admin", new TokenIssued("tok_000000000001", "read", "00", "raced", null)));
       LogWriteException uncertain = (LogWriteException) catchAppend(log, second);
       assertThat(uncertain.kind()).as(uncertain.toString()).isEqualTo(LogWriteException.Kind.UNCERTAIN);
       assertThat(uncertain.getCause()).hasMessageContaining("invalid state");

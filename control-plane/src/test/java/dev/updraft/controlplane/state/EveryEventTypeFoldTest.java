@@ -66,7 +66,7 @@ class EveryEventTypeFoldTest {
     for (EventEnvelope ev :
         List.of(
             e("demo", 1, new AppCreated("Demo")),
-            e("demo", 2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci")),
+            e("demo", 2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci", null)),
             e("demo", 3, new UpdatePublished(group("g1", UpdateGroup.KIND_UPDATE, "main", null))),
             e("demo", 4, new UpdatePublished(group("g2", UpdateGroup.KIND_UPDATE, "main", new Rollout("r2", 10, "g1", null)))),
             e("demo", 5, new SigningKeyRegistered(
@@ -81,7 +81,7 @@ class EveryEventTypeFoldTest {
   static EventPayload sample(EventType type) {
     return switch (type) {
       case APP_CREATED -> new AppCreated("Another app");
-      case TOKEN_ISSUED -> new TokenIssued("tok_2", "read", "bb".repeat(32), null);
+      case TOKEN_ISSUED -> new TokenIssued("tok_2", "read", "bb".repeat(32), null, null);
       case TOKEN_REVOKED -> new TokenRevoked("tok_1");
       case SIGNING_KEY_REGISTERED ->
           new SigningKeyRegistered(

@@ -93,7 +93,8 @@ class SnapshotRoundTripTest {
         return new ManifestsRenewed("renew", List.of(new Renewal(u.updateId(), "{\"renewed\":" + seq + "}", "sig=\"r" + seq + "\"",
             Map.of("main", "sig=\"r" + seq + "\""))));
       case 11:
-        return r.nextBoolean() ? new TokenIssued("t" + seq, "publish", Long.toHexString(seq).repeat(3), "ci")
+        return r.nextBoolean() ? new TokenIssued("t" + seq, "publish", Long.toHexString(seq).repeat(3), "ci",
+            r.nextBoolean() ? null : Instant.parse("2027-01-01T00:00:00Z").plusSeconds(seq).toString())
             : new TokenRevoked(app.tokens().isEmpty() ? "none" : app.tokens().firstKey());
       case 12:
         return new SigningKeyRegistered(r.nextBoolean() ? "main" : "k" + (seq % 3), "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n",

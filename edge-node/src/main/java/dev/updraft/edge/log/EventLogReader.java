@@ -11,12 +11,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +22,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -84,8 +79,7 @@ public final class EventLogReader implements AutoCloseable {
   /** {@link System#nanoTime} from which a stored image is served while Kafka has not answered; 0: none (reader thread). */
   private long serveStoredAt;
   private long startNanos;
-  private Metric fetchResponses; // reader thread only
-  private double fetchResponsesSeen;
+  private LogHeartbeat heartbeat; // reader thread only
 
   private final MeterRegistry registry;
   private final RecordFolder folder;
@@ -195,7 +189,7 @@ public final class EventLogReader implements AutoCloseable {
       if (closed) {
         return;
       }
-      fetchResponses = fetchTotal(c);
+      heartbeat = LogHeartbeat.of(c);
       Map<TopicPartition, Long> target = null;
       long tail = 0;
       while (target == null) {
@@ -251,7 +245,7 @@ public final class EventLogReader implements AutoCloseable {
           }
           if (System.nanoTime() - nextRecheck > 0) {
             nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
-            addNewPartitions(c);
+            EventsPartitions.addNew(c, topic);
           }
         } catch (WakeupException | InterruptException e) {
           if (!closed) {
@@ -311,7 +305,9 @@ public final class EventLogReader implements AutoCloseable {
 
   private void pollOnce(KafkaConsumer<byte[], byte[]> c) {
     ConsumerRecords<byte[], byte[]> records = c.poll(POLL);
-    heard(!records.isEmpty());
+    if (heartbeat.answered(!records.isEmpty())) {
+      live.heard(System.nanoTime());
+    }
     if (!records.isEmpty()) {
       ImageDelta delta = held != null ? held : new ImageDelta(live.image());
       long now = System.nanoTime();
@@ -377,30 +373,6 @@ public final class EventLogReader implements AutoCloseable {
     return stuck;
   }
 
-  /** Notes the time when this poll brought records or a fetch response arrived since the last one. */
-  private void heard(boolean records) {
-    boolean answered = records;
-    if (fetchResponses != null && fetchResponses.metricValue() instanceof Number) {
-      double n = ((Number) fetchResponses.metricValue()).doubleValue();
-      answered |= n > fetchResponsesSeen;
-      fetchResponsesSeen = n;
-    }
-    if (answered) {
-      live.heard(System.nanoTime());
-    }
-  }
-
-  /** The consumer's count of fetch responses received (null if this client version has none). */
-  private static Metric fetchTotal(KafkaConsumer<byte[], byte[]> c) {
-    for (Map.Entry<MetricName, ? extends Metric> m : c.metrics().entrySet()) {
-      if (m.getKey().name().equals("fetch-total") && m.getKey().group().equals("consumer-fetch-manager-metrics")) {
-        return m.getValue();
-      }
-    }
-    LOG.warn("the Kafka consumer has no fetch-total metric: staleness counts from the last records only");
-    return null;
-  }
-
   private boolean reached(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> target) {
     for (Map.Entry<TopicPartition, Long> t : target.entrySet()) {
       if (c.position(t.getKey()) < t.getValue()) {
@@ -447,7 +419,7 @@ public final class EventLogReader implements AutoCloseable {
       boolean waitingToServe = serveStoredAt != 0 && !live.ready();
       List<TopicPartition> found;
       try {
-        found = partitions(c, waitingToServe ? Duration.ofSeconds(1) : Duration.ofSeconds(5));
+        found = EventsPartitions.of(c, topic, waitingToServe ? Duration.ofSeconds(1) : Duration.ofSeconds(5));
       } catch (RuntimeException e) {
         if (!refused(e)) {
           throw e;
@@ -468,37 +440,6 @@ public final class EventLogReader implements AutoCloseable {
       pause(500);
     }
     return null;
-  }
-
-  private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, Duration timeout) {
-    List<TopicPartition> out = new ArrayList<>();
-    try {
-      List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
-      if (infos != null) {
-        for (PartitionInfo p : infos) {
-          out.add(new TopicPartition(topic, p.partition()));
-        }
-      }
-    } catch (org.apache.kafka.common.errors.TimeoutException
-        | org.apache.kafka.common.errors.UnknownTopicOrPartitionException e) {
-      // not there yet
-    }
-    return out;
-  }
-
-  private void addNewPartitions(KafkaConsumer<byte[], byte[]> c) {
-    Set<TopicPartition> now = new HashSet<>(c.assignment());
-    List<TopicPartition> added = new ArrayList<>();
-    for (TopicPartition tp : partitions(c, Duration.ofSeconds(5))) {
-      if (now.add(tp)) {
-        added.add(tp);
-      }
-    }
-    if (!added.isEmpty()) {
-      c.assign(now);
-      c.seekToBeginning(added);
-      LOG.info("topic {} gained partitions {}; reading them from offset 0", topic, added);
-    }
   }
 
   private void pause(long millis) {

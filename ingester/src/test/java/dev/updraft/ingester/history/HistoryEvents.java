@@ -56,7 +56,7 @@ public final class HistoryEvents {
   public static List<EventEnvelope> log() {
     return List.of(
         e(1, new AppCreated("Demo")),
-        e(2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci")),
+        e(2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci", null)),
         e(3, new UpdatePublished(group("g1", "main", null, "ios", "android"))),
         e(4, new UpdatePublished(group("g2", "main", new Rollout("r2", 10, "g1", null), "ios", "android"))),
         e(5, new RolloutChanged("g2", "r2", 40, null)),
@@ -70,7 +70,7 @@ public final class HistoryEvents {
   public static EventPayload sample(EventType type) {
     return switch (type) {
       case APP_CREATED -> new AppCreated("Another app");
-      case TOKEN_ISSUED -> new TokenIssued("tok_2", "read", "bb".repeat(32), null);
+      case TOKEN_ISSUED -> new TokenIssued("tok_2", "read", "bb".repeat(32), null, null);
       case TOKEN_REVOKED -> new TokenRevoked("tok_1");
       case SIGNING_KEY_REGISTERED ->
           new SigningKeyRegistered(
