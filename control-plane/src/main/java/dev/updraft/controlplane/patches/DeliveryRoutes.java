@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.common.ExpoUpdatesVersion;
 import dev.updraft.controlplane.ExtensionContext;
 import dev.updraft.controlplane.Role;
 import dev.updraft.controlplane.commands.CommandException;
@@ -69,6 +70,14 @@ final class DeliveryRoutes {
       return;
     }
     String sha = text(b, "bundleSha256");
+    JsonNode version = b.get("expoUpdatesVersion");
+    if (version != null && !version.isNull() && (!version.isTextual() || ExpoUpdatesVersion.parse(version.asText()) == null)) {
+      String got = version.isTextual() ? "'" + (version.asText().length() > 40 ? version.asText().substring(0, 40) + "…" : version.asText()) + "'"
+          : "a JSON " + version.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+      ctx.fail(rc, 400, "invalid-expo-updates-version", "expoUpdatesVersion must be an expo-updates release such as \"57.0.24\" "
+          + "(MAJOR.MINOR.PATCH, as in node_modules/expo-updates/package.json): got " + got);
+      return;
+    }
     String actor = ctx.actor(rc);
     ctx.vertx()
         .executeBlocking(() -> sha == null || !sha.matches("[0-9a-f]{64}") ? null : storage.stat(app.appId(), sha))
@@ -80,7 +89,7 @@ final class DeliveryRoutes {
           }
           long size = stored == null ? -1 : stored.size();
           return commands.deliveries().registerBuild(actor, app.appId(), text(b, "platform"), text(b, "runtimeVersion"),
-              text(b, "embeddedUpdateId"), sha, size);
+              text(b, "embeddedUpdateId"), sha, size, text(b, "expoUpdatesVersion"));
         })
         .onComplete(ar -> {
           if (ar.failed()) {
@@ -201,6 +210,12 @@ final class DeliveryRoutes {
     n.put("embeddedUpdateId", b.embeddedUpdateId());
     n.put("bundleSha256", b.bundleSha256());
     n.put("size", b.size());
+    if (b.expoUpdatesVersion() == null) {
+      n.putNull("expoUpdatesVersion");
+    } else {
+      n.put("expoUpdatesVersion", b.expoUpdatesVersion());
+    }
+    n.put("embeddedPatches", ExpoUpdatesVersion.appliesEmbeddedPatches(b.expoUpdatesVersion()));
     return n;
   }
 

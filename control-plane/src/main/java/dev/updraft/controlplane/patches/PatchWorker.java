@@ -130,7 +130,46 @@ public final class PatchWorker implements AutoCloseable {
         runJob(app.appId(), g.groupId());
       }
     }
+    if (record) {
+      reconcileBuilds(state.get());
+    }
     renew(state.get());
+  }
+
+  /**
+   * Patches from the builds registered (or re-registered) after a servable group's job, and the embedded
+   * update ids its recorded patches carry kept in step with the builds' versions. Worker thread.
+   */
+  private void reconcileBuilds(ControlState s) throws Exception {
+    for (AppState app : s.apps().values()) {
+      Deliveries d = s.deliveries(app.appId());
+      if (d.builds().isEmpty()) {
+        continue;
+      }
+      Set<String> seen = new LinkedHashSet<>();
+      for (AppState.Servable sv : app.servable()) {
+        GroupState g = app.group(sv.groupId());
+        if (g == null || !seen.add(g.groupId()) || !d.patchesComputed(g.groupId()) || retryAt.containsKey(g.groupId())) {
+          continue;
+        }
+        GroupJob.Tally tally = new GroupJob.Tally();
+        try {
+          List<BundlePatch> changed = job.reconcileBuilds(s, app, g, tally);
+          if (!changed.isEmpty()) {
+            commands.deliveries().record(app.appId(), List.of(new PatchesComputed(g.groupId(), changed)))
+                .toCompletionStage().toCompletableFuture().get(2, TimeUnit.MINUTES);
+            kept.increment(tally.patchesKept);
+            dropped.increment(tally.patchesDropped);
+            LOG.info("patches: group {} of app {}: {} patch records for registered builds ({} new, {} bytes), {} dropped",
+                g.groupId(), app.appId(), changed.size(), tally.patchesKept, tally.patchBytes, tally.patchesDropped);
+          }
+        } catch (Exception | OutOfMemoryError e) {
+          failed.increment();
+          LOG.warn("patches: the registered builds' patches for group {} of app {} failed ({}); tried again at the next scan", g.groupId(),
+              app.appId(), e.toString());
+        }
+      }
+    }
   }
 
   /** Servable update groups of the app whose work is not recorded, oldest first. */
