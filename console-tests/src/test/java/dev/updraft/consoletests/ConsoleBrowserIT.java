@@ -734,6 +734,43 @@ class ConsoleBrowserIT {
 
   @Test
   @Order(5)
+  void registerBuildsWithTheirExpoUpdatesVersionInThePage(@TempDir Path dir) throws Exception {
+    String app = "console-builds";
+    api.ok(api.post("/v1/apps", Map.of("appId", app)), "create " + app);
+    Path bundle = Files.write(dir.resolve("main.jsbundle"), "var build = 'console';\n".repeat(200).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    driver.get(base + "/console/#/apps/" + app + "/builds");
+    waitForHeading("Builds of " + app);
+    assertThat(driver.findElement(By.tagName("main")).getText()).contains("No build registered yet");
+
+    // a version that is no release: the API's 400 shows in the form, nothing is registered
+    registerBuild(bundle, "4d3c2b1a-0000-4000-8000-0000000000b1", "latest");
+    waitForText(By.id("register-build-error"), "expoUpdatesVersion must be an expo-updates release");
+    assertThat(api.ok(api.get("/v1/apps/" + app + "/builds"), "builds").path("builds")).isEmpty();
+
+    // a fixed release: its devices get patches; one before the fixes: the full bundle
+    registerBuild(bundle, "4d3c2b1a-0000-4000-8000-0000000000b1", "57.0.24");
+    waitForText(By.id("status"), "its devices get patches from its bundle");
+    registerBuild(bundle, "4d3c2b1a-0000-4000-8000-0000000000b2", "57.0.22");
+    waitForText(By.id("status"), "its devices get the full bundle");
+    waitForText(By.cssSelector("tr[data-embedded-update-id='4d3c2b1a-0000-4000-8000-0000000000b2'] .embedded-patches"), "no: full bundle");
+    assertThat(driver.findElement(By.cssSelector("tr[data-embedded-update-id='4d3c2b1a-0000-4000-8000-0000000000b1'] .expo-updates-version")).getText())
+        .isEqualTo("57.0.24");
+    JsonNode builds = api.ok(api.get("/v1/apps/" + app + "/builds"), "builds").path("builds");
+    assertThat(builds).hasSize(2);
+    assertThat(builds.toString()).contains("\"expoUpdatesVersion\":\"57.0.22\",\"embeddedPatches\":false");
+    page("13-builds");
+  }
+
+  private static void registerBuild(Path bundle, String embeddedId, String version) {
+    fill(By.id("build-runtime-version"), "1.0.0");
+    fill(By.id("build-embedded-update-id"), embeddedId);
+    fill(By.id("build-expo-updates-version"), version);
+    driver.findElement(By.id("build-bundle")).sendKeys(bundle.toAbsolutePath().toString());
+    driver.findElement(By.id("register-build-submit")).click();
+  }
+
+  @Test
+  @Order(6)
   void insightsPagesSayWhenTheRoutesAreMissing() throws Exception {
     // a control plane without the insights extension: the router answers its own 404
     driver.get(bareBase + "/console/");
@@ -748,7 +785,7 @@ class ConsoleBrowserIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void signOutForgetsTheToken() {
     driver.get(base + "/console/#/apps");
     waitForHeading("Apps");

@@ -105,12 +105,29 @@ final class DeliveryRoutes {
     if (app == null) {
       return;
     }
-    ObjectNode out = JSON.createObjectNode();
-    ArrayNode list = out.putArray("builds");
-    for (BuildRegistered b : ctx.state().deliveries(app.appId()).builds().values()) {
-      list.add(build(b));
-    }
-    send(rc, 200, out);
+    outcomes(app.appId()).onComplete(ar -> {
+      PatchOutcomes o = ar.result();
+      ObjectNode out = JSON.createObjectNode();
+      out.put("outcomes", o == null ? "unavailable" : "ok");
+      ArrayNode list = out.putArray("builds");
+      for (BuildRegistered b : ctx.state().deliveries(app.appId()).builds().values()) {
+        ObjectNode n = build(b);
+        if (o == null) {
+          n.putNull("patchesServed").putNull("patchesFailed");
+        } else {
+          long[] t = o.ofBase(b.embeddedUpdateId());
+          n.put("patchesServed", t[0]).put("patchesFailed", t[1]);
+        }
+        n.put("patchesStopped", o != null && o.stopped(b.embeddedUpdateId()));
+        list.add(n);
+      }
+      send(rc, 200, out);
+    });
+  }
+
+  /** The app's patch outcomes; null when there is no telemetry database or it does not answer. */
+  private Future<PatchOutcomes> outcomes(String appId) {
+    return fleet == null ? Future.succeededFuture(null) : fleet.patchOutcomes(appId).otherwise((PatchOutcomes) null);
   }
 
   private void patches(RoutingContext rc) {
@@ -123,15 +140,20 @@ final class DeliveryRoutes {
       ctx.fail(rc, 404, "update-not-found", "app " + app.appId() + " has no update group " + rc.pathParam("groupId"));
       return;
     }
-    send(rc, 200, patchesView(ctx.state(), app, g));
+    outcomes(app.appId()).onComplete(ar -> send(rc, 200, patchesView(ctx.state(), app, g, ar.result())));
   }
 
-  /** What the console and {@code updraft updates show} print for a group. */
-  static ObjectNode patchesView(ControlState s, AppState app, GroupState g) {
+  /**
+   * What the console and {@code updraft updates show} print for a group.
+   *
+   * @param o nullable: the patches served and failed are unknown
+   */
+  static ObjectNode patchesView(ControlState s, AppState app, GroupState g, PatchOutcomes o) {
     Deliveries d = s.deliveries(app.appId());
     ObjectNode out = JSON.createObjectNode();
     out.put("groupId", g.groupId());
     out.put("computed", d.patchesComputed(g.groupId()));
+    out.put("outcomes", o == null ? "unavailable" : "ok");
     ArrayNode platforms = out.putArray("platforms");
     for (PlatformUpdate p : g.group().platforms()) {
       String sha = g.group().rollsBackToEmbedded() ? null : Bodies.launchSha(p.body());
@@ -159,6 +181,13 @@ final class DeliveryRoutes {
         b.baseUpdateIds().forEach(ids::add);
         pn.put("sha256", b.sha256());
         pn.put("size", b.size());
+      }
+      ArrayNode outcomes = n.putArray("patchOutcomes");
+      if (o != null) {
+        for (PatchOutcomes.Row r : o.rowsOf(p.updateId())) {
+          outcomes.addObject().put("baseUpdateId", r.baseUpdateId()).put("fromEmbedded", r.fromEmbedded()).put("served", r.served())
+              .put("failed", r.failed()).put("baseStopped", o.stopped(r.baseUpdateId()));
+        }
       }
     }
     return out;

@@ -68,8 +68,10 @@ final class GroupJob {
    * The events recording the work for {@code g}.
    *
    * @param fleet update ids the fleet runs most for each platform (may be empty)
+   * @param stopped base update ids whose patches devices could not use ({@link PatchOutcomes}): never a base
    */
-  List<EventPayload> run(ControlState s, AppState app, GroupState g, Map<String, List<String>> fleet, Tally tally) throws IOException {
+  List<EventPayload> run(ControlState s, AppState app, GroupState g, Map<String, List<String>> fleet, Set<String> stopped, Tally tally)
+      throws IOException {
     Deliveries d = s.deliveries(app.appId());
     List<EventPayload> out = new ArrayList<>();
     List<BundlePatch> patches = new ArrayList<>();
@@ -98,7 +100,7 @@ final class GroupJob {
         }
       }
       if (settings.edges() && settings.bases() > 0 && stored != null) {
-        patches.addAll(patchesFor(s, app, g, p, launch, stored, fleet.getOrDefault(p.platform(), List.of()), tally));
+        patches.addAll(patchesFor(s, app, g, p, launch, stored, fleet.getOrDefault(p.platform(), List.of()), stopped, tally));
       }
     }
     out.add(new PatchesComputed(g.groupId(), patches));
@@ -143,9 +145,9 @@ final class GroupJob {
   }
 
   private List<BundlePatch> patchesFor(
-      ControlState s, AppState app, GroupState g, PlatformUpdate p, String target, LaunchAssetStored stored, List<String> fleet, Tally tally)
-      throws IOException {
-    return diffAll(app, g, p, target, stored, bases(s, app, g, p.platform(), target, fleet), tally);
+      ControlState s, AppState app, GroupState g, PlatformUpdate p, String target, LaunchAssetStored stored, List<String> fleet,
+      Set<String> stopped, Tally tally) throws IOException {
+    return diffAll(app, g, p, target, stored, bases(s, app, g, p.platform(), target, fleet, stopped), tally);
   }
 
   /** A patch from each of {@code bases} (base bundle → update ids) to {@code target}, those worth keeping. */
@@ -195,7 +197,7 @@ final class GroupJob {
    * version or bundle). Empty when nothing changes. A base diffed once for the group (kept or dropped) is
    * not diffed again by this instance.
    */
-  List<BundlePatch> reconcileBuilds(ControlState s, AppState app, GroupState g, Tally tally) throws IOException {
+  List<BundlePatch> reconcileBuilds(ControlState s, AppState app, GroupState g, Set<String> stopped, Tally tally) throws IOException {
     List<BundlePatch> out = new ArrayList<>();
     if (!settings.edges() || settings.bases() <= 0 || g.group().rollsBackToEmbedded()) {
       return out;
@@ -213,11 +215,12 @@ final class GroupJob {
         covered.add(old.baseSha256());
         Set<String> ids = new LinkedHashSet<>();
         for (String id : old.baseUpdateIds()) {
-          if (!d.builds().containsKey(id)) {
+          if (!d.builds().containsKey(id) && !stopped.contains(id)) {
             ids.add(id); // a published update's id
           }
         }
         ids.addAll(buildIds(d, p.platform(), rv, old.baseSha256()));
+        ids.removeAll(stopped);
         if (!ids.equals(new LinkedHashSet<>(old.baseUpdateIds()))) {
           out.add(new BundlePatch(old.platform(), old.targetSha256(), old.baseSha256(), List.copyOf(ids), old.sha256(), old.size(), old.url()));
         }
@@ -230,7 +233,8 @@ final class GroupJob {
         }
       }
       if (!fresh.isEmpty()) {
-        addIds(app, d, p.platform(), rv, fresh);
+        addIds(app, d, p.platform(), rv, fresh, stopped);
+        fresh.values().removeIf(Set::isEmpty);
         out.addAll(diffAll(app, g, p, target, stored, fresh, tally));
       }
     }
@@ -258,7 +262,8 @@ final class GroupJob {
   }
 
   /** Base bundle → the update ids (published or embedded) whose launch asset it is. */
-  private Map<String, Set<String>> bases(ControlState s, AppState app, GroupState g, String platform, String target, List<String> fleet) {
+  private Map<String, Set<String>> bases(
+      ControlState s, AppState app, GroupState g, String platform, String target, List<String> fleet, Set<String> stopped) {
     Map<String, Set<String>> out = new LinkedHashMap<>();
     int taken = 0;
     for (GroupState older : app.groupsNewestFirst(g.group().branch(), g.group().runtimeVersion())) {
@@ -288,7 +293,7 @@ final class GroupJob {
         out.computeIfAbsent(b.bundleSha256(), k -> new LinkedHashSet<>());
       }
     }
-    addIds(app, d, platform, g.group().runtimeVersion(), out);
+    addIds(app, d, platform, g.group().runtimeVersion(), out, stopped);
     out.values().removeIf(Set::isEmpty);
     return out;
   }
@@ -296,22 +301,23 @@ final class GroupJob {
   /**
    * Fills each base's update ids: every update of the runtime and platform whose bundle it is, and every
    * registered build's embedded update whose client applies embedded-bundle patches (never an older
-   * client's, even when its bundle is some update's too).
+   * client's, even when its bundle is some update's too), but never a stopped one.
    */
-  private static void addIds(AppState app, Deliveries d, String platform, String runtimeVersion, Map<String, Set<String>> out) {
+  private static void addIds(
+      AppState app, Deliveries d, String platform, String runtimeVersion, Map<String, Set<String>> out, Set<String> stopped) {
     for (GroupState any : app.groups()) {
       PlatformUpdate u = any.platform(platform);
       if (u == null || any.group().rollsBackToEmbedded() || !any.group().runtimeVersion().equals(runtimeVersion)) {
         continue;
       }
       Set<String> ids = out.get(Bodies.launchSha(u.body()));
-      if (ids != null) {
+      if (ids != null && !stopped.contains(u.updateId())) {
         ids.add(u.updateId());
       }
     }
     for (BuildRegistered b : d.builds().values()) {
       Set<String> ids = out.get(b.bundleSha256());
-      if (ids != null && base(b, platform, runtimeVersion)) {
+      if (ids != null && base(b, platform, runtimeVersion) && !stopped.contains(b.embeddedUpdateId())) {
         ids.add(b.embeddedUpdateId());
       }
     }
