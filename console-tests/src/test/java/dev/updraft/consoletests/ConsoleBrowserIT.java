@@ -99,6 +99,7 @@ class ConsoleBrowserIT {
   /** A control plane without the insights routes (its own topics), for the console's "not available" path. */
   static String bareBase;
   static String edgeUrl;
+  static String postgresUrl;
   static ChromeDriverService service;
   static WebDriver driver;
   static WebDriverWait wait;
@@ -114,7 +115,7 @@ class ConsoleBrowserIT {
   @BeforeAll
   static void start(Infra infra, @TempDir Path dir) throws Exception {
     vertx = Vertx.vertx();
-    String postgresUrl = "postgresql://" + infra.pgUser() + (infra.pgPassword().isEmpty() ? "" : ":" + infra.pgPassword())
+    postgresUrl = "postgresql://" + infra.pgUser() + (infra.pgPassword().isEmpty() ? "" : ":" + infra.pgPassword())
         + "@" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database();
     // the wiring of `updraft control-plane`: the insights extension over the ingester's database
     Map<String, String> flags = controlFlags(infra.kafkaBootstrap(), infra.topicPrefix(), dir.resolve("data"));
@@ -759,6 +760,37 @@ class ConsoleBrowserIT {
     assertThat(builds).hasSize(2);
     assertThat(builds.toString()).contains("\"expoUpdatesVersion\":\"57.0.22\",\"embeddedPatches\":false");
     page("13-builds");
+
+    // patches devices could not use, as the ingester stores them (patch_outcomes): on the update page and per build
+    JsonNode update = null;
+    for (JsonNode g : api.ok(api.get("/v1/apps/" + APP + "/updates?branch=production&runtimeVersion=1.0.0&limit=50"), "updates").get("items")) {
+      if (update == null && g.path("kind").asText().equals("update")) {
+        update = g;
+      }
+    }
+    assertThat(update).as("an update of %s", APP).isNotNull();
+    String iosId = null;
+    for (JsonNode p : update.path("platforms")) {
+      if (p.path("platform").asText().equals("ios")) {
+        iosId = p.path("updateId").asText();
+      }
+    }
+    io.vertx.sqlclient.Pool pg = io.vertx.pgclient.PgBuilder.pool()
+        .connectingTo(io.vertx.pgclient.PgConnectOptions.fromUri(postgresUrl)).using(vertx).build();
+    try {
+      await(pg.preparedQuery("INSERT INTO patch_outcomes (app_id, base_update_id, update_id, platform, from_embedded, served, failed, last_seen)"
+              + " VALUES ($1, $2, $3, 'ios', true, 30, 25, now()), ($1, $4, $3, 'ios', false, 400, 3, now())")
+          .execute(io.vertx.sqlclient.Tuple.of(APP, "4d3c2b1a-0000-4000-8000-0000000000c1", iosId, "4d3c2b1a-0000-4000-8000-0000000000c2")));
+    } finally {
+      await(pg.close());
+    }
+    driver.get(base + "/console/#/apps/" + APP + "/updates/" + update.path("groupId").asText());
+    waitForText(By.id("patch-outcomes-ios"), "could not use");
+    WebElement failing = driver.findElement(By.cssSelector("#patch-outcomes-ios tr[data-base-update-id='4d3c2b1a-0000-4000-8000-0000000000c1']"));
+    assertThat(failing.getText()).contains("a build’s embedded bundle", "30", "25", "stopped: too many failed");
+    assertThat(driver.findElement(By.cssSelector("#patch-outcomes-ios tr[data-base-update-id='4d3c2b1a-0000-4000-8000-0000000000c2']")).getText())
+        .contains("an update", "400", "3", "served");
+    page("14-update-patch-outcomes");
   }
 
   private static void registerBuild(Path bundle, String embeddedId, String version) {
