@@ -118,7 +118,12 @@ final class BuildsCommand {
             .append(n.path("embeddedUpdateId").asText()).append("  ").append(n.path("bundleSha256").asText()).append("  ")
             .append(n.path("size").asLong()).append(" bytes  expo-updates ")
             .append(n.path("expoUpdatesVersion").isTextual() ? n.path("expoUpdatesVersion").asText() : "unknown")
-            .append(n.path("embeddedPatches").asBoolean() ? "  patches" : "  full bundle only").append('\n');
+            .append(n.path("patchesStopped").asBoolean() ? "  patches stopped (too many failed)"
+                : n.path("embeddedPatches").asBoolean() ? "  patches" : "  full bundle only");
+        if (n.path("patchesServed").isNumber()) {
+          b.append("  ").append(n.path("patchesServed").asLong()).append(" served, ").append(n.path("patchesFailed").asLong()).append(" failed");
+        }
+        b.append('\n');
       }
       s.print(r, b.length() == 0 ? "no builds registered" : b.toString().stripTrailing());
     }

@@ -129,6 +129,13 @@ class PatchFailuresIT {
     assertThat(outcome.path("served").asLong()).isEqualTo(FAILURES);
     assertThat(outcome.path("failed").asLong()).isEqualTo(FAILURES);
     assertThat(outcome.path("baseStopped").asBoolean()).isTrue();
+    CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
+    CliRunner.Result shown = cli.run("updates", "show", "--app", APP, "--update", group2);
+    assertThat(shown.status()).as(shown.err()).isZero();
+    assertThat(shown.out()).contains("from " + EMBEDDED + " (embedded): " + FAILURES + " patches served, " + FAILURES
+        + " devices could not use theirs; no more patches from it");
+    CliRunner.Result builds = cli.run("builds", "list", "--app", APP);
+    assertThat(builds.out()).contains(EMBEDDED, "expo-updates 57.0.24", "patches stopped (too many failed)", FAILURES + " served, " + FAILURES + " failed");
 
     // the control plane takes the base out of the recorded patches: an edge that saw no failure serves it no patch
     until("the embedded base leaves update 2's patches", 120,
