@@ -144,7 +144,10 @@ public final class EdgeNode {
         parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
       }
       parts.patches = new PatchCache(live, config.patchCacheBytes(), registry);
-      parts.assets = new AssetRoute(vertx, live, parts.patches, registry);
+      CheckInEmitter emitter = parts.emitter;
+      String edgeId = config.edgeId();
+      parts.assets = new AssetRoute(vertx, live, parts.patches, registry, emitter == null ? null
+          : c -> emitter.offer(c.toBuilder().checkInId(CheckInIds.next()).edgeId(edgeId).build(), CheckInEmitter.DEVICE));
       parts.reader.start();
       parts.patches.start();
       if (parts.emitter != null) {

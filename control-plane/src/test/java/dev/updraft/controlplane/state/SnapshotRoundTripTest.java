@@ -110,7 +110,7 @@ class SnapshotRoundTripTest {
       case 16:
         return new PatchesComputed(any.groupId(), List.of(new BundlePatch("ios", "aa" + seq, "bb".repeat(32), List.of("u"), "cc" + seq, 3, "http://s/c")));
       case 17:
-        return new BuildRegistered("ios", "1", "e" + (seq % 4), "bb" + seq, 10);
+        return new BuildRegistered("ios", "1", "e" + (seq % 4), "bb" + seq, 10, null);
       case 19:
         return new UpdatePinned(any.groupId(), r.nextInt(3) > 0);
       case 20:

@@ -29,7 +29,7 @@ final class AssetMetrics {
         .description("Bytes patches saved: the full bundle in the device's encoding minus the patch").register(registry);
     this.upstream = Counter.builder("updraft.edge.assets.storage.failures")
         .description("Full launch-asset requests storage did not answer with the expected bytes (502)").register(registry);
-    for (String r : new String[] {"no-base", "same-update", "unknown-base", "not-loaded"}) {
+    for (String r : new String[] {"no-base", "same-update", "unknown-base", "not-loaded", "failing-base"}) {
       miss(r, false);
     }
   }

@@ -3,6 +3,7 @@ package dev.updraft.edge.assets;
 import dev.updraft.common.AcceptEncoding;
 import dev.updraft.edge.image.AppImage;
 import dev.updraft.edge.image.LiveImage;
+import dev.updraft.events.CheckIn;
 import dev.updraft.events.EventPayload.AssetVariant;
 import dev.updraft.events.EventPayload.BundlePatch;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
@@ -21,6 +22,7 @@ import io.vertx.core.http.RequestOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -37,7 +39,9 @@ import java.util.regex.Pattern;
  * {@code Accept-Encoding} prefers among those stored at publish time (zstd, br, gzip, identity), streamed
  * from the storage URL of the event: the edge sets {@code content-encoding} itself, and the device's
  * conditional headers never reach the object store (which would answer 412 or 304). Conditional headers
- * are never evaluated here: no 304, no 412, and never a 226 without a patch.
+ * are never evaluated here: no 304, no 412, and never a 226 without a patch. A full request without
+ * {@code A-IM} that follows a 226 to the same device is a patch it could not use ({@link PatchFailures}), and
+ * a base whose patches fail is served no more patches.
  *
  * <p>Shared by every event loop; thread-safe. The only I/O is the streamed full bundle.
  */
@@ -49,12 +53,20 @@ public final class AssetRoute {
   private final LiveImage live;
   private final PatchCache cache;
   private final AssetMetrics metrics;
+  private final PatchFailures failures;
+  private final Consumer<CheckIn> reports;
   private final HttpClientAgent upstream;
 
-  public AssetRoute(Vertx vertx, LiveImage live, PatchCache cache, MeterRegistry registry) {
+  /**
+   * @param reports nullable (check-ins off): where a patch served or failed goes as a check-in (outcome
+   *     {@code patch}; the caller adds its id and the edge's), never blocking
+   */
+  public AssetRoute(Vertx vertx, LiveImage live, PatchCache cache, MeterRegistry registry, Consumer<CheckIn> reports) {
+    this.reports = reports;
     this.live = live;
     this.cache = cache;
     this.metrics = new AssetMetrics(registry);
+    this.failures = new PatchFailures(registry, System::currentTimeMillis);
     this.upstream = vertx.createHttpClient(
         new HttpClientOptions().setConnectTimeout(10_000).setIdleTimeout(60).setKeepAlive(true).setDecompressionSupported(false),
         new PoolOptions().setHttp1MaxSize(64));
@@ -87,8 +99,9 @@ public final class AssetRoute {
     }
     MultiMap h = req.headers();
     String miss = null;
+    String base = id(first(h.get("expo-current-update-id"), h.get("if-none-match")));
+    String client = id(h.get("eas-client-id"));
     if (wantsPatch(h.getAll("a-im"))) {
-      String base = id(first(h.get("expo-current-update-id"), h.get("if-none-match")));
       String requested = id(first(h.get("expo-requested-update-id"), h.get("if-match")));
       BundlePatch p = base == null ? null : app.launchAssets().patch(sha, base);
       Buffer bytes = p == null ? null : cache.get(p.sha256());
@@ -100,13 +113,33 @@ public final class AssetRoute {
         miss = "unknown-base";
       } else if (bytes == null) {
         miss = "not-loaded";
+      } else if (failures.stopped(appId, base)) {
+        miss = "failing-base";
       } else {
+        if (req.method() == HttpMethod.GET) {
+          failures.served(appId, sha, base, client);
+          report(appId, h, base, client, requested, CheckIn.REASON_PATCH_SERVED);
+        }
         patch(req, res, base, requested, bytes, asset, h.get("accept-encoding"));
         return;
       }
       metrics.miss(miss);
+    } else if (base != null && req.method() == HttpMethod.GET
+        && failures.full(appId, sha, base, client, id(h.get("expo-embedded-update-id")))) {
+      report(appId, h, base, client, id(first(h.get("expo-requested-update-id"), h.get("if-match"))), CheckIn.REASON_PATCH_FAILED);
     }
     full(req, res, asset);
+  }
+
+  private void report(String appId, MultiMap h, String base, String client, String requested, String reason) {
+    if (reports == null) {
+      return;
+    }
+    String platform = h.get("expo-platform");
+    reports.accept(CheckIn.builder().appId(appId).platform(platform == null ? "" : platform.toLowerCase(Locale.ROOT))
+        .runtimeVersion(h.get("expo-runtime-version")).clientId(client).currentUpdateId(base)
+        .embeddedUpdateId(id(h.get("expo-embedded-update-id"))).servedUpdateId(requested).outcome(CheckIn.OUTCOME_PATCH).reason(reason)
+        .atEpochMillis(System.currentTimeMillis()).build());
   }
 
   private void patch(HttpServerRequest req, HttpServerResponse res, String base, String requested, Buffer bytes, LaunchAssetStored asset,

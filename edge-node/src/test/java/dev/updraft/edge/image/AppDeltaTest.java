@@ -170,7 +170,7 @@ class AppDeltaTest {
         }));
     CASES.put(EventType.BUILD_REGISTERED, new Case(
         List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
-        new EventPayload.BuildRegistered("ios", Scenario.RTV, "e1", BASE, 10),
+        new EventPayload.BuildRegistered("ios", Scenario.RTV, "e1", BASE, 10, null),
         (before, after) -> {
           onlyTheSequenceMoved(before, after);
           assertThat(after.launchAssets()).isEqualTo(before.launchAssets());
