@@ -49,7 +49,8 @@ import java.util.regex.Pattern;
  * {@code public, max-age=30}. {@code Vary} names what chose the answer: {@code accept-encoding, a-im} for
  * a request without a patch request; with one, also the headers naming the base and the requested update.
  *
- * <p>Shared by every event loop; thread-safe. The only I/O is the streamed full bundle.
+ * <p>Shared by every event loop; thread-safe. The only I/O is the streamed full bundle, and the identity
+ * bytes an interim copy is made from.
  */
 public final class AssetRoute {
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{64}");
