@@ -34,14 +34,14 @@ final class StorageSetup {
 
   private static AssetStorage gcs(ControlPlaneConfig config, Hooks hooks) {
     Credentials creds = null;
-    if (config.gcsCredentials() != null) {
-      try (InputStream in = Files.newInputStream(config.gcsCredentials())) {
+    if (config.gcs().credentials() != null) {
+      try (InputStream in = Files.newInputStream(config.gcs().credentials())) {
         creds = ServiceAccountCredentials.fromStream(in);
       } catch (IOException e) {
         throw new IllegalStateException(
-            "--gcs-credentials file=" + config.gcsCredentials() + " is not a service-account JSON key: " + e.getMessage(), e);
+            "--gcs-credentials file=" + config.gcs().credentials() + " is not a service-account JSON key: " + e.getMessage(), e);
       }
-    } else if (hooks.gcs() == null || config.gcsBaseUrl() == null) {
+    } else if (hooks.gcs() == null || config.gcs().baseUrl() == null) {
       try {
         creds = GoogleCredentials.getApplicationDefault();
       } catch (IOException e) {
@@ -52,10 +52,10 @@ final class StorageSetup {
     Storage client =
         hooks.gcs() != null ? hooks.gcs() : StorageOptions.newBuilder().setCredentials(creds).build().getService();
     ServiceAccountSigner signer = creds instanceof ServiceAccountSigner ? (ServiceAccountSigner) creds : null;
-    if (config.gcsBaseUrl() == null && signer == null) {
+    if (config.gcs().baseUrl() == null && signer == null) {
       throw new IllegalStateException(
           "signed asset URLs need service-account credentials that can sign (--gcs-credentials), or give --gcs-base-url for a public bucket or CDN");
     }
-    return new GcsAssetStorage(client, config.gcsBucket(), config.gcsBaseUrl(), config.gcsSignedUrlTtl(), signer);
+    return new GcsAssetStorage(client, config.gcs().bucket(), config.gcs().baseUrl(), config.gcs().signedUrlTtl(), signer);
   }
 }

@@ -25,6 +25,8 @@ final class DevCommand {
               "                   [--ingest-linger 250ms] (how long the ingester gathers check-ins per PostgreSQL transaction)",
               "                   [--asset-encoding best|fast] (fast: a publish's zstd, br and gzip copies at low levels, quicker)",
               "                   [--start-timeout 10m] (the longest each service may take to start: replaying a long event log)",
+              "                   [--kafka-bootstrap H:P [--kafka-config FILE]] (an external Kafka instead of the embedded one;",
+              "                    FILE: its client properties, TLS/SASL, see docs/operations.md, Secured Kafka)",
               "Runs Kafka (KRaft) and PostgreSQL embedded, with their data under --data-dir (default ./.updraft),",
               "the control plane (8080), an edge node (3000) and the telemetry ingester, in this process. Launch assets",
               "(with bundle patches) come from the edge at --edge-public-url (default: --public-url's host, edge port).",
