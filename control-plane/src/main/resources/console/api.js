@@ -80,7 +80,7 @@ export function query(params) {
  *
  * @param {string} method
  * @param {string} path starting with /v1/
- * @param {{body?: object, headers?: object, token?: string}} options token overrides the stored one
+ * @param {{body?: object, raw?: BufferSource, headers?: object, token?: string}} options token overrides the stored one; raw is sent as it is
  */
 export async function request(method, path, options = {}) {
   const headers = { Accept: 'application/json', ...(options.headers || {}) };
@@ -89,7 +89,9 @@ export async function request(method, path, options = {}) {
     headers.Authorization = 'Bearer ' + t;
   }
   const init = { method, headers, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' };
-  if (options.body !== undefined) {
+  if (options.raw !== undefined) {
+    init.body = options.raw;
+  } else if (options.body !== undefined) {
     headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(options.body);
   }
@@ -123,6 +125,8 @@ export const post = (path, body, headers) => request('POST', path, { body: body 
 export const put = (path, body) => request('PUT', path, { body });
 export const patch = (path, body) => request('PATCH', path, { body });
 export const del = (path) => request('DELETE', path);
+/** PUTs raw bytes (an asset upload) with their content type. */
+export const upload = (path, bytes, contentType) => request('PUT', path, { raw: bytes, headers: { 'Content-Type': contentType } });
 
 /**
  * A fresh idempotency key. Made when a form is drawn, so submitting the same form twice (a double

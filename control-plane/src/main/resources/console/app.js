@@ -12,6 +12,7 @@ import { updatePage } from './page-update.js';
 import { devicesPage } from './page-devices.js';
 import { auditPage } from './page-audit.js';
 import { accessPage } from './page-access.js';
+import { buildsPage } from './page-builds.js';
 
 const ROUTES = [
   { re: /^\/signin$/, page: signInPage, open: true },
@@ -26,12 +27,14 @@ const ROUTES = [
   { re: /^\/apps\/([^/]+)\/devices\/([^/]+)$/, page: devicesPage, tab: 'devices' },
   { re: /^\/apps\/([^/]+)\/audit$/, page: auditPage, tab: 'audit' },
   { re: /^\/apps\/([^/]+)\/access$/, page: accessPage, tab: 'access' },
+  { re: /^\/apps\/([^/]+)\/builds$/, page: buildsPage, tab: 'builds' },
 ];
 
 const TABS = [
   ['channels', 'Channels'],
   ['branches', 'Branches and updates'],
   ['devices', 'Device lookup'],
+  ['builds', 'Builds'],
   ['audit', 'Audit log'],
   ['access', 'Tokens and keys'],
 ];

@@ -11,6 +11,15 @@ const ROLES = [
   { value: 'admin', label: 'admin: everything on this app, tokens and keys too' },
 ];
 
+// the server's limit is 365d and its default 90d (TokenExpiry)
+const EXPIRIES = [
+  { value: '1d', label: '1 day' },
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+  { value: '90d', label: '90 days' },
+  { value: '365d', label: '1 year (the longest)' },
+];
+
 export async function accessPage(ctx) {
   const app = ctx.app;
   const [tokens, keys] = await Promise.all([tokensOf(app), api.get(api.p`/v1/apps/${app}/keys`)]);
@@ -50,12 +59,12 @@ function tokensTable(ctx, app, items) {
   if (!items.length) {
     return empty('No token yet: the admin token is the only one that works on this app.');
   }
-  const active = items.filter((t) => !t.revokedAt).length;
+  const active = items.filter((t) => !t.revokedAt && !t.expired).length;
   return h(
     'table',
     { id: 'tokens-table' },
     h('caption', {}, `${items.length} ${items.length === 1 ? 'token' : 'tokens'}, ${active} active`),
-    h('thead', {}, h('tr', {}, ['Token', 'Role', 'Label', 'Issued', 'Status'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('thead', {}, h('tr', {}, ['Token', 'Role', 'Label', 'Issued', 'Expires', 'Status'].map((c) => h('th', { scope: 'col' }, c)))),
     h(
       'tbody',
       {},
@@ -67,6 +76,7 @@ function tokensTable(ctx, app, items) {
           h('td', {}, t.role),
           h('td', {}, t.label || '—'),
           h('td', {}, time(t.issuedAt), t.issuedBy ? ' by ' + t.issuedBy : ''),
+          h('td', {}, t.expiresAt ? h('span', {}, t.expired ? 'expired ' : '', time(t.expiresAt)) : 'never'),
           h('td', {}, t.revokedAt ? h('span', {}, 'revoked ', time(t.revokedAt)) : revokeControl(ctx, app, t)),
         ),
       ),
@@ -107,13 +117,14 @@ function confirmed(ctx, { id, summary, label, submit, text, run, done }) {
 function issueForm(ctx, app) {
   const role = field({ id: 'token-role', label: 'Role', kind: 'select', value: 'publish', options: ROLES });
   const label = field({ id: 'token-label', label: 'Label (optional)', hint: 'Who or what uses it, e.g. “GitHub Actions, main”.', attrs: { maxlength: 200 } });
+  const expires = field({ id: 'token-expires-in', label: 'Expires in', kind: 'select', value: '90d', options: EXPIRIES });
   return actionForm({
     id: 'issue-token',
     label: 'Issue a token',
     submit: 'Issue token',
-    children: [h('h3', {}, 'Issue a token'), role.el, label.el],
+    children: [h('h3', {}, 'Issue a token'), role.el, label.el, expires.el],
     action: async () => {
-      const body = { role: role.input.value };
+      const body = { role: role.input.value, expiresIn: expires.input.value };
       if (val(label.input)) {
         body.label = val(label.input);
       }
@@ -122,7 +133,7 @@ function issueForm(ctx, app) {
         h(
           'span',
           { id: 'issued-token' },
-          `Issued ${t.role} token ${t.tokenId}. Its secret, shown this once: `,
+          `Issued ${t.role} token ${t.tokenId}, expiring ${t.expiresAt}. Its secret, shown this once: `,
           h('code', { id: 'issued-token-secret' }, t.token),
           ' (UPDRAFT_TOKEN for the CLI).',
         ),

@@ -59,6 +59,7 @@ async function patches(app, g) {
     const enc = (p.launchAsset.encodings || []).filter((e) => e.encoding !== 'identity').map((e) => `${e.encoding} ${num(e.size)} bytes`);
     wrap.append(h('h3', {}, `${p.platform}: bundle `, shortId(p.launchAsset.sha256), p.launchAsset.size != null ? `, ${num(p.launchAsset.size)} bytes` : ''));
     wrap.append(h('p', {}, enc.length ? 'Stored encodings: ' + enc.join(', ') : h('span', { class: 'muted' }, 'No stored encodings yet.')));
+    wrap.append(outcomesOf(d, p));
     if (!(p.patches || []).length) {
       wrap.append(empty(d.computed ? 'No patches: no earlier bundle to start from, or none at most half the gzip size.' : 'No patches yet.'));
       continue;
@@ -75,6 +76,42 @@ async function patches(app, g) {
     );
   }
   return wrap;
+}
+
+/**
+ * Patches served to this update and those devices could not use (they downloaded the full bundle right after),
+ * per base; a stopped base gets no more patches (docs/operations.md, "Patches devices could not use").
+ */
+function outcomesOf(d, p) {
+  const id = `patch-outcomes-${p.platform}`;
+  if (d.outcomes !== 'ok') {
+    return h('p', { class: 'muted', id }, 'Patches served and failed are not known: the control plane has no telemetry database, or it does not answer.');
+  }
+  const rows = p.patchOutcomes || [];
+  if (!rows.length) {
+    return h('p', { class: 'muted', id }, 'No patch to this update served yet.');
+  }
+  return h(
+    'table',
+    { class: 'data', id },
+    h('caption', {}, `${p.platform}: patches served and patches devices could not use`),
+    h('thead', {}, h('tr', {}, ['From update', 'Base', 'Served', 'Could not use', 'Patches from it'].map((t, i) => h('th', { scope: 'col', class: i === 2 || i === 3 ? 'num' : null }, t)))),
+    h(
+      'tbody',
+      {},
+      rows.map((r) =>
+        h(
+          'tr',
+          { 'data-base-update-id': r.baseUpdateId, class: r.baseStopped ? 'warning' : null },
+          h('td', {}, shortId(r.baseUpdateId)),
+          h('td', {}, r.fromEmbedded ? 'a build’s embedded bundle' : 'an update'),
+          h('td', { class: 'num' }, num(r.served)),
+          h('td', { class: 'num failed' }, num(r.failed)),
+          h('td', { class: 'base-state' }, r.baseStopped ? 'stopped: too many failed' : 'served'),
+        ),
+      ),
+    ),
+  );
 }
 
 /** Line charts from GET /v1/apps/{app}/insights/updates/{groupId}/hourly: adoption, launches, failure rate. */

@@ -2,6 +2,7 @@ package dev.updraft.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.common.ExpoUpdatesVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -25,9 +26,9 @@ final class BuildsCommand {
 
   @Command(name = "register", sortOptions = false, footer = Root.EXIT_STATUS,
       description = {
-        "Upload the bundle a build embeds and register it with the update id the build sends as expo-embedded-update-id.",
-        "Opt-in: only clients with the September 2026 fixes apply a patch from an embedded bundle; older ones download the patch,",
-        "discard it and then download the full bundle."
+        "Upload the bundle a build embeds and register it with the update id the build sends as expo-embedded-update-id",
+        "and the build's expo-updates version. Its devices then get patches from that bundle when their expo-updates applies them",
+        "(55.0.31+, 56.0.27+, 57.0.23+, any later major); builds on older or unknown versions get the full bundle."
       })
   static final class Register implements Action {
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, order = 1, description = "the app")
@@ -48,11 +49,26 @@ final class BuildsCommand {
         description = "the bundle the build embeds (main.jsbundle on iOS, index.android.bundle on Android)")
     String bundle;
 
+    @Option(names = "--expo-updates-version", paramLabel = "V", converter = Values.Text.class, order = 6,
+        description = "the expo-updates version the build ships (57.0.24); by default read from node_modules/expo-updates/package.json "
+            + "in the bundle's directory or one above it, else the current directory's")
+    String expoUpdatesVersion;
+
     @Override
     public void run(Session s) throws CliException {
       Path file = Path.of(bundle);
       if (!Files.isRegularFile(file)) {
         throw CliException.usage("--bundle " + bundle + " is not a file");
+      }
+      String version = expoUpdatesVersion;
+      if (version == null) {
+        version = ProjectVersion.expoUpdates(file.toAbsolutePath().getParent(), Path.of("").toAbsolutePath());
+        if (version == null) {
+          s.err.println("warning: no --expo-updates-version and no node_modules/expo-updates/package.json above " + bundle
+              + ": the build is registered with an unknown version, and its devices get the full bundle, never a patch from it");
+        }
+      } else if (ExpoUpdatesVersion.parse(version) == null) {
+        throw CliException.usage("--expo-updates-version " + version + " is not an expo-updates release such as 57.0.24");
       }
       String sha;
       long size;
@@ -76,9 +92,15 @@ final class BuildsCommand {
       b.put("runtimeVersion", runtimeVersion);
       b.put("embeddedUpdateId", embeddedUpdateId);
       b.put("bundleSha256", sha);
+      if (version != null) {
+        b.put("expoUpdatesVersion", version);
+      }
       JsonNode r = api.post(Session.app(app) + "/builds", b);
       s.print(r, "registered the " + r.path("platform").asText() + " build of runtime " + r.path("runtimeVersion").asText() + " embedding update "
-          + r.path("embeddedUpdateId").asText() + " (bundle " + sha + ", " + size + " bytes): its devices get patches from the next publish on");
+          + r.path("embeddedUpdateId").asText() + " (bundle " + sha + ", " + size + " bytes, expo-updates "
+          + (r.path("expoUpdatesVersion").isTextual() ? r.path("expoUpdatesVersion").asText() : "unknown") + "): "
+          + (r.path("embeddedPatches").asBoolean() ? "its devices get patches from it for every servable update of the runtime"
+              : "its expo-updates cannot apply a patch from the embedded bundle; its devices get the full bundle"));
     }
   }
 
@@ -94,7 +116,14 @@ final class BuildsCommand {
       for (JsonNode n : r.path("builds")) {
         b.append(n.path("platform").asText()).append("  ").append(n.path("runtimeVersion").asText()).append("  ")
             .append(n.path("embeddedUpdateId").asText()).append("  ").append(n.path("bundleSha256").asText()).append("  ")
-            .append(n.path("size").asLong()).append(" bytes\n");
+            .append(n.path("size").asLong()).append(" bytes  expo-updates ")
+            .append(n.path("expoUpdatesVersion").isTextual() ? n.path("expoUpdatesVersion").asText() : "unknown")
+            .append(n.path("patchesStopped").asBoolean() ? "  patches stopped (too many failed)"
+                : n.path("embeddedPatches").asBoolean() ? "  patches" : "  full bundle only");
+        if (n.path("patchesServed").isNumber()) {
+          b.append("  ").append(n.path("patchesServed").asLong()).append(" served, ").append(n.path("patchesFailed").asLong()).append(" failed");
+        }
+        b.append('\n');
       }
       s.print(r, b.length() == 0 ? "no builds registered" : b.toString().stripTrailing());
     }

@@ -61,7 +61,8 @@ final class Root {
           "  retention set --app APP [--branch B] --keep N [--max-age 90d] | retention show|remove --app APP [--branch B]",
           "  retention apply --app APP                            apply the app's retention policies now",
           "  assets prune --app APP [--dry-run] [--grace 7d]        delete stored objects no remaining group references",
-          "  builds register --app APP --platform P --runtime-version R --embedded-update-id ID --bundle FILE | builds list --app APP",
+          "  builds register --app APP --platform P --runtime-version R --embedded-update-id ID --bundle FILE [--expo-updates-version V]"
+              + " | builds list --app APP",
           "  insights --app APP (--update GROUP [--hourly] | --channel C | --refused)",
           "                                                       devices on it, launches, failures (--hourly: hour by hour",
           "                                                       over 7 days); adoption on a channel; requests the edges refused",

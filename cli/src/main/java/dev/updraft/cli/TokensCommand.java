@@ -23,6 +23,14 @@ final class TokensCommand {
     @Option(names = "--label", paramLabel = "L", description = "a note saying what the token is for (ci, ...)")
     String label;
 
+    @Option(names = "--expires-in", paramLabel = "DURATION", converter = Values.Text.class,
+        description = "how long the token works: 90m, 12h, 30d, ... (at most 365d; default 90d)")
+    String expiresIn;
+
+    @Option(names = "--expires-at", paramLabel = "INSTANT", converter = Values.Text.class,
+        description = "when the token stops working, instead of --expires-in: 2027-01-31T00:00:00Z")
+    String expiresAt;
+
     @Override
     public void run(Session s) throws CliException {
       ObjectNode b = Api.JSON.createObjectNode();
@@ -30,13 +38,19 @@ final class TokensCommand {
       if (label != null) {
         b.put("label", label);
       }
+      if (expiresIn != null) {
+        b.put("expiresIn", expiresIn);
+      }
+      if (expiresAt != null) {
+        b.put("expiresAt", expiresAt);
+      }
       JsonNode r = s.api().post(Session.app(app) + "/tokens", b);
       s.print(r, r.get("token").asText() + "\n(token " + r.get("tokenId").asText() + ", role " + r.get("role").asText()
-          + ": shown once, store it now)");
+          + ", expires " + r.path("expiresAt").asText("never") + ": shown once, store it now)");
     }
   }
 
-  @Command(name = "list", description = "List an app's tokens (ids, roles, labels; never the secrets).", footer = Root.EXIT_STATUS)
+  @Command(name = "list", description = "List an app's tokens (ids, roles, labels, expiry; never the secrets).", footer = Root.EXIT_STATUS)
   static final class List implements Action {
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
     String app;
@@ -44,7 +58,16 @@ final class TokensCommand {
     @Override
     public void run(Session s) throws CliException {
       s.listing(Session.app(app) + "/tokens", n -> n.get("tokenId").asText() + "  " + n.get("role").asText() + "  "
-          + n.path("label").asText("") + (n.get("revokedAt").isNull() ? "" : "  revoked " + n.get("revokedAt").asText()));
+          + n.path("label").asText("") + "  " + expiry(n) + (n.get("revokedAt").isNull() ? "" : "  revoked " + n.get("revokedAt").asText()));
+    }
+
+    /** "expires AT", "expired AT" or "never expires". */
+    static String expiry(JsonNode n) {
+      JsonNode at = n.path("expiresAt");
+      if (at.isMissingNode() || at.isNull()) {
+        return "never expires";
+      }
+      return (n.path("expired").asBoolean(false) ? "expired " : "expires ") + at.asText();
     }
   }
 

@@ -172,6 +172,11 @@ final class UpdateCommands {
       if (p.path("patches").isEmpty()) {
         b.append(d.path("computed").asBoolean() ? "\n    no patches (no earlier bundle, or none small enough)" : "\n    patches not computed yet");
       }
+      for (JsonNode o : p.path("patchOutcomes")) {
+        b.append("\n    from ").append(o.path("baseUpdateId").asText()).append(o.path("fromEmbedded").asBoolean() ? " (embedded)" : "")
+            .append(": ").append(o.path("served").asLong()).append(" patches served, ").append(o.path("failed").asLong())
+            .append(" devices could not use theirs").append(o.path("baseStopped").asBoolean() ? "; no more patches from it" : "");
+      }
     }
     if (d.path("platforms").isEmpty()) {
       b.append(" none (a roll back to embedded)");

@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -99,6 +100,7 @@ class ConsoleBrowserIT {
   /** A control plane without the insights routes (its own topics), for the console's "not available" path. */
   static String bareBase;
   static String edgeUrl;
+  static String postgresUrl;
   static ChromeDriverService service;
   static WebDriver driver;
   static WebDriverWait wait;
@@ -114,7 +116,7 @@ class ConsoleBrowserIT {
   @BeforeAll
   static void start(Infra infra, @TempDir Path dir) throws Exception {
     vertx = Vertx.vertx();
-    String postgresUrl = "postgresql://" + infra.pgUser() + (infra.pgPassword().isEmpty() ? "" : ":" + infra.pgPassword())
+    postgresUrl = "postgresql://" + infra.pgUser() + (infra.pgPassword().isEmpty() ? "" : ":" + infra.pgPassword())
         + "@" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database();
     // the wiring of `updraft control-plane`: the insights extension over the ingester's database
     Map<String, String> flags = controlFlags(infra.kafkaBootstrap(), infra.topicPrefix(), dir.resolve("data"));
@@ -676,6 +678,7 @@ class ConsoleBrowserIT {
 
     // a publish token for CI: its secret is shown once and works against the API
     fill(By.id("token-label"), "GitHub Actions, main");
+    new Select(driver.findElement(By.id("token-expires-in"))).selectByValue("30d");
     driver.findElement(By.id("issue-token-submit")).click();
     waitForText(By.id("issued-token"), "Issued publish token");
     String secret = driver.findElement(By.id("issued-token-secret")).getText();
@@ -685,6 +688,8 @@ class ConsoleBrowserIT {
     JsonNode issued = api.ok(api.get("/v1/apps/" + app + "/tokens"), "tokens").get("items").get(0);
     assertThat(issued.path("role").asText()).isEqualTo("publish");
     assertThat(issued.path("label").asText()).isEqualTo("GitHub Actions, main");
+    assertThat(Duration.between(Instant.parse(issued.path("issuedAt").asText()), Instant.parse(issued.path("expiresAt").asText())))
+        .as("issued to expire in 30 days").isEqualTo(Duration.ofDays(30));
     String tokenId = issued.path("tokenId").asText();
     waitForText(By.id("tokens-table"), "GitHub Actions, main");
 
@@ -736,6 +741,74 @@ class ConsoleBrowserIT {
 
   @Test
   @Order(5)
+  void registerBuildsWithTheirExpoUpdatesVersionInThePage(@TempDir Path dir) throws Exception {
+    String app = "console-builds";
+    api.ok(api.post("/v1/apps", Map.of("appId", app)), "create " + app);
+    Path bundle = Files.write(dir.resolve("main.jsbundle"), "var build = 'console';\n".repeat(200).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    driver.get(base + "/console/#/apps/" + app + "/builds");
+    waitForHeading("Builds of " + app);
+    assertThat(driver.findElement(By.tagName("main")).getText()).contains("No build registered yet");
+
+    // a version that is no release: the API's 400 shows in the form, nothing is registered
+    registerBuild(bundle, "4d3c2b1a-0000-4000-8000-0000000000b1", "latest");
+    waitForText(By.id("register-build-error"), "expoUpdatesVersion must be an expo-updates release");
+    assertThat(api.ok(api.get("/v1/apps/" + app + "/builds"), "builds").path("builds")).isEmpty();
+
+    // a fixed release: its devices get patches; one before the fixes: the full bundle
+    registerBuild(bundle, "4d3c2b1a-0000-4000-8000-0000000000b1", "57.0.24");
+    waitForText(By.id("status"), "its devices get patches from its bundle");
+    registerBuild(bundle, "4d3c2b1a-0000-4000-8000-0000000000b2", "57.0.22");
+    waitForText(By.id("status"), "its devices get the full bundle");
+    waitForText(By.cssSelector("tr[data-embedded-update-id='4d3c2b1a-0000-4000-8000-0000000000b2'] .embedded-patches"), "no: full bundle");
+    assertThat(driver.findElement(By.cssSelector("tr[data-embedded-update-id='4d3c2b1a-0000-4000-8000-0000000000b1'] .expo-updates-version")).getText())
+        .isEqualTo("57.0.24");
+    JsonNode builds = api.ok(api.get("/v1/apps/" + app + "/builds"), "builds").path("builds");
+    assertThat(builds).hasSize(2);
+    assertThat(builds.toString()).contains("\"expoUpdatesVersion\":\"57.0.22\",\"embeddedPatches\":false");
+    page("13-builds");
+
+    // patches devices could not use, as the ingester stores them (patch_outcomes): on the update page and per build
+    JsonNode update = null;
+    for (JsonNode g : api.ok(api.get("/v1/apps/" + APP + "/updates?branch=production&runtimeVersion=1.0.0&limit=50"), "updates").get("items")) {
+      if (update == null && g.path("kind").asText().equals("update")) {
+        update = g;
+      }
+    }
+    assertThat(update).as("an update of %s", APP).isNotNull();
+    String iosId = null;
+    for (JsonNode p : update.path("platforms")) {
+      if (p.path("platform").asText().equals("ios")) {
+        iosId = p.path("updateId").asText();
+      }
+    }
+    io.vertx.sqlclient.Pool pg = io.vertx.pgclient.PgBuilder.pool()
+        .connectingTo(io.vertx.pgclient.PgConnectOptions.fromUri(postgresUrl)).using(vertx).build();
+    try {
+      await(pg.preparedQuery("INSERT INTO patch_outcomes (app_id, base_update_id, update_id, platform, from_embedded, served, failed, last_seen)"
+              + " VALUES ($1, $2, $3, 'ios', true, 30, 25, now()), ($1, $4, $3, 'ios', false, 400, 3, now())")
+          .execute(io.vertx.sqlclient.Tuple.of(APP, "4d3c2b1a-0000-4000-8000-0000000000c1", iosId, "4d3c2b1a-0000-4000-8000-0000000000c2")));
+    } finally {
+      await(pg.close());
+    }
+    driver.get(base + "/console/#/apps/" + APP + "/updates/" + update.path("groupId").asText());
+    waitForText(By.id("patch-outcomes-ios"), "could not use");
+    WebElement failing = driver.findElement(By.cssSelector("#patch-outcomes-ios tr[data-base-update-id='4d3c2b1a-0000-4000-8000-0000000000c1']"));
+    assertThat(failing.getText()).contains("a build’s embedded bundle", "30", "25", "stopped: too many failed");
+    assertThat(driver.findElement(By.cssSelector("#patch-outcomes-ios tr[data-base-update-id='4d3c2b1a-0000-4000-8000-0000000000c2']")).getText())
+        .contains("an update", "400", "3", "served");
+    page("14-update-patch-outcomes");
+  }
+
+  private static void registerBuild(Path bundle, String embeddedId, String version) {
+    fill(By.id("build-runtime-version"), "1.0.0");
+    fill(By.id("build-embedded-update-id"), embeddedId);
+    fill(By.id("build-expo-updates-version"), version);
+    driver.findElement(By.id("build-bundle")).sendKeys(bundle.toAbsolutePath().toString());
+    driver.findElement(By.id("register-build-submit")).click();
+  }
+
+  @Test
+  @Order(6)
   void insightsPagesSayWhenTheRoutesAreMissing() throws Exception {
     // a control plane without the insights extension: the router answers its own 404
     driver.get(bareBase + "/console/");
@@ -750,7 +823,7 @@ class ConsoleBrowserIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void signOutForgetsTheToken() {
     driver.get(base + "/console/#/apps");
     waitForHeading("Apps");

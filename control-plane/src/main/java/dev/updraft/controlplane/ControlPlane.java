@@ -1,6 +1,8 @@
 package dev.updraft.controlplane;
 
+import dev.updraft.common.KafkaRefusal;
 import dev.updraft.common.http.HeaderTimeout;
+import dev.updraft.controlplane.api.MetricsListener;
 import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
@@ -64,6 +66,8 @@ public final class ControlPlane {
   /** Retention and asset-prune schedules; set once started. */
   private Housekeeping housekeeping;
   private HistoryReads history;
+  /** Nullable: the {@code --metrics-port} listener. */
+  private HttpServer metricsServer;
   private final Delivery delivery;
   private Future<Void> closing;
 
@@ -129,11 +133,11 @@ public final class ControlPlane {
               ConsoleRoutes console = (ConsoleRoutes) parts[2];
               TlsFiles tls = (TlsFiles) parts[3];
               PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-              EventLog log = new EventLog(config.kafkaBootstrap(), Topics.events(config.topicPrefix()), config.transactionalId());
+              EventLog log = new EventLog(config.kafkaBootstrap(), config.kafka(), Topics.events(config.topicPrefix()), config.transactionalId());
               CommandProcessor processor = new CommandProcessor(log, hooks.clock(), metrics, hooks.afterCommit());
               if (config.snapshots().on()) {
                 processor.snapshots(
-                    new Snapshotter(config.kafkaBootstrap(), Topics.snapshots(config.topicPrefix()), config.snapshots(), metrics),
+                    new Snapshotter(config.kafkaBootstrap(), config.kafka(), Topics.snapshots(config.topicPrefix()), config.snapshots(), metrics),
                     hooks.beforeSnapshotCommit());
               }
               Future<Void> started =
@@ -141,7 +145,7 @@ public final class ControlPlane {
                       vertx,
                       () -> {
                         TopicSetup.ensure(
-                            config.kafkaBootstrap(), topics(config), Topics.events(config.topicPrefix()),
+                            config.kafkaBootstrap(), config.kafka(), topics(config), Topics.events(config.topicPrefix()),
                             config.replicationFactor(), config.minInsyncReplicas(), Duration.ofSeconds(60));
                         log.startWriter(Duration.ofSeconds(60));
                         return null;
@@ -159,7 +163,14 @@ public final class ControlPlane {
                                 return null;
                               })
                           .transform(x -> Future.failedFuture(t)));
-            });
+            })
+        .recover(t -> Future.failedFuture(kafkaRefusal(config, t)));
+  }
+
+  /** A start Kafka refused (credentials, TLS, an ACL) fails with the reason and the setting to fix, in one line. */
+  private static Throwable kafkaRefusal(ControlPlaneConfig config, Throwable t) {
+    String why = KafkaRefusal.of(t);
+    return why == null ? t : new IllegalStateException("Kafka at " + config.kafkaBootstrap() + ": " + why, t);
   }
 
   private static Future<ControlPlane> listen(
@@ -176,7 +187,7 @@ public final class ControlPlane {
       TlsFiles tls,
       Hooks hooks) {
     // the audit log and the groups no longer held, as the ingester projects them into PostgreSQL (connects lazily)
-    HistoryReads history = HistoryReads.create(vertx, config.postgresUrl(), metrics);
+    HistoryReads history = HistoryReads.create(vertx, config.postgresUrl(), config.postgresTls(), metrics);
     Commands commands =
         new Commands(vertx, processor, Delivery.decorate(storage, config), keys, metrics, history, hooks.renewalUrlsPerCommand());
     commands.keys().expiry().refresh(); // the log is replayed: every key's certificate expiry is known
@@ -218,8 +229,13 @@ public final class ControlPlane {
         .register(metrics);
     long headerNanos = config.http().headerTimeout().toNanos();
     server.connectionHandler(c -> HeaderTimeout.install(c, headerNanos, headerTimeouts, HEADER_TIMEOUT_ANSWER));
+    HttpServer[] metricsOf = new HttpServer[1];
     return mounted
         .compose(v -> server.requestHandler(api.router()).invalidRequestHandler(PublisherApi::invalidRequest).listen())
+        .compose(s -> MetricsListener.listen(vertx, config, metrics).map(m -> {
+          metricsOf[0] = m;
+          return s;
+        }).onFailure(t -> server.close()))
         .onFailure(t -> {
           delivery.close();
           history.close();
@@ -237,12 +253,14 @@ public final class ControlPlane {
                 timer = vertx.setPeriodic(period, period, id -> commands.renewals().renewDue().onFailure(t -> LOG.warn("renewal failed: {}", t.getMessage())));
               }
               LOG.info(
-                  "control plane listening on {}:{} publicUrl={} storage={} keyStore={}",
-                  config.bind(), s.actualPort(), url[0], storage.describe(), keys.directory());
+                  "control plane listening on {}:{} publicUrl={} storage={} keyStore={} /metrics on port {}{}",
+                  config.bind(), s.actualPort(), url[0], storage.describe(), keys.directory(),
+                  metricsOf[0] == null ? s.actualPort() : metricsOf[0].actualPort(), config.metrics().protectedByToken() ? " (token)" : "");
               ControlPlane cp =
                   new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer, delivery);
               cp.housekeeping = Housekeeping.start(vertx, config.lifecycle(), commands);
               cp.history = history;
+              cp.metricsServer = metricsOf[0];
               return cp;
             });
   }
@@ -284,6 +302,11 @@ public final class ControlPlane {
 
   public int port() {
     return server.actualPort();
+  }
+
+  /** The port of the {@code --metrics-port} listener, or -1 when {@code /metrics} is on {@link #port()}. */
+  public int metricsPort() {
+    return metricsServer == null ? -1 : metricsServer.actualPort();
   }
 
   /** The base URL asset URLs start with (local storage). */
@@ -335,6 +358,7 @@ public final class ControlPlane {
     }
     closing =
         ext.eventually(() -> server.close())
+            .eventually(() -> metricsServer == null ? Future.<Void>succeededFuture() : metricsServer.close())
             .eventually(() -> history == null ? Future.<Void>succeededFuture() : history.close())
             .eventually(
                 () -> vertx.executeBlocking(

@@ -1,6 +1,9 @@
 package dev.updraft.controlplane;
 
+import dev.updraft.common.PostgresTls;
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.snapshots.SnapshotPolicy;
 import java.net.URI;
@@ -21,12 +24,14 @@ import java.util.Set;
  *
  * <ul>
  *   <li>{@code --kafka-bootstrap} [127.0.0.1:9092], {@code --topic-prefix} [empty]
+ *   <li>{@code --kafka-config FILE} [none]: Kafka client properties (TLS, SASL, ...) for every producer, consumer and
+ *       admin client ({@link KafkaClientConfig}); keys the guarantees rest on are refused at start
  *   <li>{@code --control-port} [8080; 0 = any free port], {@code --bind} [0.0.0.0]
  *   <li>{@code --public-url} [http://127.0.0.1:&lt;port&gt;]: base of asset URLs written into manifests
  *   <li>{@code --admin-token} (required, at least 16 characters): the bootstrap admin token
  *   <li>{@code --data-dir} [./.updraft]; {@code --key-store-dir}, {@code --master-key}, {@code --allow-plaintext-keys}:
  *       {@link KeyFlags}
- *   <li>{@code --storage} local|gcs|s3 [local]; {@code --storage-dir} [&lt;data-dir&gt;/assets];
+ *   <li>{@code --storage} local|gcs|s3|azure [local] ({@code --azure-*}: {@link AzureFlags}); {@code --storage-dir} [&lt;data-dir&gt;/assets];
  *       {@code --gcs-bucket}; {@code --gcs-base-url} (public/CDN base; without it V4 signed URLs are used);
  *       {@code --gcs-signed-url-ttl} [7d, 1h..7d]; {@code --gcs-credentials} [application default]
  *   <li>with {@code --storage s3}: {@code --s3-bucket} (required); {@code --s3-endpoint} [AWS] for S3-compatible
@@ -39,7 +44,7 @@ import java.util.Set;
  *   <li>{@code --events-partitions} [3], {@code --telemetry-partitions} [4], {@code --telemetry-retention} [3d]
  *   <li>{@code --replication-factor} [3 on a cluster of three or more brokers, else the broker count] and
  *       {@code --min-insync-replicas} [min(2, replication factor)]: of the topics the control plane creates
- *   <li>{@code --postgres-url}: read by the insights routes mounted in the same process
+ *   <li>{@code --postgres-url}: read by the insights routes mounted in the same process; TLS to it: {@link PostgresTls}
  *   <li>{@code --auth-failure-limit} [20; 0 = off] invalid tokens one address may present per
  *       {@code --auth-failure-window} [1m] before its requests are refused with 429 until the window ends
  *   <li>{@code --tls-cert} and {@code --tls-key} [none: plain HTTP]: PEM certificate (and chain) and its
@@ -50,6 +55,7 @@ import java.util.Set;
  *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
  *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
  *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
+ *   <li>{@code --metrics-token} or {@code --metrics-token-file} [none: public], {@code --metrics-port} [none: the control port]: {@link MetricsAccess}
  * </ul>
  *
  * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
@@ -66,14 +72,16 @@ public final class ControlPlaneConfig {
   public static final Set<String> STORAGE_FLAGS =
       Set.of(
           "storage", "storage-dir", "gcs-bucket", "gcs-base-url", "gcs-signed-url-ttl", "gcs-credentials", "s3-bucket",
-          "s3-endpoint", "s3-region", "s3-path-style", "s3-public-base-url", "s3-presign-ttl");
+          "s3-endpoint", "s3-region", "s3-path-style", "s3-public-base-url", "s3-presign-ttl", "azure-account", "azure-container",
+          "azure-endpoint", "azure-account-key", "azure-sas-token", "azure-public-base-url", "azure-sas-ttl");
 
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
       Settings.union(
-          Settings.union(Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])), HttpFlags.NAMES.toArray(new String[0])),
-          KeyFlags.NAMES.toArray(new String[0])),
-          "kafka-bootstrap", "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
+          Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
+              HttpFlags.NAMES.toArray(new String[0])), KeyFlags.NAMES.toArray(new String[0])), PostgresTls.FLAGS.toArray(new String[0])),
+              MetricsAccess.FLAGS.toArray(new String[0])),
+          "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
           "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
           "postgres-url", "auth-failure-limit", "auth-failure-window", "tls-cert", "tls-key", "cors-origin",
@@ -84,10 +92,12 @@ public final class ControlPlaneConfig {
   public enum StorageKind {
     LOCAL,
     GCS,
-    S3
+    S3,
+    AZURE
   }
 
   private final String kafkaBootstrap;
+  private final KafkaClientConfig kafka;
   private final String topicPrefix;
   private final int controlPort;
   private final String bind;
@@ -96,11 +106,10 @@ public final class ControlPlaneConfig {
   private final Path dataDir;
   private final StorageKind storage;
   private final Path storageDir;
-  private final String gcsBucket;
-  private final String gcsBaseUrl;
-  private final Duration gcsSignedUrlTtl;
-  private final Path gcsCredentials;
+  private final GcsFlags gcs;
+  private final MetricsAccess metrics;
   private final S3Flags s3;
+  private final AzureFlags azure;
   private final LifecycleFlags lifecycle;
   private final HttpFlags http;
   private final KeyFlags keys;
@@ -114,6 +123,7 @@ public final class ControlPlaneConfig {
   private final int replicationFactor;
   private final int minInsyncReplicas;
   private final String postgresUrl;
+  private final PostgresTls postgresTls;
   private final int authFailureLimit;
   private final Duration authFailureWindow;
   private final Path tlsCert;
@@ -124,6 +134,7 @@ public final class ControlPlaneConfig {
 
   private ControlPlaneConfig(Settings s) {
     kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
+    kafka = KafkaClientConfig.from(s);
     topicPrefix = s.string("topic-prefix", "");
     controlPort = s.port("control-port", 8080, true);
     bind = s.string("bind", "0.0.0.0");
@@ -136,26 +147,12 @@ public final class ControlPlaneConfig {
     }
     dataDir = s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize();
     storage =
-        StorageKind.valueOf(s.choice("storage", "local", "local", "gcs", "s3").toUpperCase(Locale.ROOT));
+        StorageKind.valueOf(s.choice("storage", "local", "local", "gcs", "s3", "azure").toUpperCase(Locale.ROOT));
     storageDir = s.path("storage-dir", dataDir.resolve("assets")).toAbsolutePath().normalize();
-    gcsBucket = s.raw("gcs-bucket");
-    String base = s.raw("gcs-base-url");
-    gcsBaseUrl = base == null ? null : checkUrl("gcs-base-url", base);
-    gcsSignedUrlTtl = s.duration("gcs-signed-url-ttl", Duration.ofDays(7));
-    if (gcsSignedUrlTtl.compareTo(Duration.ofHours(1)) < 0 || gcsSignedUrlTtl.compareTo(Duration.ofDays(7)) > 0) {
-      throw new ConfigException(
-          "--gcs-signed-url-ttl (UPDRAFT_GCS_SIGNED_URL_TTL) must be between 1h and 7d (the V4 maximum): got "
-              + gcsSignedUrlTtl);
-    }
-    gcsCredentials = s.path("gcs-credentials", null);
-    if (storage == StorageKind.GCS && gcsBucket == null) {
-      throw new ConfigException("--gcs-bucket (UPDRAFT_GCS_BUCKET) is required with --storage gcs");
-    }
-    if (storage != StorageKind.GCS && (gcsBucket != null || gcsBaseUrl != null)) {
-      throw new ConfigException(
-          "--gcs-bucket and --gcs-base-url need --storage gcs (storage is " + storage.name().toLowerCase(Locale.ROOT) + ")");
-    }
+    gcs = GcsFlags.from(s, storage == StorageKind.GCS, storage.name().toLowerCase(Locale.ROOT));
+    metrics = MetricsAccess.from(s, true);
     s3 = S3Flags.from(s, storage == StorageKind.S3);
+    azure = AzureFlags.from(s, storage == StorageKind.AZURE);
     lifecycle = LifecycleFlags.from(s);
     http = HttpFlags.from(s);
     keys = KeyFlags.from(s, dataDir);
@@ -178,6 +175,7 @@ public final class ControlPlaneConfig {
               + " > " + replicationFactor + " (every acks=all write would be refused)");
     }
     postgresUrl = s.string("postgres-url", "postgresql://postgres@127.0.0.1:5432/updraft");
+    postgresTls = PostgresTls.from(s);
     authFailureLimit = s.integer("auth-failure-limit", 20, 0, 1_000_000);
     authFailureWindow = s.duration("auth-failure-window", Duration.ofMinutes(1));
     if (authFailureWindow.compareTo(Duration.ofSeconds(1)) < 0 || authFailureWindow.compareTo(Duration.ofDays(1)) > 0) {
@@ -298,6 +296,10 @@ public final class ControlPlaneConfig {
     return kafkaBootstrap;
   }
 
+  public KafkaClientConfig kafka() {
+    return kafka;
+  }
+
   public String topicPrefix() {
     return topicPrefix;
   }
@@ -331,27 +333,23 @@ public final class ControlPlaneConfig {
     return storageDir;
   }
 
-  public String gcsBucket() {
-    return gcsBucket;
+  /** The {@code --gcs-*} flags (meaningful with {@code --storage gcs}). */
+  public GcsFlags gcs() {
+    return gcs;
   }
 
-  /** Nullable: without it, asset URLs are V4 signed URLs renewed before they expire. */
-  public String gcsBaseUrl() {
-    return gcsBaseUrl;
-  }
-
-  public Duration gcsSignedUrlTtl() {
-    return gcsSignedUrlTtl;
-  }
-
-  /** Nullable: application default credentials. */
-  public Path gcsCredentials() {
-    return gcsCredentials;
+  /** Who may read {@code /metrics} and on which port ({@code --metrics-token}, {@code --metrics-port}). */
+  public MetricsAccess metrics() {
+    return metrics;
   }
 
   /** The {@code --s3-*} flags (meaningful with {@code --storage s3}). */
   public S3Flags s3() {
     return s3;
+  }
+
+  public AzureFlags azure() {
+    return azure;
   }
 
   /** Retention and asset-prune schedules. */
@@ -418,6 +416,10 @@ public final class ControlPlaneConfig {
     return postgresUrl;
   }
 
+  public PostgresTls postgresTls() {
+    return postgresTls;
+  }
+
   /** Invalid tokens one address may present per {@link #authFailureWindow()}; 0 when unlimited. */
   public int authFailureLimit() {
     return authFailureLimit;
@@ -479,8 +481,8 @@ public final class ControlPlaneConfig {
 
   @Override
   public String toString() {
-    return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", topicPrefix=" + topicPrefix + ", controlPort="
+    return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", adminToken=<redacted>, " + keys + "}";
+        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", " + metrics + ", adminToken=<redacted>, " + keys + "}";
   }
 }

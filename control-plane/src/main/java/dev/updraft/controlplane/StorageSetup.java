@@ -7,6 +7,7 @@ import com.google.auth.oauth2.ServiceAccountCredentials;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.updraft.controlplane.storage.AssetStorage;
+import dev.updraft.controlplane.storage.AzureConnect;
 import dev.updraft.controlplane.storage.GcsAssetStorage;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
 import dev.updraft.controlplane.storage.S3Connect;
@@ -17,7 +18,7 @@ import java.util.function.Supplier;
 
 /**
  * Opens the configured asset storage at start (a worker thread), checking what can be checked before the
- * control plane serves: the GCS credentials, the S3 credentials and bucket.
+ * control plane serves: the GCS credentials, the S3 credentials and bucket, the Azure credentials and container.
  */
 final class StorageSetup {
   private StorageSetup() {}
@@ -27,19 +28,20 @@ final class StorageSetup {
       case LOCAL -> new LocalAssetStorage(config.storageDir(), url);
       case GCS -> gcs(config, hooks);
       case S3 -> S3Connect.open(config.s3().options());
+      case AZURE -> AzureConnect.open(config.azure().options());
     };
   }
 
   private static AssetStorage gcs(ControlPlaneConfig config, Hooks hooks) {
     Credentials creds = null;
-    if (config.gcsCredentials() != null) {
-      try (InputStream in = Files.newInputStream(config.gcsCredentials())) {
+    if (config.gcs().credentials() != null) {
+      try (InputStream in = Files.newInputStream(config.gcs().credentials())) {
         creds = ServiceAccountCredentials.fromStream(in);
       } catch (IOException e) {
         throw new IllegalStateException(
-            "--gcs-credentials file=" + config.gcsCredentials() + " is not a service-account JSON key: " + e.getMessage(), e);
+            "--gcs-credentials file=" + config.gcs().credentials() + " is not a service-account JSON key: " + e.getMessage(), e);
       }
-    } else if (hooks.gcs() == null || config.gcsBaseUrl() == null) {
+    } else if (hooks.gcs() == null || config.gcs().baseUrl() == null) {
       try {
         creds = GoogleCredentials.getApplicationDefault();
       } catch (IOException e) {
@@ -50,10 +52,10 @@ final class StorageSetup {
     Storage client =
         hooks.gcs() != null ? hooks.gcs() : StorageOptions.newBuilder().setCredentials(creds).build().getService();
     ServiceAccountSigner signer = creds instanceof ServiceAccountSigner ? (ServiceAccountSigner) creds : null;
-    if (config.gcsBaseUrl() == null && signer == null) {
+    if (config.gcs().baseUrl() == null && signer == null) {
       throw new IllegalStateException(
           "signed asset URLs need service-account credentials that can sign (--gcs-credentials), or give --gcs-base-url for a public bucket or CDN");
     }
-    return new GcsAssetStorage(client, config.gcsBucket(), config.gcsBaseUrl(), config.gcsSignedUrlTtl(), signer);
+    return new GcsAssetStorage(client, config.gcs().bucket(), config.gcs().baseUrl(), config.gcs().signedUrlTtl(), signer);
   }
 }

@@ -218,6 +218,17 @@ class ApiErrorsIT {
   }
 
   @Test
+  void refusesABuildRegisteredWithAnExpoUpdatesVersionThatIsNoRelease() {
+    String sha = ExportFixture.sha256("console.log('ios');".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    for (Object bad : List.of("latest", "57", "v57.0.24", "^57.0.0", "57.0.x", 57)) {
+      Map<String, Object> body = Map.of("platform", "ios", "runtimeVersion", "1", "embeddedUpdateId", "0e5b1d2c-3f4a-4b6c-8d7e-9f0a1b2c3d4e",
+          "bundleSha256", sha, "expoUpdatesVersion", bad);
+      refused(() -> admin.post("/v1/apps/errors/builds", body), 400, "invalid-expo-updates-version",
+          bad instanceof String ? "got '" + bad + "'" : "got a JSON number");
+    }
+  }
+
+  @Test
   void refusesAnUploadWhoseBytesDoNotHashToItsAddress() {
     byte[] bytes = "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     String wrong = ExportFixture.sha256("other".getBytes(java.nio.charset.StandardCharsets.US_ASCII));

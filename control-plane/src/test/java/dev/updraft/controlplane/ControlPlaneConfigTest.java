@@ -35,6 +35,18 @@ class ControlPlaneConfigTest {
   }
 
   @Test
+  void metricsArePublicOnTheControlPortUnlessATokenOrAPortIsGiven() {
+    assertThat(withFlags().metrics().protectedByToken()).isFalse();
+    assertThat(withFlags().metrics().separatePort()).isFalse();
+    ControlPlaneConfig c = withFlags("metrics-token", "scrape-secret-0123456789", "metrics-port", "9464");
+    assertThat(c.metrics().allows("Bearer scrape-secret-0123456789")).isTrue();
+    assertThat(c.metrics().allows("Bearer " + TOKEN)).as("the admin token is not the metrics token").isFalse();
+    assertThat(c.metrics().port()).isEqualTo(9464);
+    assertThat(c.toString()).doesNotContain("scrape-secret").contains("token=<redacted>");
+    assertThatThrownBy(() -> withFlags("metrics-token", "short")).hasMessageContaining("--metrics-token");
+  }
+
+  @Test
   void replicationFlagsAreWholeNumbersAndTheInSyncCountNoMoreThanTheFactor() {
     ControlPlaneConfig c = withFlags("replication-factor", "3", "min-insync-replicas", "2");
     assertThat(c.replicationFactor()).isEqualTo(3);

@@ -8,6 +8,7 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
 import dev.updraft.controlplane.storage.GcsSigning;
 import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.AzuriteServer;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import dev.updraft.testing.S3Bucket;
@@ -30,7 +31,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Asset prune on local storage, on the GCS fake and on a real S3 API server, over the API on real Kafka: it deletes exactly the
+ * Asset prune on local storage, on the GCS fake, on a real S3 API server and on Azurite, over the API on real Kafka: it deletes exactly the
  * objects no remaining group references that are older than the grace period (a dry run lists the same ones
  * first), and a publish racing prunes never loses an asset: it either finds every object it names stored
  * afterwards, or is refused to upload again.
@@ -66,6 +67,23 @@ class PruneIT {
       pruneAndRace("s3", infra, dir, new MutableClock(Instant.now()), s3.controlPlaneFlags().toArray(new String[0]), null);
     } finally {
       credentials.close();
+    }
+  }
+
+  /** The same on Azure Blob storage against Azurite: the blobs' ages are the service's creation times. */
+  @Test
+  void onAzureDeletesExactlyTheUnreferencedObjectsPastTheGraceAndLosesNothingToARacingPublish(Infra infra, @TempDir Path dir) throws Exception {
+    try (AzuriteServer azurite = AzuriteServer.start(dir.resolve("azurite"))) {
+      new com.azure.storage.blob.BlobServiceClientBuilder()
+          .endpoint(azurite.endpoint())
+          .credential(new com.azure.storage.common.StorageSharedKeyCredential(AzuriteServer.ACCOUNT, AzuriteServer.ACCOUNT_KEY))
+          .buildClient()
+          .createBlobContainer("prune");
+      String[] flags = {
+        "storage", "azure", "azure-account", AzuriteServer.ACCOUNT, "azure-container", "prune", "azure-endpoint", azurite.endpoint(),
+        "azure-account-key", AzuriteServer.ACCOUNT_KEY
+      };
+      pruneAndRace("azure", infra, dir.resolve("cp"), new MutableClock(Instant.now()), flags, null);
     }
   }
 

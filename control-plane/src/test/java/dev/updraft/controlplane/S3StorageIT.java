@@ -389,6 +389,8 @@ class S3StorageIT {
       String hash = Base64.getUrlEncoder().withoutPadding().encodeToString(ExportFixture.digest("SHA-256", r.body()));
       assertThat(hash).as("the bytes behind %s", a.get("key").asText()).isEqualTo(a.get("hash").asText());
       assertThat(r.headers().firstValue("content-type")).hasValue(a.get("contentType").asText());
+      assertThat(r.headers().firstValue("content-encoding"))
+          .as("the presigned GET of %s carries no transfer encoding (aws-chunked) a strict client would honour", a.get("key").asText()).isEmpty();
     }
   }
 

@@ -1,6 +1,8 @@
 package dev.updraft.edge;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.KafkaClientConfig;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -14,6 +16,8 @@ import java.util.Set;
  * environment variables) and validated at start. Immutable.
  *
  * @param kafkaBootstrap {@code --kafka-bootstrap}, default {@code 127.0.0.1:9092}
+ * @param kafka {@code --kafka-config FILE}: Kafka client properties (TLS, SASL...) for the edge's consumers and its
+ *     check-in producer ({@link KafkaClientConfig}); none by default
  * @param topicPrefix {@code --topic-prefix}, default empty
  * @param port {@code --edge-port}, default 3000 (0: any free port)
  * @param bind {@code --bind}, default {@code 0.0.0.0}
@@ -46,9 +50,20 @@ import java.util.Set;
  *     --warmup-requests} once its latency has stopped falling (three windows of a twentieth of its requests, at
  *     most 1,000, without a 10 % gain on the best), the JIT compiles under 10 % of the last window and the hot
  *     path has the JIT's top-tier code, after at least a quarter of them (at most 5,000); false: it always sends them all
+ * @param dataDir {@code --data-dir}, default none: where the edge stores its image (file {@code edge-image.bin}) to start
+ *     from when Kafka cannot be reached; null: nothing is stored
+ * @param imageInterval {@code --image-interval}, default 30s: how often the stored image is written when it changed
+ *     (and at shutdown)
+ * @param storedImageAfter {@code --stored-image-after}, default 5s: how long an edge starting with a stored image
+ *     waits for Kafka before serving that image
+ * @param maxStale {@code --max-stale}, default unlimited (null): an image older than this (since the edge, or the
+ *     stored image's writer, last heard from the log) is not served: device requests get 503 and {@code /readyz} 503
+ * @param metrics {@code --metrics-token} or {@code --metrics-token-file} (default none: {@code /metrics} is public) and
+ *     {@code --metrics-port} (default none: {@code /metrics} on the edge port; 0: any free port)
  */
 public record EdgeConfig(
     String kafkaBootstrap,
+    KafkaClientConfig kafka,
     String topicPrefix,
     int port,
     String bind,
@@ -67,12 +82,19 @@ public record EdgeConfig(
     boolean checkinCompact,
     int warmupRequests,
     Duration warmupTimeout,
-    boolean warmupUntilFlat) {
+    boolean warmupUntilFlat,
+    Path dataDir,
+    Duration imageInterval,
+    Duration storedImageAfter,
+    Duration maxStale,
+
+    MetricsAccess metrics) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
       Set.of(
           "kafka-bootstrap",
+          KafkaClientConfig.FLAG,
           "topic-prefix",
           "edge-port",
           "bind",
@@ -91,11 +113,22 @@ public record EdgeConfig(
           "warmup-requests",
           "warmup-timeout",
           "warmup-until-flat",
-          "patch-cache-bytes");
+          "patch-cache-bytes",
+          "data-dir",
+          "image-interval",
+          "stored-image-after",
+          "max-stale",
+
+          "metrics-token",
+          "metrics-token-file",
+          MetricsAccess.PORT_FLAG);
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
       throw new ConfigException("--kafka-bootstrap must not be empty");
+    }
+    if (kafka == null) {
+      kafka = KafkaClientConfig.none();
     }
     if (topicPrefix == null) {
       topicPrefix = "";
@@ -130,8 +163,23 @@ public record EdgeConfig(
     if (checkinProducerBuffer < 65536) {
       throw new ConfigException("--checkin-producer-buffer must be at least 65536 bytes: got " + checkinProducerBuffer);
     }
+    if (metrics == null) {
+      metrics = MetricsAccess.OPEN;
+    }
+    if (metrics.separatePort() && metrics.port() != 0 && metrics.port() == port) {
+      throw new ConfigException("--metrics-port must differ from --edge-port: both are " + port);
+    }
     if (patchCacheBytes < 0) {
       throw new ConfigException("--patch-cache-bytes must not be negative: got " + patchCacheBytes);
+    }
+    if (imageInterval == null || imageInterval.toMillis() < 100) {
+      throw new ConfigException("--image-interval must be at least 100ms: got " + imageInterval);
+    }
+    if (storedImageAfter == null || storedImageAfter.isNegative()) {
+      throw new ConfigException("--stored-image-after must not be negative: got " + storedImageAfter);
+    }
+    if (maxStale != null && maxStale.toMillis() < 1000) {
+      throw new ConfigException("--max-stale must be at least 1s (or unlimited): got " + maxStale);
     }
   }
 
@@ -147,6 +195,7 @@ public record EdgeConfig(
     }
     return new EdgeConfig(
         s.string("kafka-bootstrap", "127.0.0.1:9092"),
+        KafkaClientConfig.from(s),
         s.string("topic-prefix", ""),
         s.port("edge-port", 3000, true),
         s.string("bind", "0.0.0.0"),
@@ -165,7 +214,17 @@ public record EdgeConfig(
         checkinFormat(s.string("checkin-format", "compact")),
         s.integer("warmup-requests", 200_000, 0, 10_000_000),
         s.duration("warmup-timeout", Duration.ofSeconds(30)),
-        s.bool("warmup-until-flat", true));
+        s.bool("warmup-until-flat", true),
+        s.path("data-dir", null),
+        s.duration("image-interval", Duration.ofSeconds(30)),
+        s.duration("stored-image-after", Duration.ofSeconds(5)),
+        maxStale(s),
+        MetricsAccess.from(s, true));
+  }
+
+  private static Duration maxStale(Settings s) {
+    String v = s.raw("max-stale");
+    return v == null || v.trim().equalsIgnoreCase("unlimited") ? null : s.duration("max-stale", null);
   }
 
   private static boolean checkinFormat(String v) {

@@ -60,6 +60,8 @@ public final class EdgeNode {
     PatchCache patches;
     AssetRoute assets;
     Warmup warmup;
+    /** Nullable: the {@code --metrics-port} listener. */
+    io.vertx.core.http.HttpServer metricsServer;
 
     Parts(PrometheusMeterRegistry registry, LiveImage live, JvmGcMetrics gc) {
       this.registry = registry;
@@ -112,7 +114,7 @@ public final class EdgeNode {
     new UptimeMetrics().bindTo(registry);
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(registry);
-    LiveImage live = new LiveImage();
+    LiveImage live = new LiveImage(config.maxStale());
     live.phases().jvmToNow();
     Gauge.builder("updraft.edge.image.apps", live, l -> l.image().appCount()).description("Apps in the image").register(registry);
     Gauge.builder("updraft.edge.image.groups", live, l -> l.image().groupCount()).description("Update groups in the image").register(registry);
@@ -120,6 +122,8 @@ public final class EdgeNode {
         .description("Bytes of bodies and prepared responses held by the image")
         .register(registry);
     Gauge.builder("updraft.edge.ready", live, l -> l.ready() ? 1 : 0).description("1 once the image caught up with the log").register(registry);
+    Gauge.builder("updraft.edge.image.stored.serving", live, l -> l.servingStored() ? 1 : 0)
+        .description("1 while the edge serves the image stored under --data-dir without having caught up with Kafka").register(registry);
     Counter headerTimeouts = Counter.builder("updraft.edge.header.timeouts")
         .description("Connections closed because a request head took longer than --header-timeout")
         .register(registry);
@@ -127,10 +131,12 @@ public final class EdgeNode {
 
     // Kafka clients and the file are opened off the caller's thread (it may be an event loop)
     Future<Parts> opened = vertx.executeBlocking(() -> {
-      parts.reader = new EventLogReader(config.kafkaBootstrap(), Topics.events(config.topicPrefix()),
-          Topics.snapshots(config.topicPrefix()), "updraft-edge-" + config.edgeId(), live, registry);
+      parts.reader = new EventLogReader(config.kafkaBootstrap(), config.kafka(), Topics.events(config.topicPrefix()),
+          Topics.snapshots(config.topicPrefix()), "updraft-edge-" + config.edgeId(), live, registry,
+          config.dataDir() == null ? null
+              : new EventLogReader.Stored(config.dataDir(), config.imageInterval(), config.storedImageAfter()));
       if (config.checkins()) {
-        parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), Topics.telemetry(config.topicPrefix()),
+        parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), config.kafka(), Topics.telemetry(config.topicPrefix()),
             "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(),
             config.checkinCompact(), registry);
       }
@@ -138,7 +144,10 @@ public final class EdgeNode {
         parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
       }
       parts.patches = new PatchCache(live, config.patchCacheBytes(), registry);
-      parts.assets = new AssetRoute(vertx, live, parts.patches, registry);
+      CheckInEmitter emitter = parts.emitter;
+      String edgeId = config.edgeId();
+      parts.assets = new AssetRoute(vertx, live, parts.patches, registry, emitter == null ? null
+          : c -> emitter.offer(c.toBuilder().checkInId(CheckInIds.next()).edgeId(edgeId).build(), CheckInEmitter.DEVICE));
       parts.reader.start();
       parts.patches.start();
       if (parts.emitter != null) {
@@ -157,10 +166,11 @@ public final class EdgeNode {
     // port 0 on several instances: Vert.x shares one random port between the servers given the same negative
     // port, so each node takes a negative number of its own (two nodes on one Vertx must not share a port)
     int port = config.port() == 0 ? RANDOM_PORT_KEYS.decrementAndGet() : config.port();
+    MetricsEndpoint scrapes = new MetricsEndpoint(vertx, registry, config.metrics());
     return opened
         .compose(p -> {
           ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
-              config.accessLogSample(), p.assets);
+              config.accessLogSample(), p.assets, config.metrics().separatePort() ? null : scrapes);
           handlerOf.set(handler);
           ManifestHandler warmHandler = config.warmupRequests() > 0 ? handler.forWarmup() : null;
           return vertx.deployVerticle(() -> {
@@ -171,9 +181,9 @@ public final class EdgeNode {
             return v;
           }, new DeploymentOptions().setInstances(config.eventLoops()));
         })
-        .map(id -> {
+        .compose(id -> {
           deployments.add(id);
-          return servers.get(0).actualPort();
+          return listenMetrics(vertx, config, scrapes, parts).map(servers.get(0).actualPort());
         })
         .map(bound -> {
           Warmup warmup = new Warmup();
@@ -190,18 +200,36 @@ public final class EdgeNode {
                       : " (warm-up check-ins acknowledged so far: " + parts.emitter.warmupSent() + ")");
                 }
               });
-          LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}",
+          LOG.info("edge {} listening on {}:{} with {} event loops ({} transport), check-ins {}, reading {}, /metrics on port {}{}",
               config.edgeId(), config.bind(), bound, config.eventLoops(),
               vertx.isNativeTransportEnabled() ? "native" : "NIO", config.checkins() ? "on" : "off",
-              Topics.events(config.topicPrefix()));
+              Topics.events(config.topicPrefix()), parts.metricsServer == null ? bound : parts.metricsServer.actualPort(),
+              config.metrics().protectedByToken() ? " (token)" : "");
           return new EdgeNode(vertx, parts, deployments, bound);
         })
         .recover(failure -> stop(vertx, deployments, parts).transform(ignored -> Future.failedFuture(failure)));
   }
 
+  /** The {@code --metrics-port} listener, when there is one (kept in {@code parts} to be closed). */
+  private static Future<Void> listenMetrics(Vertx vertx, EdgeConfig config, MetricsEndpoint scrapes, Parts parts) {
+    if (!config.metrics().separatePort()) {
+      return Future.succeededFuture();
+    }
+    return vertx.createHttpServer(new HttpServerOptions().setHost(config.bind()).setPort(config.metrics().port())
+            .setMaxHeaderSize(config.maxHeaderSize()).setMaxInitialLineLength(HttpGuard.MAX_REQUEST_LINE_BYTES))
+        .requestHandler(scrapes::handleOwnPort).listen()
+        .map(m -> {
+          parts.metricsServer = m;
+          return null;
+        });
+  }
+
   /** Undeploys the servers, then closes the node's threads and clients off the event loop. */
   private static Future<Void> stop(Vertx vertx, List<String> deployments, Parts parts) {
     List<Future<Void>> undeploys = new ArrayList<>();
+    if (parts.metricsServer != null) {
+      undeploys.add(parts.metricsServer.close());
+    }
     for (String id : deployments) {
       undeploys.add(vertx.undeploy(id));
     }
@@ -236,6 +264,11 @@ public final class EdgeNode {
   /** The port the HTTP servers listen on. */
   public int port() {
     return port;
+  }
+
+  /** The port of the {@code --metrics-port} listener, or -1 when {@code /metrics} is on {@link #port()}. */
+  public int metricsPort() {
+    return parts.metricsServer == null ? -1 : parts.metricsServer.actualPort();
   }
 
   /** Warm-up requests answered so far (0 when warm-up is off or has not started). */

@@ -63,15 +63,18 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   private final String edgeId;
   private final double accessLog;
   private final AssetRoute assets;
+  /** Nullable: {@code /metrics} is on the {@code --metrics-port} listener, not here (404). */
+  private final MetricsEndpoint scrapes;
   private volatile Warmup warmup;
 
   ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder,
-      PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets) {
-    this(vertx, live, checkins, recorder, new RequestMetrics(registry), CheckInEmitter.DEVICE, registry, edgeId, accessLog, assets);
+      PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets, MetricsEndpoint scrapes) {
+    this(vertx, live, checkins, recorder, new RequestMetrics(registry), CheckInEmitter.DEVICE, registry, edgeId, accessLog, assets, scrapes);
   }
 
-  private ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder,
-      RequestMetrics metrics, int lane, PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets) {
+  private ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder, RequestMetrics metrics,
+      int lane, PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets, MetricsEndpoint scrapes) {
+    this.scrapes = scrapes;
     this.vertx = vertx;
     this.live = live;
     this.checkins = checkins;
@@ -92,7 +95,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
    */
   ManifestHandler forWarmup() {
     return new ManifestHandler(vertx, live, checkins, null, new RequestMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
-        CheckInEmitter.WARMUP, registry, edgeId, 0, assets);
+        CheckInEmitter.WARMUP, registry, edgeId, 0, assets, scrapes);
   }
 
   /** {@code /readyz} answers 200 only once {@code w} is done too (see {@link Warmup}). */
@@ -125,7 +128,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     } else if (path.equals(MANIFEST)) {
       device(req, t0, null);
       return;
-    } else if (path.equals("/healthz") || path.equals("/readyz") || path.equals("/metrics")) {
+    } else if (path.equals("/healthz") || path.equals("/readyz") || path.equals("/metrics") && scrapes != null) {
       ops(req, path);
       return;
     }
@@ -170,6 +173,11 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
     if (!live.ready()) {
       req.response().headers().add(Names.RETRY_AFTER, Names.FIVE);
       refuse(req, t0, 503, pvOut, "not-ready", "this edge is still reading the event log; retry in a few seconds", r, null);
+      return;
+    }
+    if (live.tooStale()) {
+      req.response().headers().add(Names.RETRY_AFTER, Names.FIVE);
+      refuse(req, t0, 503, pvOut, "image-too-old", Readiness.tooOld(live), r, null);
       return;
     }
     ResolveImage image = live.image();
@@ -420,33 +428,10 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"status\":\"up\"}");
         return;
       case "/readyz":
-        ResolveImage image = live.image();
-        Warmup w = warmup;
-        if (live.ready() && w != null && !w.done()) {
-          req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
-              .end(ErrorBody.of("warming-up", "exercising the manifest route on its image before taking traffic"
-                  + " (--warmup-requests): apps=" + image.appCount() + " groups=" + image.groupCount()));
-        } else if (live.ready()) {
-          req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"ready\":true,\"apps\":"
-              + image.appCount() + ",\"groups\":" + image.groupCount() + ",\"logStalenessSeconds\":" + staleness()
-              + ",\"snapshotApps\":" + live.snapshotApps() + ",\"eventsReplayed\":" + live.eventsReplayed()
-              + ",\"startMillis\":" + live.phases().json() + "}");
-        } else {
-          req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
-              .end(ErrorBody.of("not-ready", "still reading the event log: apps=" + image.appCount() + " groups="
-                  + image.groupCount()));
-        }
+        Readiness.answer(req, live, warmup, staleness());
         return;
       default:
-        vertx.executeBlocking(registry::scrape, false).onComplete(ar -> {
-          if (ar.succeeded()) {
-            req.response().putHeader(Names.CONTENT_TYPE, Names.PROMETHEUS_TEXT)
-                .end(Buffer.buffer(ar.result().getBytes(StandardCharsets.UTF_8)));
-          } else {
-            req.response().setStatusCode(500).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
-                .end(ErrorBody.of("metrics-failed", String.valueOf(ar.cause())));
-          }
-        });
+        scrapes.serve(req);
     }
   }
 

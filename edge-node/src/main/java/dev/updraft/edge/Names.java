@@ -33,6 +33,9 @@ final class Names {
   static final AsciiString CONTENT_TYPE = AsciiString.cached("content-type");
   static final AsciiString ALLOW = AsciiString.cached("allow");
   static final AsciiString RETRY_AFTER = AsciiString.cached("retry-after");
+  static final AsciiString AUTHORIZATION = AsciiString.cached("authorization");
+  static final AsciiString WWW_AUTHENTICATE = AsciiString.cached("www-authenticate");
+  static final AsciiString BEARER = AsciiString.cached("Bearer");
 
   static final AsciiString V0 = AsciiString.cached("0");
   static final AsciiString V1 = AsciiString.cached("1");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,10 +39,22 @@ class EdgeConfigTest {
         "--edge-id", "e2", "--checkins", "false", "--checkin-buffer", "10", "--event-loops", "3", "--access-log", "0.5",
         "--record-requests", "/tmp/r.jsonl", "--record-sample-rate", "1", "--idle-timeout", "5s", "--max-header-size", "4096", "--header-timeout", "3s",
         "--checkin-producer-buffer", "262144", "--patch-cache-bytes", "1048576", "--checkin-format", "json",
-        "--warmup-requests", "500", "--warmup-timeout", "2s", "--warmup-until-flat", "false");
-    assertThat(c).isEqualTo(new EdgeConfig("k:1", "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
+        "--warmup-requests", "500", "--warmup-timeout", "2s", "--warmup-until-flat", "false", "--data-dir", "/tmp/edge",
+        "--image-interval", "10s", "--stored-image-after", "2s", "--max-stale", "1h",
+        "--metrics-token", "scrape-secret-0123456789", "--metrics-port", "9464");
+    assertThat(c).isEqualTo(new EdgeConfig("k:1", KafkaClientConfig.none(), "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
         Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096, Duration.ofSeconds(3), 262144, 1048576, false, 500,
-        Duration.ofSeconds(2), false));
+        Duration.ofSeconds(2), false, Path.of("/tmp/edge"), Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofHours(1), c.metrics()));
+    assertThat(from("--edge-id", "x").maxStale()).as("no age limit by default").isNull();
+    assertThat(from("--edge-id", "x", "--max-stale", "unlimited").maxStale()).isNull();
+    assertThat(from("--edge-id", "x").dataDir()).as("nothing stored by default").isNull();
+    assertThatThrownBy(() -> from("--max-stale", "10ms")).hasMessageContaining("--max-stale must be at least 1s");
+    assertThat(c.metrics().allows("Bearer scrape-secret-0123456789")).isTrue();
+    assertThat(c.metrics().allows(null)).isFalse();
+    assertThat(c.metrics().port()).isEqualTo(9464);
+    assertThat(c.toString()).doesNotContain("scrape-secret");
+    assertThat(from("--edge-id", "x").metrics()).as("public on the edge port by default").isEqualTo(dev.updraft.common.MetricsAccess.OPEN);
+    assertThatThrownBy(() -> from("--edge-port", "3001", "--metrics-port", "3001")).hasMessageContaining("--metrics-port must differ");
     assertThat(from("--edge-id", "x").warmupUntilFlat()).as("the warm-up stops when flat by default").isTrue();
     assertThat(from("--edge-id", "x").checkinCompact()).as("compact by default").isTrue();
     assertThatThrownBy(() -> from("--checkin-format", "xml")).hasMessageContaining("--checkin-format must be compact or json");

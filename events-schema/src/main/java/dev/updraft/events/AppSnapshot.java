@@ -92,7 +92,13 @@ public record AppSnapshot(
 
   /** A token (only its secret's SHA-256). @param revokedAt nullable */
   public record Token(
-      String tokenId, String role, String label, String secretSha256, String issuedAt, String issuedBy, String revokedAt) {}
+      String tokenId, String role, String label, String secretSha256, String issuedAt, String issuedBy, String revokedAt,
+      String expiresAt) {
+    /** A token that never expires (every snapshot written before {@code expiresAt}). */
+    public Token(String tokenId, String role, String label, String secretSha256, String issuedAt, String issuedBy, String revokedAt) {
+      this(tokenId, role, label, secretSha256, issuedAt, issuedBy, revokedAt, null);
+    }
+  }
 
   /** One key of the ring. @param certificateChainPem nullable */
   public record Key(

@@ -65,6 +65,16 @@ public record CheckIn(
    * error code of the response body (for example {@code missing-runtime-version}).
    */
   public static final String OUTCOME_ERROR = "error";
+  /**
+   * Not a manifest request: the edge's launch-asset route sent a bundle patch ({@link #REASON_PATCH_SERVED}) or
+   * saw the device fetch the full bundle right after one ({@link #REASON_PATCH_FAILED}: it could not use it).
+   * {@code currentUpdateId} is the patch's base, {@code servedUpdateId} the update it patches to. Counted per base
+   * and update only, never as a launch or a device's check-in (readers older than it count it as a check-in:
+   * upgrade ingesters before edges).
+   */
+  public static final String OUTCOME_PATCH = "patch";
+  public static final String REASON_PATCH_SERVED = "patch-served";
+  public static final String REASON_PATCH_FAILED = "patch-failed";
 
   /**
    * The refusal of a request whose {@code expo-platform} is missing or neither {@code ios} nor {@code android}:

@@ -26,12 +26,12 @@ public sealed interface EventPayload {
   record AppCreated(String displayName) implements EventPayload {}
 
   /**
-   * A per-app token. Only the SHA-256 hex of the secret is recorded; the secret itself is shown once to
-   * whoever created it and is never written anywhere.
+   * A per-app token. Only the SHA-256 hex of the secret is recorded; the secret itself is shown once to whoever created it.
    *
    * @param role {@code publish}, {@code read} or {@code admin}
+   * @param expiresAt nullable, absent meaning never (every token issued before the field): the ISO-8601 instant from which it is refused
    */
-  record TokenIssued(String tokenId, String role, String secretSha256, String label) implements EventPayload {}
+  record TokenIssued(String tokenId, String role, String secretSha256, String label, String expiresAt) implements EventPayload {}
 
   record TokenRevoked(String tokenId) implements EventPayload {}
 
@@ -423,14 +423,14 @@ public sealed interface EventPayload {
   }
 
   /**
-   * A native build's embedded update: the bundle inside the binary, so that devices still running it can
-   * be sent patches (opt-in; only clients with the September 2026 fixes apply them).
+   * A native build's embedded update: a patch base for devices naming its id, when its expo-updates applies such patches.
    *
    * @param embeddedUpdateId the {@code expo-embedded-update-id} the build sends, lower case
    * @param bundleSha256 hex SHA-256 of the embedded bundle (stored like an asset)
+   * @param expoUpdatesVersion nullable (since 2026-12-06): the build's expo-updates release ({@code 57.0.24}); null = unknown
    */
-  record BuildRegistered(String platform, String runtimeVersion, String embeddedUpdateId, String bundleSha256, long size)
-      implements EventPayload {}
+  record BuildRegistered(String platform, String runtimeVersion, String embeddedUpdateId, String bundleSha256, long size,
+      String expoUpdatesVersion) implements EventPayload {}
 
   /**
    * Update groups leave the app: they are no longer served or listed, and a device running one is offered

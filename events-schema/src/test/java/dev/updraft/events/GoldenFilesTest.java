@@ -78,7 +78,7 @@ class GoldenFilesTest {
           Map.entry(
               EventType.TOKEN_ISSUED,
               new TokenIssued(
-                  "tok_3h5k", "publish", "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "ci")),
+                  "tok_3h5k", "publish", "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "ci", null)),
           Map.entry(EventType.TOKEN_REVOKED, new TokenRevoked("tok_3h5k")),
           Map.entry(
               EventType.SIGNING_KEY_REGISTERED,
@@ -177,7 +177,7 @@ class GoldenFilesTest {
               EventType.BUILD_REGISTERED,
               new BuildRegistered(
                   "android", "1.0.0", "1e2d3c4b-0000-4000-8000-0000000000e1",
-                  "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6", 1453555)),
+                  "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6", 1453555, null)),
           Map.entry(EventType.SIGNING_KEY_RETIRED, new SigningKeyRetired("main")),
           Map.entry(EventType.APP_UPDATED, new AppUpdated("production")),
           Map.entry(
@@ -433,6 +433,30 @@ class GoldenFilesTest {
 
     assertThat(pausedJson).contains("\"paused\":true");
     assertThat(resumedJson).doesNotContain("paused");
+  }
+
+  @Test
+  void buildsRegisteredBeforeTheVersionFieldHaveAnUnknownVersion() throws IOException {
+    BuildRegistered old = (BuildRegistered) known("/golden/v1/build.registered.json").payload();
+
+    assertThat(old.expoUpdatesVersion()).isNull();
+  }
+
+  @Test
+  void aBuildRegisteredWithItsExpoUpdatesVersionDecodes() throws IOException {
+    EventEnvelope e = known("/golden/v1/build.registered.with-version.json");
+
+    assertThat(e.sequence()).isEqualTo(15);
+    assertThat(e.payload()).isEqualTo(new BuildRegistered("ios", "1.0.0", "1e2d3c4b-0000-4000-8000-0000000000e2",
+        "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6", 1453555, "57.0.24"));
+  }
+
+  @Test
+  void aBuildWithoutAVersionIsWrittenWithoutTheField() {
+    String json = new String(EventCodec.encode(EventEnvelope.of("demo", 1, Instant.EPOCH, "tok",
+        new BuildRegistered("ios", "1", "e1", "bb", 10, null))), java.nio.charset.StandardCharsets.UTF_8);
+
+    assertThat(json).doesNotContain("expoUpdatesVersion");
   }
 
   @Test

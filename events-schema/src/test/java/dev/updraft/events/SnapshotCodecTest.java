@@ -69,7 +69,7 @@ class SnapshotCodecTest {
               List.of(new AssetVariant("identity", "aa11", 1200, "http://127.0.0.1:8080/assets/aa11"))), "2026-11-30T10:00:05Z")),
           List.of(new GroupPatches(new PatchesComputed(G1, List.of(new BundlePatch("ios", "aa11", "bb22", List.of("u0"), "cc33", 80,
               "http://127.0.0.1:8080/assets/cc33"))), "2026-11-30T10:00:07Z")),
-          List.of(new BuildRegistered("ios", "1.0.0", "e0", "bb22", 1100L)));
+          List.of(new BuildRegistered("ios", "1.0.0", "e0", "bb22", 1100L, null)));
 
   /** What {@code golden-snapshot/v2/app-snapshot.json} holds: v1's content with a pin and two retention policies. */
   static final AppSnapshot V2 =

@@ -155,6 +155,34 @@ final class Batch {
   /** A device refused under one key, with the first time in this batch. */
   record RefusedDevice(RefusalKey key, String clientId, long first) {}
 
+  /** A row of {@code patch_outcomes}: patches from one base update to one update. */
+  record PatchKey(String appId, String baseUpdateId, String updateId, String platform) implements Comparable<PatchKey> {
+    @Override
+    public int compareTo(PatchKey o) {
+      int c = appId.compareTo(o.appId);
+      if (c == 0) {
+        c = baseUpdateId.compareTo(o.baseUpdateId);
+      }
+      if (c == 0) {
+        c = updateId.compareTo(o.updateId);
+      }
+      return c != 0 ? c : platform.compareTo(o.platform);
+    }
+  }
+
+  /** Patches served and patches devices could not use (a full download followed), of one key, in this batch. */
+  static final class PatchOutcome {
+    final PatchKey key;
+    boolean fromEmbedded;
+    long served;
+    long failed;
+    long last = Long.MIN_VALUE;
+
+    PatchOutcome(PatchKey key) {
+      this.key = key;
+    }
+  }
+
   private final Map<TopicPartition, Range> ranges = new LinkedHashMap<>();
   private final Map<DeviceKey, Device> devices = new HashMap<>();
   private final Map<HourKey, Hour> hours = new HashMap<>();
@@ -163,6 +191,7 @@ final class Batch {
   private final List<Reject> rejects = new ArrayList<>();
   private final Map<RefusalKey, Refusal> refusals = new HashMap<>();
   private final Map<RefusalKey, Map<String, Long>> refusedDevices = new HashMap<>();
+  private final Map<PatchKey, PatchOutcome> patches = new HashMap<>();
   private final boolean keepTimes;
   private long[] times = new long[0];
   private int records;
@@ -221,6 +250,10 @@ final class Batch {
     String app = c.appId();
     String platform = c.platform();
     String client = c.clientId();
+    if (CheckIn.OUTCOME_PATCH.equals(c.outcome())) {
+      patch(c, at); // the launch-asset route's, not a manifest request: no launch, no device row
+      return;
+    }
     if (platform == null) {
       // a refusal whose platform was missing or not ios/android (CheckIns.clean drops it then): a refusal, and its
       // device a refused device, but no launch and no registry row, which are kept per platform of the fleet
@@ -269,6 +302,27 @@ final class Batch {
         d.fatalErrorAt = at;
       }
     }
+  }
+
+  /** Counts a patch served or failed under its (app, base, update, platform); one without both ids is not counted. */
+  private void patch(CheckIn c, long at) {
+    if (c.currentUpdateId() == null || c.servedUpdateId() == null) {
+      return;
+    }
+    PatchOutcome o = patches.computeIfAbsent(
+        new PatchKey(c.appId(), c.currentUpdateId(), c.servedUpdateId(), c.platform() == null ? "" : c.platform()), PatchOutcome::new);
+    o.fromEmbedded |= c.currentUpdateId().equals(c.embeddedUpdateId());
+    if (CheckIn.REASON_PATCH_FAILED.equals(c.reason())) {
+      o.failed++;
+    } else {
+      o.served++;
+    }
+    o.last = Math.max(o.last, at);
+  }
+
+  /** Patches served and failed per key. */
+  Map<PatchKey, PatchOutcome> patches() {
+    return patches;
   }
 
   /** Counts a refused request under its (app, reason, runtime version, embedded update). */

@@ -96,6 +96,7 @@ final class BatchWriter {
           + " GROUP BY app_id, reason, runtime_version, embedded_update_id";
 
   static final String REFUSALS_SQL = Tables.REFUSALS.sql();
+  static final String PATCH_OUTCOMES_SQL = Tables.PATCH_OUTCOMES.sql();
 
   static final String LOAD_OFFSETS_SQL =
       "SELECT kafka_partition, next_offset FROM ingest_offsets WHERE topic = $1 AND kafka_partition = ANY($2::int[])";
@@ -124,6 +125,7 @@ final class BatchWriter {
     Tuple rejects = batch.rejects().isEmpty() ? null : Tables.INGEST_REJECTS.tuple(batch.rejects());
     List<Batch.RefusedDevice> refusedList = batch.refusedDevices();
     Tuple refused = refusedList.isEmpty() ? null : Tables.REFUSED_DEVICES.tuple(refusedList);
+    Tuple patches = batch.patches().isEmpty() ? null : Tables.PATCH_OUTCOMES.tuple(new TreeMap<>(batch.patches()).values());
     int expectedPartitions = batch.ranges().size();
     int deviceRows = batch.devices().size();
     return pool.withTransaction(
@@ -163,6 +165,7 @@ final class BatchWriter {
                     execute(conn, HOURS_SQL, hours, shared);
                     execute(conn, COUNTS_SQL, countsTuple(moves.result()), shared);
                     execute(conn, REFUSALS_SQL, refusalsTuple(batch, newlyRefused.result()), shared);
+                    execute(conn, PATCH_OUTCOMES_SQL, patches, shared);
                     shared.add(new SetCounts().failures(newFailures.result(), 1).receipts(newReceipts.result(), 1)
                         .apply(conn, false));
                     return Future.all(shared).map(d -> deviceRows);

@@ -1,5 +1,6 @@
 package dev.updraft.ingester;
 
+import dev.updraft.common.KafkaRefusal;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -115,6 +116,8 @@ final class IngestLoop implements Runnable {
   private Batch failed;
   private boolean closing;
   private int loopErrors;
+  /** The Kafka refusal last logged (credentials, TLS, an ACL); null once a step succeeds. Loop thread only. */
+  private String lastRefusal;
   /** Incremented by every {@link #resetToStored()}. */
   private int resets;
 
@@ -181,6 +184,7 @@ final class IngestLoop implements Runnable {
         try {
           step();
           loopErrors = 0;
+          lastRefusal = null;
         } catch (WakeupException e) {
           // stop() woke the poll up
         } catch (RuntimeException e) {
@@ -228,7 +232,11 @@ final class IngestLoop implements Runnable {
       if (pos == null) {
         continue; // read again after the seek to the stored offset
       }
-      for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+      List<ConsumerRecord<byte[], byte[]>> polled = records.records(tp);
+      if (!polled.isEmpty() && polled.get(0).offset() > pos.next) {
+        partitions.gap(tp, pos, polled.get(0).offset()); // expired before they were stored: counted, never silent
+      }
+      for (ConsumerRecord<byte[], byte[]> r : polled) {
         intake.accept(current, tp, pos, r);
         if (current.records() >= batchSize) {
           batchFull();
@@ -422,23 +430,21 @@ final class IngestLoop implements Runnable {
 
   private void loopError(RuntimeException e) {
     loopErrors++;
-    LOG.error("telemetry ingest loop error (in a row={}); dropping uncommitted check-ins and reading on from the"
-        + " offsets stored in PostgreSQL", loopErrors, e);
+    String refused = KafkaRefusal.of(e);
+    if (refused == null) {
+      LOG.error("telemetry ingest loop error (in a row={}); dropping uncommitted check-ins and reading on from the"
+          + " offsets stored in PostgreSQL", loopErrors, e);
+    } else if (!refused.equals(lastRefusal)) {
+      // one line per cause, no stack trace loop: retried with backoff until the cause goes
+      LOG.error("telemetry ingest on {}: {}; retrying", topic, refused);
+    }
+    lastRefusal = refused;
     try {
       resetToStored();
     } catch (RuntimeException again) {
       LOG.warn("could not reset the consumer: {}", again.toString());
     }
-    long pause = PgHealth.backoffMs(loopErrors);
-    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
-    while (!stopping && System.nanoTime() - until < 0) {
-      try {
-        Thread.sleep(Math.min(100, pause)); // bounded backoff so a persistent fault does not spin
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    PgHealth.waitBackoff(loopErrors, () -> stopping); // bounded backoff so a persistent fault does not spin
   }
 
   /** On stop: finish the running write, then try once to write what is held. */

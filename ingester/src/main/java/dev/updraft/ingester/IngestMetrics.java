@@ -56,6 +56,7 @@ final class IngestMetrics {
   final Counter pgFailures;
   final Counter pgRetries;
   final Counter staleBatches;
+  final Counter expired;
   private final List<Loop> loops = new CopyOnWriteArrayList<>();
 
   /** The gauges of one consumer loop; the registered gauges add them up over the loops. */
@@ -94,6 +95,11 @@ final class IngestMetrics {
     staleBatches =
         Counter.builder("updraft.ingest.stale.batches")
             .description("batches not applied because the offsets in PostgreSQL had moved")
+            .register(r);
+    expired =
+        Counter.builder("updraft.ingest.checkins.expired")
+            .baseUnit("records")
+            .description("check-ins deleted from the telemetry topic by its retention before they were stored: lost")
             .register(r);
     Gauge.builder("updraft.ingest.lag", this, IngestMetrics::lag)
         .baseUnit("records")

@@ -1,6 +1,9 @@
 package dev.updraft.ingester;
 
+import dev.updraft.common.PostgresTls;
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import dev.updraft.events.Topics;
 import dev.updraft.ingester.history.HistoryProjection;
@@ -15,8 +18,12 @@ import java.util.Set;
  * environment variables and validated there. Immutable.
  *
  * @param kafkaBootstrap {@code --kafka-bootstrap}: Kafka bootstrap servers
+ * @param kafka {@code --kafka-config FILE}: Kafka client properties (TLS, SASL...) for every consumer of the ingester
+ *     ({@link KafkaClientConfig}); none by default
  * @param topicPrefix {@code --topic-prefix}: put in front of {@code updraft.telemetry}
  * @param postgresUrl {@code --postgres-url}: {@code postgresql://user[:password]@host[:port]/database}
+ * @param postgresTls {@code --postgres-ssl-mode}, {@code --postgres-ssl-ca}, {@code --postgres-ssl-cert},
+ *     {@code --postgres-ssl-key}: TLS to it ({@link PostgresTls}); null is {@link PostgresTls#NONE}
  * @param consumerGroup {@code --consumer-group}: every ingester of one deployment uses the same group,
  *     so that the telemetry partitions are spread over the running instances
  * @param batchSize {@code --ingest-batch-size}: most check-ins written in one PostgreSQL transaction
@@ -33,6 +40,8 @@ import java.util.Set;
  * @param metricsPort {@code --metrics-port}: HTTP port of {@code /metrics} and {@code /healthz}; 0 runs no
  *     HTTP server (when embedded in a process that serves metrics itself)
  * @param bind {@code --bind}: address of that HTTP server
+ * @param metricsAccess {@code --metrics-token} or {@code --metrics-token-file}: the bearer token {@code /metrics} needs
+ *     (default none: public); null is {@link MetricsAccess#OPEN}
  * @param retention {@code --postgres-retention} and its per-table flags: how long rows are kept in
  *     PostgreSQL (off by default); null is {@link RetentionConfig#NONE}
  * @param historyConsumerGroup {@code --history-consumer-group}: the consumer group of the history projection
@@ -41,8 +50,10 @@ import java.util.Set;
  */
 public record IngesterConfig(
     String kafkaBootstrap,
+    KafkaClientConfig kafka,
     String topicPrefix,
     String postgresUrl,
+    PostgresTls postgresTls,
     String consumerGroup,
     int batchSize,
     Duration batchWait,
@@ -51,7 +62,8 @@ public record IngesterConfig(
     int metricsPort,
     String bind,
     RetentionConfig retention,
-    String historyConsumerGroup) {
+    String historyConsumerGroup,
+    MetricsAccess metricsAccess) {
 
   public static final String DEFAULT_KAFKA_BOOTSTRAP = "127.0.0.1:9092";
   public static final String DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/updraft";
@@ -69,8 +81,9 @@ public record IngesterConfig(
   /** Every flag the ingester reads (names without the leading dashes); any other flag is rejected. */
   public static final Set<String> FLAGS =
       union(
-          RetentionConfig.FLAGS,
+          Settings.union(RetentionConfig.FLAGS, PostgresTls.FLAGS.toArray(new String[0])),
           "kafka-bootstrap",
+          KafkaClientConfig.FLAG,
           "topic-prefix",
           "postgres-url",
           "consumer-group",
@@ -80,12 +93,15 @@ public record IngesterConfig(
           "ingest-consumers",
           "metrics-port",
           "bind",
-          "history-consumer-group");
+          "history-consumer-group",
+          "metrics-token",
+          "metrics-token-file");
 
   public IngesterConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
       throw new ConfigException("--kafka-bootstrap must not be empty");
     }
+    kafka = kafka == null ? KafkaClientConfig.none() : kafka;
     topicPrefix = topicPrefix == null ? "" : topicPrefix;
     if (consumerGroup == null || consumerGroup.isBlank()) {
       throw new ConfigException("--consumer-group must not be empty");
@@ -107,6 +123,8 @@ public record IngesterConfig(
       throw new ConfigException("--metrics-port must be between 0 and 65535: got " + metricsPort);
     }
     pgOptions(postgresUrl); // validates
+    postgresTls = postgresTls == null ? PostgresTls.NONE : postgresTls;
+    metricsAccess = metricsAccess == null ? MetricsAccess.OPEN : metricsAccess;
     retention = retention == null ? RetentionConfig.NONE : retention;
     historyConsumerGroup = historyConsumerGroup == null ? topicPrefix + HistoryProjection.DEFAULT_CONSUMER_GROUP : historyConsumerGroup;
     if (historyConsumerGroup.isBlank() || historyConsumerGroup.equals(consumerGroup)) {
@@ -121,8 +139,10 @@ public record IngesterConfig(
     s.rejectUnknown(FLAGS);
     return new IngesterConfig(
         s.string("kafka-bootstrap", DEFAULT_KAFKA_BOOTSTRAP),
+        KafkaClientConfig.from(s),
         s.string("topic-prefix", ""),
         s.string("postgres-url", DEFAULT_POSTGRES_URL),
+        PostgresTls.from(s),
         s.string("consumer-group", DEFAULT_CONSUMER_GROUP),
         s.integer("ingest-batch-size", DEFAULT_BATCH_SIZE, 1, 100_000),
         s.duration("ingest-batch-wait", DEFAULT_BATCH_WAIT),
@@ -131,7 +151,8 @@ public record IngesterConfig(
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
         s.string("bind", DEFAULT_BIND),
         RetentionConfig.from(s),
-        s.string("history-consumer-group", null));
+        s.string("history-consumer-group", null),
+        MetricsAccess.from(s, false));
   }
 
   private static Set<String> union(Set<String> more, String... flags) {
@@ -152,7 +173,7 @@ public record IngesterConfig(
 
   /** Connection options parsed from {@link #postgresUrl()}. */
   public PgConnectOptions pgConnectOptions() {
-    return pgOptions(postgresUrl);
+    return postgresTls.apply(pgOptions(postgresUrl));
   }
 
   /**
@@ -181,8 +202,8 @@ public record IngesterConfig(
 
   @Override
   public String toString() {
-    return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl)
+    return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl) + ", postgresTls=" + postgresTls
         + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
-        + "ms, linger=" + linger.toMillis() + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + "]";
+        + "ms, linger=" + linger.toMillis() + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + ", " + metricsAccess + "]";
   }
 }

@@ -153,6 +153,37 @@ final class Partitions {
     return true;
   }
 
+  /**
+   * A poll brought records of {@code tp} starting at {@code first}, past {@code pos.next}: the records between were
+   * not read. The telemetry topic's producers are idempotent, not transactional, so its offsets have no holes of
+   * their own: records below the log start were deleted by the topic's retention before this ingester stored them
+   * (the consumer, asked for a deleted offset, moved to the log start). They are lost; they are counted
+   * ({@code updraft_ingest_checkins_expired_total}, which an alert watches) and their range is logged. A hole above
+   * the log start (none expected) is only logged.
+   */
+  void gap(TopicPartition tp, Position pos, long first) {
+    long logStart;
+    try {
+      logStart = consumer.beginningOffsets(List.of(tp), Duration.ofMillis(READ_TIMEOUT_MS)).getOrDefault(tp, -1L);
+    } catch (RuntimeException e) {
+      logStart = first; // cannot ask: every record skipped counts as expired, never as nothing
+      LOG.warn("cannot read the log start of topic={} partition={} ({}): counting offsets [{}, {}) as expired", topic, tp.partition(), e, pos.next, first);
+    }
+    long lostEnd = Math.min(logStart, first);
+    if (lostEnd > pos.next) {
+      long lost = lostEnd - pos.next;
+      metrics.expired.increment(lost);
+      LOG.error("{} check-ins expired from the telemetry topic before they were stored, and are lost: topic={} partition={} offsets"
+          + " [{}, {}) are below the log start {}; this ingester fell behind the topic's retention (--telemetry-retention of the"
+          + " control plane): add ingesters or PostgreSQL capacity, or lengthen the retention", lost, topic, tp.partition(), pos.next, lostEnd,
+          logStart);
+    }
+    if (first > lostEnd) {
+      LOG.warn("offsets skipped above the log start: topic={} partition={} [{}, {}) (not expected on the telemetry topic)", topic,
+          tp.partition(), lostEnd, first);
+    }
+  }
+
   /** PostgreSQL now holds {@code next} for {@code tp} (a batch committed). */
   void stored(TopicPartition tp, long next) {
     stored.put(tp, next);

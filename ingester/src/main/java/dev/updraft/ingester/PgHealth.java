@@ -37,6 +37,23 @@ final class PgHealth {
     return Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attempt - 1, 16));
   }
 
+  /**
+   * Sleeps the backoff before attempt {@code attempt + 1}, in steps of at most 100 ms, returning early once
+   * {@code stopping} holds or the thread is interrupted (its flag is kept).
+   */
+  static void waitBackoff(int attempt, java.util.function.BooleanSupplier stopping) {
+    long pause = backoffMs(attempt);
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
+    while (!stopping.getAsBoolean() && System.nanoTime() - until < 0) {
+      try {
+        Thread.sleep(Math.min(100, pause));
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
   /** PostgreSQL failed {@code what}: counts the attempt, sets the next retry time, pauses, logs. */
   void failed(String what, Throwable err) {
     attempts++;

@@ -143,6 +143,19 @@ final class Tables {
           .millis("last_seen", GREATEST, r -> r.last)
           .build();
 
+  /** Patches served and failed per base and update (the launch-asset route's check-ins). */
+  static final Upsert<Batch.PatchOutcome> PATCH_OUTCOMES =
+      Upsert.<Batch.PatchOutcome>into("patch_outcomes", "po")
+          .text("app_id", KEY, r -> r.key.appId())
+          .text("base_update_id", KEY, r -> r.key.baseUpdateId())
+          .text("update_id", KEY, r -> r.key.updateId())
+          .text("platform", KEY, r -> r.key.platform())
+          .bool("from_embedded", Upsert.OnConflict.set("{t}.{c} OR EXCLUDED.{c}"), r -> r.fromEmbedded)
+          .bigint("served", ADD, r -> r.served)
+          .bigint("failed", ADD, r -> r.failed)
+          .millis("last_seen", GREATEST, r -> r.last)
+          .build();
+
   /** Records that are not check-ins; a replayed one is already there. */
   static final Upsert<Batch.Reject> INGEST_REJECTS =
       Upsert.<Batch.Reject>into("ingest_rejects", "j")

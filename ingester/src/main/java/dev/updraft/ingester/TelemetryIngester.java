@@ -1,5 +1,7 @@
 package dev.updraft.ingester;
 
+import dev.updraft.common.PostgresTls;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.dbschema.SchemaMigrations;
 import dev.updraft.ingester.history.HistoryProjection;
 import dev.updraft.ingester.kafka.ReadCommittedConsumer;
@@ -106,14 +108,16 @@ public final class TelemetryIngester {
     // per consumer: one connection writing, one reading offsets or finishing a write that timed out; two for the
     // history projection
     Pool pool = pool(vertx, config.pgConnectOptions(), 2 * config.consumers() + 3, "updraft-ingester");
+    PgConnectOptions pg = config.pgConnectOptions();
     return SchemaMigrations.apply(pool)
+        .recover(err -> Future.failedFuture(PostgresTls.explain(err, pg.getHost(), pg.getPort())))
         .compose(
             applied ->
                 vertx.executeBlocking(
                     () -> {
                       List<KafkaConsumer<byte[], byte[]>> consumers = new ArrayList<>();
                       history.set(HistoryProjection.start(
-                          new HistoryProjection.Settings(config.kafkaBootstrap(), config.eventsTopic(), config.historyConsumerGroup(),
+                          new HistoryProjection.Settings(config.kafkaBootstrap(), config.kafka(), config.eventsTopic(), config.historyConsumerGroup(),
                               SESSION_TIMEOUT_MS),
                           pool, registry));
                       for (int i = 0; i < config.consumers(); i++) {
@@ -239,7 +243,7 @@ public final class TelemetryIngester {
       p.put(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 256 * 1024);
       p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int) Math.max(1, Math.min(500, lingerMs)));
     }
-    return p;
+    return config.kafka().apply(p);
   }
 
   /**
@@ -306,7 +310,10 @@ public final class TelemetryIngester {
 
   private void handle(io.vertx.core.http.HttpServerRequest req) {
     String path = req.path();
-    if ("/metrics".equals(path)) {
+    if ("/metrics".equals(path) && !config.metricsAccess().allows(req.getHeader("authorization"))) {
+      req.response().setStatusCode(401).putHeader("www-authenticate", "Bearer").putHeader("content-type", "application/json")
+          .end(MetricsAccess.UNAUTHORIZED_BODY);
+    } else if ("/metrics".equals(path)) {
       req.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(registry.scrape());
     } else if ("/healthz".equals(path)) {
       boolean up = running();

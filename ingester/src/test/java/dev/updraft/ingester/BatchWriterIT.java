@@ -340,6 +340,42 @@ class BatchWriterIT {
         .containsExactly(List.of(CheckIn.REASON_SKIPPED_FAILED, "u1", "u3,u2"));
   }
 
+  private static CheckIn patch(String app, String client, String base, String embedded, String reason, long at) {
+    return CheckIn.builder()
+        .checkInId(app + "-" + client + "-" + reason + "-" + at).appId(app).platform("ios").runtimeVersion("1.0.0").clientId(client)
+        .currentUpdateId(base).embeddedUpdateId(embedded).servedUpdateId("u2").outcome(CheckIn.OUTCOME_PATCH).reason(reason)
+        .atEpochMillis(1_767_261_600_000L + at).edgeId("edge-1").build();
+  }
+
+  @Test
+  void countsPatchesServedAndFailedPerBaseAndUpdateWithoutCountingThemAsLaunches() throws Exception {
+    BatchWriter w = new BatchWriter(pool, "patches");
+    String app = "app-patches";
+    TopicPartition tp = new TopicPartition("patches", 0);
+    List<CheckIn> all = List.of(
+        patch(app, "d1", "u1", "emb", CheckIn.REASON_PATCH_SERVED, 1),
+        patch(app, "d2", "u1", "emb", CheckIn.REASON_PATCH_SERVED, 2),
+        patch(app, "d2", "u1", "emb", CheckIn.REASON_PATCH_FAILED, 3),
+        patch(app, "d3", "emb", "emb", CheckIn.REASON_PATCH_SERVED, 4),
+        patch(app, "d3", "emb", "emb", CheckIn.REASON_PATCH_FAILED, 5));
+    Batch b = new Batch(false);
+    for (int i = 0; i < all.size(); i++) {
+      b.cover(tp, 0, false, i);
+      b.add(CheckIns.clean(all.get(i), 0));
+    }
+    TelemetryIngesterIT.await(w.write(b));
+    Batch more = new Batch(false);
+    more.cover(tp, all.size(), true, all.size());
+    more.add(CheckIns.clean(patch(app, "d4", "emb", "emb", CheckIn.REASON_PATCH_FAILED, 6), 0));
+    TelemetryIngesterIT.await(w.write(more));
+
+    assertThat(db.rows("SELECT base_update_id, update_id, platform, from_embedded, served, failed FROM patch_outcomes"
+            + " WHERE app_id = ? ORDER BY base_update_id", app))
+        .containsExactly(List.of("emb", "u2", "ios", true, 1L, 2L), List.of("u1", "u2", "ios", false, 2L, 1L));
+    assertThat(db.scalar("SELECT count(*) FROM devices WHERE app_id = ?", app)).as("no device row").isZero();
+    assertThat(db.scalar("SELECT count(*) FROM update_hourly WHERE app_id = ?", app)).as("no launch").isZero();
+  }
+
   @Test
   void everyColumnOfTheWrittenTablesIsWrittenFromTheColumnTables() {
     Map<String, Upsert<?>> written = Map.ofEntries(
@@ -352,7 +388,8 @@ class BatchWriterIT {
         Map.entry("update_receipts", Tables.UPDATE_RECEIPTS),
         Map.entry("ingest_rejects", Tables.INGEST_REJECTS),
         Map.entry("refusals", Tables.REFUSALS),
-        Map.entry("refused_devices", Tables.REFUSED_DEVICES));
+        Map.entry("refused_devices", Tables.REFUSED_DEVICES),
+        Map.entry("patch_outcomes", Tables.PATCH_OUTCOMES));
     // columns no batch sends: set from the existing row on conflict, or by a DEFAULT
     Map<String, Set<String>> notSent = Map.of(
         "devices", Set.of("prev_update_id", "prev_platform", "prev_channel", "prev_source"),

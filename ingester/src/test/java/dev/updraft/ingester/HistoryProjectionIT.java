@@ -191,7 +191,7 @@ class HistoryProjectionIT {
     EventEnvelope published = e("nul", 3, new UpdatePublished(withMessage));
     List<EventEnvelope> log = List.of(
         e("nul", 1, new AppCreated("Nul")),
-        e("nul", 2, new EventPayload.TokenIssued("tok_n", "publish", "bb".repeat(32), "ci\0bot")),
+        e("nul", 2, new EventPayload.TokenIssued("tok_n", "publish", "bb".repeat(32), "ci\0bot", null)),
         new EventEnvelope(published.eventId(), published.type(), 1, "nul", 3, published.occurredAt(), "token:ci\0bot", published.payload()),
         e("nul", 4, new EventPayload.ChannelMapped("production", "main", null)));
     send(infra, topic, log);

@@ -204,6 +204,35 @@ class TelemetryIngesterIT {
   }
 
   @Test
+  void metricsNeedTheMetricsTokenWhenOneIsSet(Infra infra) throws Exception {
+    String token = "ingest-scrape-secret-0123456789";
+    int port = Ports.freePort();
+    TelemetryIngester ingester = await(TelemetryIngester.start(vertx, config(infra, infra.topicPrefix() + "guarded.",
+        Map.of("metrics-port", String.valueOf(port), "bind", "127.0.0.1", "metrics-token", token))));
+    HttpClient http = HttpClient.newHttpClient();
+    try {
+      for (String auth : new String[] {null, "Bearer wrong-token-0123456789", token}) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics"));
+        if (auth != null) {
+          b.header("Authorization", auth);
+        }
+        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("authorization " + auth).isEqualTo(401);
+        assertThat(r.headers().firstValue("content-type")).contains("application/json");
+        assertThat(r.body()).contains("\"code\":\"unauthorized\"").doesNotContain("updraft_ingest");
+      }
+      HttpResponse<String> ok = http.send(HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+          .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(ok.statusCode()).isEqualTo(200);
+      assertThat(ok.body()).contains("updraft_ingest_lag_records");
+      assertThat(http.send(get(port, "/healthz"), HttpResponse.BodyHandlers.ofString()).statusCode())
+          .as("/healthz stays open for probes").isEqualTo(200);
+    } finally {
+      await(ingester.close());
+    }
+  }
+
+  @Test
   void instancesStartingTogetherApplyTheSchemaOnce(Infra infra) throws Exception {
     String fresh = infra.database() + "_schema";
     db(infra).execute("CREATE DATABASE " + fresh);
@@ -219,7 +248,7 @@ class TelemetryIngesterIT {
     assertThat(db(other).rows("SELECT version, description FROM schema_version ORDER BY version"))
         .containsExactly(List.of(1, "telemetry"), List.of(2, "refusals and skipped updates"),
             List.of(3, "telemetry retention"), List.of(4, "insights counters"), List.of(5, "receipt lookup by key"),
-            List.of(6, "history projection"));
+            List.of(6, "history projection"), List.of(7, "patch outcomes"));
   }
 
   private static HttpRequest get(int port, String path) {

@@ -1,6 +1,7 @@
 package dev.updraft.launcher;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlaneConfig;
 import java.nio.file.Path;
@@ -28,6 +29,10 @@ import java.util.Set;
  * @param startTimeout {@code --start-timeout}, default 10m: the longest each service may take to start (the
  *     control plane and the edge replay the event log after the snapshots; a long log on a busy machine takes
  *     minutes)
+ * @param kafkaBootstrap {@code --kafka-bootstrap}: null runs the embedded broker; else every service uses this
+ *     (external) cluster
+ * @param kafkaConfig {@code --kafka-config FILE}: that cluster's client properties, passed to every service; needs
+ *     {@code --kafka-bootstrap} (the embedded broker is plaintext and anonymous)
  */
 record DevConfig(
     Path dataDir,
@@ -45,7 +50,9 @@ record DevConfig(
     String snapshotInterval,
     String ingestLinger,
     String assetEncoding,
-    java.time.Duration startTimeout) {
+    java.time.Duration startTimeout,
+    String kafkaBootstrap,
+    String kafkaConfig) {
 
   static final Set<String> FLAGS = flags();
 
@@ -53,7 +60,8 @@ record DevConfig(
     Set<String> f =
         new HashSet<>(
             Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
-                "edge-public-url", "snapshot-interval-events", "snapshot-interval", "ingest-linger", "asset-encoding", "start-timeout"));
+                "edge-public-url", "snapshot-interval-events", "snapshot-interval", "ingest-linger", "asset-encoding", "start-timeout",
+                "kafka-bootstrap", KafkaClientConfig.FLAG));
     f.addAll(ControlPlaneConfig.STORAGE_FLAGS);
     return Set.copyOf(f);
   }
@@ -82,6 +90,15 @@ record DevConfig(
     } else if (edgeUrl.endsWith("/")) {
       edgeUrl = edgeUrl.substring(0, edgeUrl.length() - 1);
     }
+    String kafkaBootstrap = s.raw("kafka-bootstrap");
+    String kafkaConfig = s.raw(KafkaClientConfig.FLAG);
+    if (kafkaConfig != null && kafkaBootstrap == null) {
+      throw new ConfigException("--kafka-config (UPDRAFT_KAFKA_CONFIG) needs --kafka-bootstrap: the embedded broker takes plaintext,"
+          + " anonymous clients; give the external cluster's --kafka-bootstrap with its --kafka-config");
+    }
+    if (kafkaBootstrap != null && s.has("kafka-port")) {
+      throw new ConfigException("--kafka-port is the embedded broker's; with --kafka-bootstrap " + kafkaBootstrap + " none is started");
+    }
     return new DevConfig(
         s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize(),
         controlPort,
@@ -98,7 +115,9 @@ record DevConfig(
         s.raw("snapshot-interval"),
         s.has("ingest-linger") ? s.duration("ingest-linger", null).toMillis() + "ms" : null,
         s.has("asset-encoding") ? s.choice("asset-encoding", "best", "best", "fast") : null,
-        startTimeout(s));
+        startTimeout(s),
+        kafkaBootstrap,
+        kafkaConfig);
   }
 
   private static java.time.Duration startTimeout(Settings s) {

@@ -1,6 +1,7 @@
 package dev.updraft.launcher;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.controlplane.ControlPlaneConfig;
@@ -101,6 +102,7 @@ final class DevStack implements AutoCloseable {
   static Map<String, String> controlPlaneFlags(DevConfig config, String kafkaBootstrap, String postgresUrl, String adminToken) {
     Map<String, String> cp = new LinkedHashMap<>();
     cp.put("kafka-bootstrap", kafkaBootstrap);
+    kafkaConfig(config, cp);
     cp.put("control-port", Integer.toString(config.controlPort()));
     cp.put("bind", config.bind());
     cp.put("public-url", config.publicUrl());
@@ -140,6 +142,7 @@ final class DevStack implements AutoCloseable {
   static Map<String, String> ingesterFlags(DevConfig config, String kafkaBootstrap, String postgresUrl, int metricsPort) {
     Map<String, String> in = new LinkedHashMap<>();
     in.put("kafka-bootstrap", kafkaBootstrap);
+    kafkaConfig(config, in);
     in.put("postgres-url", postgresUrl);
     in.put("metrics-port", Integer.toString(metricsPort));
     in.put("bind", "127.0.0.1");
@@ -152,10 +155,19 @@ final class DevStack implements AutoCloseable {
   static Map<String, String> edgeFlags(DevConfig config, String kafkaBootstrap) {
     Map<String, String> ed = new LinkedHashMap<>();
     ed.put("kafka-bootstrap", kafkaBootstrap);
+    kafkaConfig(config, ed);
     ed.put("edge-port", Integer.toString(config.edgePort()));
     ed.put("bind", config.bind());
     ed.put("edge-id", "dev-edge");
     return ed;
+  }
+
+  /**
+   * {@code --kafka-config} of {@code dev} to a service; with the embedded broker an empty value, so that an
+   * {@code UPDRAFT_KAFKA_CONFIG} in the environment does not reach it (blank counts as not given).
+   */
+  private static void kafkaConfig(DevConfig config, Map<String, String> flags) {
+    flags.put(KafkaClientConfig.FLAG, config.kafkaConfig() == null ? "" : config.kafkaConfig());
   }
 
   private void startAll(Map<String, String> env) {
@@ -169,13 +181,15 @@ final class DevStack implements AutoCloseable {
               s.createDatabase(DATABASE);
               return s;
             });
-    kafka = EmbeddedKafka.start(config.dataDir().resolve("kafka"), config.kafkaPort(), 0);
+    if (config.kafkaBootstrap() == null) {
+      kafka = EmbeddedKafka.start(config.dataDir().resolve("kafka"), config.kafkaPort(), 0);
+    }
     postgres = pg.join();
     String postgresUrl = "postgresql://" + EmbeddedPostgresServer.USER + "@127.0.0.1:" + postgres.port() + "/" + DATABASE;
 
     vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
 
-    Map<String, String> cp = controlPlaneFlags(config, kafka.bootstrapServers(), postgresUrl, adminToken);
+    Map<String, String> cp = controlPlaneFlags(config, kafkaBootstrap(), postgresUrl, adminToken);
     // insights routes and the automatic-revert guard (--guard-interval, default 30s) over the same PostgreSQL
     Settings cpSettings = Settings.of(cp, env);
     controlPlane =
@@ -185,10 +199,10 @@ final class DevStack implements AutoCloseable {
             "control plane", config.startTimeout());
 
     ingesterMetricsPort = Ports.freePort();
-    Map<String, String> in = ingesterFlags(config, kafka.bootstrapServers(), postgresUrl, ingesterMetricsPort);
+    Map<String, String> in = ingesterFlags(config, kafkaBootstrap(), postgresUrl, ingesterMetricsPort);
     ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, env))), "telemetry ingester", config.startTimeout());
 
-    Map<String, String> ed = edgeFlags(config, kafka.bootstrapServers());
+    Map<String, String> ed = edgeFlags(config, kafkaBootstrap());
     edge = await(EdgeNode.start(vertx, EdgeConfig.from(Settings.of(ed, env))), "edge node", config.startTimeout());
     long deadline = System.nanoTime() + config.startTimeout().toNanos();
     while (!edge.ready()) {
@@ -200,8 +214,9 @@ final class DevStack implements AutoCloseable {
     }
   }
 
+  /** The embedded broker, or the external cluster of {@code --kafka-bootstrap}. */
   String kafkaBootstrap() {
-    return kafka.bootstrapServers();
+    return kafka == null ? config.kafkaBootstrap() : kafka.bootstrapServers();
   }
 
   int postgresPort() {

@@ -55,6 +55,21 @@ class DevConfigTest {
   }
 
   @Test
+  void passesAzureStorageFlagsAndTheKeyFromTheEnvironmentOnToTheControlPlane() {
+    DevConfig c =
+        DevConfig.from(
+            Settings.parse(
+                new String[] {"--storage", "azure", "--azure-account", "myupdates", "--azure-container", "assets", "--azure-sas-ttl", "1d"},
+                Map.of("UPDRAFT_AZURE_ACCOUNT_KEY", "a2V5")));
+    assertThat(c.storage())
+        .containsEntry("storage", "azure")
+        .containsEntry("azure-account", "myupdates")
+        .containsEntry("azure-container", "assets")
+        .containsEntry("azure-sas-ttl", "1d")
+        .containsEntry("azure-account-key", "a2V5");
+  }
+
+  @Test
   void waitsTenMinutesForAServiceToStartUnlessToldOtherwise() {
     assertThat(parse().startTimeout()).isEqualTo(java.time.Duration.ofMinutes(10));
     assertThat(parse("--start-timeout", "30m").startTimeout()).isEqualTo(java.time.Duration.ofMinutes(30));
@@ -89,6 +104,27 @@ class DevConfigTest {
     assertThatThrownBy(() -> parse("--control-port", "3000")).hasMessageContaining("must differ");
     assertThatThrownBy(() -> parse("--public-url", "updates.example.com")).hasMessageContaining("http://");
     assertThatThrownBy(() -> parse("--edge-port", "99999")).hasMessageContaining("--edge-port (UPDRAFT_EDGE_PORT)");
+  }
+
+  @Test
+  void takesAnExternalKafkaWithItsClientPropertiesAndRefusesThePropertiesWithoutIt() throws Exception {
+    assertThatThrownBy(() -> parse("--kafka-config", "kafka.properties"))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--kafka-config (UPDRAFT_KAFKA_CONFIG) needs --kafka-bootstrap");
+    assertThatThrownBy(() -> DevConfig.from(Settings.parse(new String[0], Map.of("UPDRAFT_KAFKA_CONFIG", "kafka.properties"))))
+        .as("from the environment too").hasMessageContaining("needs --kafka-bootstrap");
+    assertThatThrownBy(() -> parse("--kafka-bootstrap", "kafka.example.com:9093", "--kafka-port", "9092"))
+        .hasMessageContaining("--kafka-port");
+    Path file = Files.writeString(tmp.resolve("kafka.properties"), "security.protocol=SSL\n");
+    DevConfig external = parse("--data-dir", tmp.toString(), "--kafka-bootstrap", "kafka.example.com:9093", "--kafka-config", file.toString());
+    for (Map<String, String> service : java.util.List.of(DevStack.edgeFlags(external, "kafka.example.com:9093"),
+        DevStack.ingesterFlags(external, "kafka.example.com:9093", "postgresql://postgres@127.0.0.1:5432/updraft", 0),
+        DevStack.controlPlaneFlags(external, "kafka.example.com:9093", "postgresql://postgres@127.0.0.1:5432/updraft", "t"))) {
+      assertThat(service).containsEntry("kafka-config", file.toString()).containsEntry("kafka-bootstrap", "kafka.example.com:9093");
+    }
+    // the embedded broker is plaintext: a file in the services' environment does not reach them
+    DevConfig embedded = parse("--data-dir", tmp.toString());
+    assertThat(dev.updraft.edge.EdgeConfig.from(Settings.of(DevStack.edgeFlags(embedded, "127.0.0.1:9092"),
+        Map.of("UPDRAFT_KAFKA_CONFIG", file.toString()))).kafka().file()).isNull();
   }
 
   @Test

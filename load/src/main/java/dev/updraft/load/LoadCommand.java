@@ -1,5 +1,6 @@
 package dev.updraft.load;
 
+import dev.updraft.common.KafkaClientConfig;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.common.ConfigException;
@@ -332,7 +333,7 @@ public final class LoadCommand {
     // apps into a real deployment's event log
     if (explicit(args, "kafka-bootstrap")) {
       try {
-        EventLogGenerator.Written w = EventLogGenerator.toKafka(spec, s.required("kafka-bootstrap"), s.string("topic-prefix", ""),
+        EventLogGenerator.Written w = EventLogGenerator.toKafka(spec, s.required("kafka-bootstrap"), KafkaClientConfig.from(s), s.string("topic-prefix", ""),
             out::println);
         out.println("appended " + w.events() + " events (" + w.bytes() + " bytes) for " + w.apps() + " apps to "
             + s.string("topic-prefix", "") + "updraft.events");

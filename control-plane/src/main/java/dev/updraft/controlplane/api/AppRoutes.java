@@ -78,7 +78,7 @@ final class AppRoutes {
     ObjectNode n = Json.MAPPER.createObjectNode();
     ArrayNode items = n.putArray("items");
     for (TokenState t : a.tokens().values()) {
-      items.add(Views.token(t));
+      items.add(Views.token(t, ctx.auth.now()));
     }
     Json.send(rc, 200, n);
   }
@@ -88,10 +88,11 @@ final class AppRoutes {
     ObjectNode b = Json.body(rc);
     ApiContext.reply(
         rc,
-        commands().issueToken(ctx.actor(rc), rc.pathParam("app"), Json.requiredString(b, "role"), Json.string(b, "label")),
+        commands().issueToken(ctx.actor(rc), rc.pathParam("app"), Json.requiredString(b, "role"), Json.string(b, "label"),
+            Json.string(b, "expiresIn"), Json.string(b, "expiresAt")),
         201,
         t -> {
-          ObjectNode n = Views.token(t.token());
+          ObjectNode n = Views.token(t.token(), ctx.auth.now());
           n.put("token", t.secret());
           return n;
         });
@@ -99,6 +100,7 @@ final class AppRoutes {
 
   private void revokeToken(RoutingContext rc) {
     ctx.app(rc);
-    ApiContext.reply(rc, commands().revokeToken(ctx.actor(rc), rc.pathParam("app"), rc.pathParam("tokenId")), 200, Views::token);
+    ApiContext.reply(rc, commands().revokeToken(ctx.actor(rc), rc.pathParam("app"), rc.pathParam("tokenId")), 200,
+        t -> Views.token(t, ctx.auth.now()));
   }
 }

@@ -11,13 +11,15 @@ import io.vertx.core.Handler;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
 import java.security.MessageDigest;
+import java.time.Instant;
 import java.util.function.Supplier;
 
 /**
  * Bearer-token authentication and authorization. The bootstrap admin token comes from configuration;
  * per-app tokens are looked up by the SHA-256 of the presented secret in the state's token index and
  * compared in constant time. 401 without a valid token, 403 for another app's token or a lower role,
- * 429 for an address that presented too many invalid tokens ({@link AuthThrottle}); failures and refusals
+ * 429 for an address that presented too many invalid tokens ({@link AuthThrottle}). An issued token past its
+ * {@code expiresAt} (by the injected clock) is refused with 401 {@code token-expired} saying when; failures and refusals
  * are counted ({@code updraft_control_auth_failures_total}, {@code updraft_control_auth_throttled_total}).
  * Neither a token nor its hash is ever logged. Thread-safe.
  */
@@ -27,13 +29,20 @@ final class Auth {
   private final AuthThrottle throttle;
   private final Counter failures;
   private final Counter throttled;
+  private final Supplier<Instant> clock;
 
-  Auth(String adminToken, Supplier<ControlState> state, AuthThrottle throttle, Counter failures, Counter throttled) {
+  Auth(String adminToken, Supplier<ControlState> state, AuthThrottle throttle, Counter failures, Counter throttled, Supplier<Instant> clock) {
+    this.clock = clock;
     this.adminSha256 = Tokens.sha256Hex(adminToken);
     this.state = state;
     this.throttle = throttle;
     this.failures = failures;
     this.throttled = throttled;
+  }
+
+  /** The instant tokens are checked against (the control plane's clock). */
+  Instant now() {
+    return clock.get();
   }
 
   /** The address a request comes from (the TCP peer: a proxy in front should do its own limiting). */
@@ -76,6 +85,11 @@ final class Auth {
       if (ref == null || !Tokens.matches(token, sha) || Role.of(ref.role()) == null) {
         fail(source);
         throw new CommandException(401, "unauthorized", "invalid or revoked token");
+      }
+      if (ref.expiredAt(clock.get())) {
+        fail(source);
+        throw new CommandException(401, "token-expired", "token " + ref.tokenId() + " of app " + ref.appId() + " expired at "
+            + ref.expiresAt() + "; an admin of the app can issue a new one (`updraft tokens create --expires-in 30d`)");
       }
       p = new Principal(ref.tokenId(), false, ref.appId(), Role.of(ref.role()));
     }

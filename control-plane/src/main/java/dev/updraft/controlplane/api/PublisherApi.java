@@ -76,7 +76,8 @@ public final class PublisherApi {
                 .register(deps.metrics()),
             Counter.builder("updraft.control.auth.throttled")
                 .description("requests refused with 429 because their address presented too many invalid tokens")
-                .register(deps.metrics()));
+                .register(deps.metrics()),
+            () -> deps.processor().clock().instant());
     routes(new ApiContext(vertx, deps, auth));
   }
 
@@ -127,6 +128,9 @@ public final class PublisherApi {
     Throwable t = rc.failure();
     if (t instanceof CommandException) {
       CommandException e = (CommandException) t;
+      if (e.status() == 503 && rc.response().headers().get("retry-after") == null) {
+        rc.response().putHeader("retry-after", "5"); // every 503 is a condition a retry may outlive
+      }
       Json.error(rc, e.status(), e.code(), e.getMessage());
     } else if (rc.statusCode() == 413) {
       Json.error(rc, 413, "too-large", "the request body is above this server's limit of " + d.config().maxRequestBytes() + " bytes (--max-request-bytes)");

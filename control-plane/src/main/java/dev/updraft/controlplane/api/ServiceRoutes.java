@@ -9,7 +9,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Locale;
 
-/** {@code /healthz}, {@code /metrics} and {@code /v1/openapi.yaml}: no token needed. */
+/**
+ * {@code /healthz} and {@code /v1/openapi.yaml}: no token needed; {@code /metrics} unless {@code --metrics-port} moves
+ * it ({@link MetricsListener}), public unless {@code --metrics-token} is set.
+ */
 final class ServiceRoutes {
   static final String OPENAPI_RESOURCE = "/dev/updraft/controlplane/api/openapi.yaml";
 
@@ -23,7 +26,9 @@ final class ServiceRoutes {
 
   void mount(Router router) {
     router.get("/healthz").handler(this::health);
-    router.get("/metrics").handler(this::metrics);
+    if (!ctx.deps.config().metrics().separatePort()) {
+      router.get("/metrics").handler(rc -> MetricsListener.serve(rc, ctx.deps.config().metrics(), ctx.deps.metrics()));
+    }
     router.get("/v1/openapi.yaml").handler(this::openApi);
   }
 
@@ -46,10 +51,6 @@ final class ServiceRoutes {
     n.put("reason", processor.healthReason());
     n.put("apps", processor.state().apps().size());
     Json.send(rc, h == CommandProcessor.Health.OK ? 200 : 503, n);
-  }
-
-  private void metrics(RoutingContext rc) {
-    rc.response().putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8").end(ctx.deps.metrics().scrape());
   }
 
   private void openApi(RoutingContext rc) {

@@ -67,7 +67,8 @@ final class Views {
     return n;
   }
 
-  static ObjectNode token(TokenState t) {
+  /** A token as of {@code now}: {@code expiresAt} null when it never expires, {@code expired} once it has. */
+  static ObjectNode token(TokenState t, Instant now) {
     ObjectNode n = Json.MAPPER.createObjectNode();
     n.put("tokenId", t.tokenId());
     n.put("role", t.role());
@@ -75,6 +76,8 @@ final class Views {
     n.put("issuedAt", time(t.issuedAt()));
     n.put("issuedBy", t.issuedBy());
     n.put("revokedAt", time(t.revokedAt()));
+    n.put("expiresAt", time(t.expiresAt()));
+    n.put("expired", t.expiredAt(now));
     return n;
   }
 

@@ -67,8 +67,12 @@ public final class AppCommands {
         });
   }
 
-  /** Issues a token with a {@link Role} by its wire name; its secret is in the result only. */
-  public Future<IssuedToken> issueToken(String actor, String appId, String role, String label) {
+  /**
+   * Issues a token with a {@link Role} by its wire name; its secret is in the result only. It expires after
+   * {@code expiresIn} (a duration such as {@code 30d}) or at {@code expiresAt} (ISO-8601), both nullable, at most
+   * one given; neither: {@link TokenExpiry#DEFAULT} after issue.
+   */
+  public Future<IssuedToken> issueToken(String actor, String appId, String role, String label, String expiresIn, String expiresAt) {
     String secret = Tokens.newSecret();
     String tokenId = Tokens.newTokenId();
     return processor.submit(
@@ -81,8 +85,9 @@ public final class AppCommands {
             throw CommandException.badRequest("invalid-role", "role must be " + roleNames() + ": got '" + role + "'");
           }
           String l = Validate.text("label", label, 200);
+          String expiry = TokenExpiry.resolve(expiresIn, expiresAt, now).toString();
           return Plan.of(
-              List.of(new NewEvent(appId, actor, new TokenIssued(tokenId, r.wireName(), Tokens.sha256Hex(secret), l))),
+              List.of(new NewEvent(appId, actor, new TokenIssued(tokenId, r.wireName(), Tokens.sha256Hex(secret), l, expiry))),
               st -> new IssuedToken(st.app(appId).tokens().get(tokenId), secret));
         });
   }

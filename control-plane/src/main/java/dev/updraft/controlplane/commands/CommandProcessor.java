@@ -55,6 +55,12 @@ public final class CommandProcessor implements AutoCloseable {
   private static final Duration READ_BACK_TIMEOUT = Duration.ofSeconds(30);
   /** How long a write whose commit outcome is unknown may wait for the log and the coordinator to tell. */
   private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(15);
+  /** How long a command waits for Kafka to describe the events topic before it is refused (503 {@code log-unavailable}). */
+  public static final Duration LOG_PROBE_TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration SNAPSHOT_PROBE_TIMEOUT = Duration.ofSeconds(1);
+  private static final Duration SNAPSHOT_PAUSE = Duration.ofSeconds(10);
+  /** {@link System#nanoTime}: no snapshot is tried before (Kafka was unreachable); command thread only. */
+  private long snapshotsPausedUntil = System.nanoTime();
 
   /** Whether this instance may write. */
   public enum Health {
@@ -218,7 +224,17 @@ public final class CommandProcessor implements AutoCloseable {
         return 0;
       }
       try {
-        return snapshots.writeDue(state, clock.instant(), all, records -> log.writeOther(records, beforeSnapshotCommit));
+        if (System.nanoTime() - snapshotsPausedUntil < 0) {
+          return 0;
+        }
+        return snapshots.writeDue(state, clock.instant(), all, records -> {
+          if (!log.reachable(SNAPSHOT_PROBE_TIMEOUT)) { // an outage: the command thread must not wait on it every second
+            snapshotsPausedUntil = System.nanoTime() + SNAPSHOT_PAUSE.toNanos();
+            throw new LogWriteException(LogWriteException.Kind.ABORTED, "Kafka did not describe the events topic within "
+                + SNAPSHOT_PROBE_TIMEOUT.toMillis() + " ms; next try in " + SNAPSHOT_PAUSE.toSeconds() + " s", null);
+          }
+          log.writeOther(records, beforeSnapshotCommit);
+        });
       } catch (LogWriteException e) {
         if (e.kind() == LogWriteException.Kind.FENCED) {
           throw refuse(e);
@@ -292,6 +308,12 @@ public final class CommandProcessor implements AutoCloseable {
     Plan<T> plan = decision.decide(before, now);
     if (plan.events().isEmpty()) {
       return plan.result().apply(before);
+    }
+    long probe = System.nanoTime();
+    if (!log.reachable(LOG_PROBE_TIMEOUT)) { // nothing sent: nothing of this command can become visible later
+      LOG.warn("command refused: Kafka did not describe the events topic ({} ms)", (System.nanoTime() - probe) / 1_000_000);
+      throw new CommandException(503, "log-unavailable", "the event log (Kafka) did not answer within " + LOG_PROBE_TIMEOUT.toSeconds()
+          + " s (a Kafka outage); nothing was written; retry later");
     }
     List<EventEnvelope> envelopes = new ArrayList<>();
     Map<String, Long> next = new HashMap<>();

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.commands;
 
+import dev.updraft.common.ExpoUpdatesVersion;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.events.EventPayload;
@@ -32,10 +33,15 @@ public final class DeliveryCommands {
 
   /**
    * Registers a build's embedded bundle (already stored as an asset of {@code size} bytes) so that its
-   * devices can be sent patches. Registering the same embedded update again replaces the entry.
+   * devices can be sent patches from it: always, when {@code expoUpdatesVersion} applies them
+   * ({@link ExpoUpdatesVersion#appliesEmbeddedPatches()}). Registering the same embedded update again
+   * replaces the entry.
+   *
+   * @param expoUpdatesVersion nullable (unknown: no patch from the embedded bundle); refused when unparseable
    */
   public Future<BuildRegistered> registerBuild(
-      String actor, String appId, String platform, String runtimeVersion, String embeddedUpdateId, String bundleSha256, long size) {
+      String actor, String appId, String platform, String runtimeVersion, String embeddedUpdateId, String bundleSha256, long size,
+      String expoUpdatesVersion) {
     Groups.platform(platform);
     Validate.runtimeVersion("runtimeVersion", runtimeVersion);
     String id = embeddedUpdateId == null ? null : embeddedUpdateId.toLowerCase(Locale.ROOT);
@@ -50,7 +56,12 @@ public final class DeliveryCommands {
     if (bundleSha256 == null || !SHA.matcher(bundleSha256).matches()) {
       throw CommandException.badRequest("invalid-sha256", "bundleSha256 must be a lower-case hex SHA-256: got '" + bundleSha256 + "'");
     }
-    BuildRegistered b = new BuildRegistered(platform, runtimeVersion, id, bundleSha256, size);
+    ExpoUpdatesVersion version = expoUpdatesVersion == null ? null : ExpoUpdatesVersion.parse(expoUpdatesVersion);
+    if (expoUpdatesVersion != null && version == null) {
+      throw CommandException.badRequest("invalid-expo-updates-version", "expoUpdatesVersion must be an expo-updates release such as 57.0.24 "
+          + "(MAJOR.MINOR.PATCH, as in node_modules/expo-updates/package.json): got '" + (expoUpdatesVersion.length() > 40 ? expoUpdatesVersion.substring(0, 40) + "…" : expoUpdatesVersion) + "'");
+    }
+    BuildRegistered b = new BuildRegistered(platform, runtimeVersion, id, bundleSha256, size, version == null ? null : version.toString());
     return processor.submit(
         vertx,
         "register-build",

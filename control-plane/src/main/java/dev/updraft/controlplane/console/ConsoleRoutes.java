@@ -52,6 +52,7 @@ public final class ConsoleRoutes {
           "page-update.js",
           "page-devices.js",
           "page-audit.js",
+          "page-builds.js",
           "page-access.js");
 
   /**

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.history;
 
+import dev.updraft.common.PostgresTls;
 import dev.updraft.controlplane.commands.CommandException;
 import dev.updraft.controlplane.insights.TelemetryDb;
 import dev.updraft.controlplane.state.GroupState;
@@ -81,8 +82,8 @@ public final class HistoryReads {
   }
 
   /** Reads on {@code postgresUrl}; nothing is connected yet. */
-  public static HistoryReads create(Vertx vertx, String postgresUrl, MeterRegistry meters) {
-    return new HistoryReads(vertx, TelemetryDb.create(vertx, postgresUrl, TIMEOUT, "history"), meters);
+  public static HistoryReads create(Vertx vertx, String postgresUrl, PostgresTls tls, MeterRegistry meters) {
+    return new HistoryReads(vertx, TelemetryDb.create(vertx, postgresUrl, tls, TIMEOUT, "history"), meters);
   }
 
   /**

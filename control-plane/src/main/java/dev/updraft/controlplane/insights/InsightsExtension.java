@@ -117,7 +117,7 @@ public final class InsightsExtension implements ControlPlaneExtension {
     }
     TelemetryDb telemetry;
     try {
-      telemetry = TelemetryDb.create(ctx.vertx(), ctx.config().postgresUrl(), queryTimeout);
+      telemetry = TelemetryDb.create(ctx.vertx(), ctx.config().postgresUrl(), ctx.config().postgresTls(), queryTimeout, "insights");
     } catch (ConfigException e) {
       return Future.failedFuture(e);
     }

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.insights;
 
+import dev.updraft.common.PostgresTls;
 import dev.updraft.common.ConfigException;
 import dev.updraft.dbschema.SchemaMigrations;
 import io.vertx.core.Future;
@@ -62,12 +63,17 @@ public final class TelemetryDb {
 
   /** {@link #create(Vertx, String, Duration)} for another reader ({@code purpose} names it in logs). */
   public static TelemetryDb create(Vertx vertx, String postgresUrl, Duration timeout, String purpose) {
+    return create(vertx, postgresUrl, PostgresTls.NONE, timeout, purpose);
+  }
+
+  /** {@link #create(Vertx, String, Duration, String)} over TLS as {@code tls} says ({@code --postgres-ssl-*}). */
+  public static TelemetryDb create(Vertx vertx, String postgresUrl, PostgresTls tls, Duration timeout, String purpose) {
     PgConnectOptions options;
     if (postgresUrl == null || !(postgresUrl.startsWith("postgresql://") || postgresUrl.startsWith("postgres://"))) {
       throw new ConfigException("--postgres-url must look like postgresql://user@host:port/database (insights read the telemetry there)");
     }
     try {
-      options = PgConnectOptions.fromUri(postgresUrl);
+      options = tls.apply(PgConnectOptions.fromUri(postgresUrl));
     } catch (RuntimeException e) {
       throw new ConfigException("--postgres-url is not a valid PostgreSQL URL (insights read the telemetry there): " + e.getMessage());
     }

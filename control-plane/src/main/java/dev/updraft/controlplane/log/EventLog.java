@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.log;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;
 import java.time.Duration;
@@ -30,9 +31,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.FencedInstanceIdException;
-import org.apache.kafka.common.errors.InvalidProducerEpochException;
-import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -71,6 +69,7 @@ public final class EventLog implements AutoCloseable {
   public static final int RECORD_LIMIT_BYTES = RecordLimit.UPDRAFT;
 
   private final String bootstrap;
+  private final KafkaClientConfig kafka;
   private final String topic;
   private final String transactionalId;
   /** Test seam: runs after an append's records are in the log and before its commit; nullable. */
@@ -82,12 +81,14 @@ public final class EventLog implements AutoCloseable {
   private KafkaConsumer<String, byte[]> consumer;
   private List<TopicPartition> partitions = List.of();
 
-  public EventLog(String bootstrap, String eventsTopic, String transactionalId) {
-    this(bootstrap, eventsTopic, transactionalId, null);
+  /** @param kafka the {@code --kafka-config} settings added to its producer, admin client and consumers */
+  public EventLog(String bootstrap, KafkaClientConfig kafka, String eventsTopic, String transactionalId) {
+    this(bootstrap, kafka, eventsTopic, transactionalId, null);
   }
 
-  EventLog(String bootstrap, String eventsTopic, String transactionalId, Runnable beforeCommit) {
+  EventLog(String bootstrap, KafkaClientConfig kafka, String eventsTopic, String transactionalId, Runnable beforeCommit) {
     this.bootstrap = bootstrap;
+    this.kafka = kafka;
     this.topic = eventsTopic;
     this.transactionalId = transactionalId;
     this.beforeCommit = beforeCommit;
@@ -95,6 +96,11 @@ public final class EventLog implements AutoCloseable {
 
   public String topic() {
     return topic;
+  }
+
+  /** Whether Kafka answers for the events topic within {@code timeout} with a leader per partition ({@link LogProbe}). */
+  public boolean reachable(Duration timeout) {
+    return coordinator == null || LogProbe.leadersKnown(coordinator, topic, timeout);
   }
 
   /** The largest encoded event {@link #append} takes. */
@@ -116,14 +122,14 @@ public final class EventLog implements AutoCloseable {
     p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000);
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, RECORD_LIMIT_BYTES);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId + "-" + UUID.randomUUID().toString().substring(0, 8));
-    producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    producer = new KafkaProducer<>(kafka.apply(p), new StringSerializer(), new ByteArraySerializer());
     producer.initTransactions();
     Properties a = new Properties();
     a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     a.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
     a.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
     a.put(AdminClientConfig.CLIENT_ID_CONFIG, transactionalId + "-coordinator-" + UUID.randomUUID().toString().substring(0, 8));
-    coordinator = Admin.create(a);
+    coordinator = Admin.create(kafka.apply(a));
     limit = RecordLimit.read(coordinator, topic);
     LOG.info("event writer ready transactionalId={} topic={} maxEventBytes={}", transactionalId, topic, limit.maxEventBytes());
   }
@@ -137,7 +143,7 @@ public final class EventLog implements AutoCloseable {
     p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, transactionalId + "-" + role + "-" + UUID.randomUUID().toString().substring(0, 8));
-    return p;
+    return kafka.apply(p);
   }
 
   /**
@@ -254,7 +260,7 @@ public final class EventLog implements AutoCloseable {
       throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "interrupted while appending", e, attempt(out, open, committing));
     } catch (ExecutionException | KafkaException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      if (fenced(cause)) {
+      if (Fence.isFencing(cause)) {
         closeProducerQuietly();
         throw new LogWriteException(
             LogWriteException.Kind.FENCED,
@@ -268,7 +274,7 @@ public final class EventLog implements AutoCloseable {
       try {
         producer.abortTransaction();
       } catch (KafkaException abortFailure) {
-        if (fenced(abortFailure)) {
+        if (Fence.isFencing(abortFailure)) {
           closeProducerQuietly();
           throw new LogWriteException(
               LogWriteException.Kind.FENCED,
@@ -313,7 +319,7 @@ public final class EventLog implements AutoCloseable {
       throw new LogWriteException(LogWriteException.Kind.UNCERTAIN, "interrupted while writing", e);
     } catch (ExecutionException | RuntimeException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      if (fenced(cause)) {
+      if (Fence.isFencing(cause)) {
         closeProducerQuietly();
         throw new LogWriteException(LogWriteException.Kind.FENCED,
             "another control plane with transactionalId=" + transactionalId + " has taken over the event log", cause);
@@ -322,7 +328,7 @@ public final class EventLog implements AutoCloseable {
         producer.abortTransaction();
       } catch (KafkaException abortFailure) {
         closeProducerQuietly();
-        throw new LogWriteException(fenced(abortFailure) ? LogWriteException.Kind.FENCED : LogWriteException.Kind.UNCERTAIN,
+        throw new LogWriteException(Fence.isFencing(abortFailure) ? LogWriteException.Kind.FENCED : LogWriteException.Kind.UNCERTAIN,
             "write to another topic failed and could not be aborted: " + cause.getMessage(), abortFailure);
       }
       throw new LogWriteException(LogWriteException.Kind.ABORTED, "write aborted, nothing written: " + cause.getMessage(), cause);
@@ -432,17 +438,6 @@ public final class EventLog implements AutoCloseable {
       }
     }
     return true;
-  }
-
-  private static boolean fenced(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof ProducerFencedException
-          || c instanceof InvalidProducerEpochException
-          || c instanceof FencedInstanceIdException) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private void closeProducerQuietly() {

@@ -30,6 +30,18 @@ final class Fence {
   /** Epochs from here on may make the coordinator give the next transaction a new producer id. */
   static final int EXHAUSTED_EPOCH = Short.MAX_VALUE - 1;
 
+  /** Whether {@code t} (or a cause) says another writer with the same transactional id has fenced this one. */
+  static boolean isFencing(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof org.apache.kafka.common.errors.ProducerFencedException
+          || c instanceof org.apache.kafka.common.errors.InvalidProducerEpochException
+          || c instanceof org.apache.kafka.common.errors.FencedInstanceIdException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** What the coordinator's description says about the writer. */
   enum Verdict {
     /** Another producer with the same transactional id took over. */

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.log;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.events.Topics;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -128,11 +129,17 @@ public final class TopicSetup {
    */
   public static void ensure(
       String bootstrap, List<Spec> topics, String eventsTopic, int configuredFactor, int configuredMinInsync, Duration timeout) {
+    ensure(bootstrap, KafkaClientConfig.none(), topics, eventsTopic, configuredFactor, configuredMinInsync, timeout);
+  }
+
+  /** Like {@link #ensure(String, List, String, int, int, Duration)}, the admin client with the {@code --kafka-config} settings. */
+  public static void ensure(String bootstrap, KafkaClientConfig kafka, List<Spec> topics, String eventsTopic, int configuredFactor,
+      int configuredMinInsync, Duration timeout) {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 15_000));
-    try (Admin admin = Admin.create(p)) {
+    try (Admin admin = Admin.create(kafka.apply(p))) {
       int brokers = admin.describeCluster().nodes().get().size();
       Set<String> existing = admin.listTopics().names().get();
       Replication replication = null;

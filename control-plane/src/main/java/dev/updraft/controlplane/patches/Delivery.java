@@ -38,7 +38,7 @@ public final class Delivery implements AutoCloseable {
   public static Delivery start(
       Vertx vertx, ControlPlaneConfig config, CommandProcessor processor, Commands commands, AssetStorage storage, Path tmp,
       MeterRegistry metrics, ExtensionContext routes) {
-    FleetBases fleet = FleetBases.create(vertx, config.postgresUrl());
+    FleetBases fleet = FleetBases.create(vertx, config.postgresUrl(), config.postgresTls());
     boolean edges = config.edgePublicUrl() != null;
     GroupJob.Settings settings =
         new GroupJob.Settings(edges, storage instanceof LocalAssetStorage, config.patchBases(), config.patchMaxBundleBytes(),

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.common.ExpoUpdatesVersion;
 import dev.updraft.controlplane.ExtensionContext;
 import dev.updraft.controlplane.Role;
 import dev.updraft.controlplane.commands.CommandException;
@@ -67,6 +68,14 @@ final class DeliveryRoutes {
       return;
     }
     String sha = text(b, "bundleSha256");
+    JsonNode version = b.get("expoUpdatesVersion");
+    if (version != null && !version.isNull() && (!version.isTextual() || ExpoUpdatesVersion.parse(version.asText()) == null)) {
+      String got = version.isTextual() ? "'" + (version.asText().length() > 40 ? version.asText().substring(0, 40) + "…" : version.asText()) + "'"
+          : "a JSON " + version.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+      ctx.fail(rc, 400, "invalid-expo-updates-version", "expoUpdatesVersion must be an expo-updates release such as \"57.0.24\" "
+          + "(MAJOR.MINOR.PATCH, as in node_modules/expo-updates/package.json): got " + got);
+      return;
+    }
     String actor = ctx.actor(rc);
     ctx.vertx()
         .executeBlocking(() -> sha == null || !sha.matches("[0-9a-f]{64}") ? null : storage.stat(app.appId(), sha))
@@ -78,7 +87,7 @@ final class DeliveryRoutes {
           }
           long size = stored == null ? -1 : stored.size();
           return commands.deliveries().registerBuild(actor, app.appId(), text(b, "platform"), text(b, "runtimeVersion"),
-              text(b, "embeddedUpdateId"), sha, size);
+              text(b, "embeddedUpdateId"), sha, size, text(b, "expoUpdatesVersion"));
         })
         .onComplete(ar -> {
           if (ar.failed()) {
@@ -94,12 +103,29 @@ final class DeliveryRoutes {
     if (app == null) {
       return;
     }
-    ObjectNode out = JSON.createObjectNode();
-    ArrayNode list = out.putArray("builds");
-    for (BuildRegistered b : ctx.state().deliveries(app.appId()).builds().values()) {
-      list.add(build(b));
-    }
-    send(rc, 200, out);
+    outcomes(app.appId()).onComplete(ar -> {
+      PatchOutcomes o = ar.result();
+      ObjectNode out = JSON.createObjectNode();
+      out.put("outcomes", o == null ? "unavailable" : "ok");
+      ArrayNode list = out.putArray("builds");
+      for (BuildRegistered b : ctx.state().deliveries(app.appId()).builds().values()) {
+        ObjectNode n = build(b);
+        if (o == null) {
+          n.putNull("patchesServed").putNull("patchesFailed");
+        } else {
+          long[] t = o.ofBase(b.embeddedUpdateId());
+          n.put("patchesServed", t[0]).put("patchesFailed", t[1]);
+        }
+        n.put("patchesStopped", o != null && o.stopped(b.embeddedUpdateId()));
+        list.add(n);
+      }
+      send(rc, 200, out);
+    });
+  }
+
+  /** The app's patch outcomes; null when there is no telemetry database or it does not answer. */
+  private Future<PatchOutcomes> outcomes(String appId) {
+    return fleet == null ? Future.succeededFuture(null) : fleet.patchOutcomes(appId).otherwise((PatchOutcomes) null);
   }
 
   private void patches(RoutingContext rc) {
@@ -112,15 +138,20 @@ final class DeliveryRoutes {
       ctx.fail(rc, 404, "update-not-found", "app " + app.appId() + " has no update group " + rc.pathParam("groupId"));
       return;
     }
-    send(rc, 200, patchesView(ctx.state(), app, g));
+    outcomes(app.appId()).onComplete(ar -> send(rc, 200, patchesView(ctx.state(), app, g, ar.result())));
   }
 
-  /** What the console and {@code updraft updates show} print for a group. */
-  static ObjectNode patchesView(ControlState s, AppState app, GroupState g) {
+  /**
+   * What the console and {@code updraft updates show} print for a group.
+   *
+   * @param o nullable: the patches served and failed are unknown
+   */
+  static ObjectNode patchesView(ControlState s, AppState app, GroupState g, PatchOutcomes o) {
     Deliveries d = s.deliveries(app.appId());
     ObjectNode out = JSON.createObjectNode();
     out.put("groupId", g.groupId());
     out.put("computed", d.patchesComputed(g.groupId()));
+    out.put("outcomes", o == null ? "unavailable" : "ok");
     ArrayNode platforms = out.putArray("platforms");
     for (PlatformUpdate p : g.group().platforms()) {
       String sha = g.group().rollsBackToEmbedded() ? null : Bodies.launchSha(p.body());
@@ -148,6 +179,13 @@ final class DeliveryRoutes {
         b.baseUpdateIds().forEach(ids::add);
         pn.put("sha256", b.sha256());
         pn.put("size", b.size());
+      }
+      ArrayNode outcomes = n.putArray("patchOutcomes");
+      if (o != null) {
+        for (PatchOutcomes.Row r : o.rowsOf(p.updateId())) {
+          outcomes.addObject().put("baseUpdateId", r.baseUpdateId()).put("fromEmbedded", r.fromEmbedded()).put("served", r.served())
+              .put("failed", r.failed()).put("baseStopped", o.stopped(r.baseUpdateId()));
+        }
       }
     }
     return out;
@@ -199,6 +237,12 @@ final class DeliveryRoutes {
     n.put("embeddedUpdateId", b.embeddedUpdateId());
     n.put("bundleSha256", b.bundleSha256());
     n.put("size", b.size());
+    if (b.expoUpdatesVersion() == null) {
+      n.putNull("expoUpdatesVersion");
+    } else {
+      n.put("expoUpdatesVersion", b.expoUpdatesVersion());
+    }
+    n.put("embeddedPatches", ExpoUpdatesVersion.appliesEmbeddedPatches(b.expoUpdatesVersion()));
     return n;
   }
 

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.patches;
 
+import dev.updraft.common.PostgresTls;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetClientOptions;
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Read-only questions to the telemetry database (the ingester's tables): which updates the fleet runs
- * most (patch bases), and whether any device of a runtime version checked in lately (the publish CLI's
+ * most (patch bases), how the patches served fared ({@code patch_outcomes}), and whether any device of a runtime version checked in lately (the publish CLI's
  * orphan warning). PostgreSQL is optional: creating this connects nothing, and every question answers
  * {@code null} (unknown) while it cannot be asked or gives no answer within {@link #ANSWER_MS}. Thread-safe.
  */
@@ -35,13 +36,13 @@ final class FleetBases {
   }
 
   /** Null when {@code postgresUrl} is not a PostgreSQL URL (then nothing is asked). */
-  static FleetBases create(Vertx vertx, String postgresUrl) {
+  static FleetBases create(Vertx vertx, String postgresUrl, PostgresTls tls) {
     if (postgresUrl == null || !(postgresUrl.startsWith("postgresql://") || postgresUrl.startsWith("postgres://"))) {
       return null;
     }
     PgConnectOptions options;
     try {
-      options = PgConnectOptions.fromUri(postgresUrl);
+      options = tls.apply(PgConnectOptions.fromUri(postgresUrl));
     } catch (RuntimeException e) {
       return null;
     }
@@ -83,6 +84,24 @@ final class FleetBases {
         .map(rows -> {
           up();
           return rows.iterator().next().getLong("n");
+        })
+        .timeout(ANSWER_MS, TimeUnit.MILLISECONDS)
+        .otherwise(t -> unknown(t));
+  }
+
+  /** The app's patches served and failed per base and update (empty when none); null when unknown. */
+  Future<PatchOutcomes> patchOutcomes(String appId) {
+    return pool.preparedQuery(
+            "SELECT base_update_id, update_id, platform, from_embedded, served, failed FROM patch_outcomes WHERE app_id = $1 "
+                + "ORDER BY base_update_id, update_id, platform LIMIT 10000")
+        .execute(Tuple.of(appId))
+        .map(rows -> {
+          List<PatchOutcomes.Row> out = new ArrayList<>();
+          for (Row r : rows) {
+            out.add(new PatchOutcomes.Row(r.getString(0), r.getString(1), r.getString(2), r.getBoolean(3), r.getLong(4), r.getLong(5)));
+          }
+          up();
+          return new PatchOutcomes(out);
         })
         .timeout(ANSWER_MS, TimeUnit.MILLISECONDS)
         .otherwise(t -> unknown(t));

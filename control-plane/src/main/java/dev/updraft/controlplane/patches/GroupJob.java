@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.patches;
 
 import dev.updraft.common.AcceptEncoding;
+import dev.updraft.common.ExpoUpdatesVersion;
 import dev.updraft.common.ContentTypes;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
@@ -42,6 +43,8 @@ final class GroupJob {
   private final AssetStorage storage;
   private final Path tmp;
   private final Settings settings;
+  /** group/platform/base sha diffed by this instance (kept or dropped): not diffed again. Worker thread. */
+  private final Set<String> tried = new java.util.HashSet<>();
 
   /** What the job is allowed. */
   record Settings(boolean edges, boolean encodeOthers, int bases, long maxBundleBytes, boolean fastEncoding) {}
@@ -65,8 +68,10 @@ final class GroupJob {
    * The events recording the work for {@code g}.
    *
    * @param fleet update ids the fleet runs most for each platform (may be empty)
+   * @param stopped base update ids whose patches devices could not use ({@link PatchOutcomes}): never a base
    */
-  List<EventPayload> run(ControlState s, AppState app, GroupState g, Map<String, List<String>> fleet, Tally tally) throws IOException {
+  List<EventPayload> run(ControlState s, AppState app, GroupState g, Map<String, List<String>> fleet, Set<String> stopped, Tally tally)
+      throws IOException {
     Deliveries d = s.deliveries(app.appId());
     List<EventPayload> out = new ArrayList<>();
     List<BundlePatch> patches = new ArrayList<>();
@@ -95,7 +100,7 @@ final class GroupJob {
         }
       }
       if (settings.edges() && settings.bases() > 0 && stored != null) {
-        patches.addAll(patchesFor(s, app, g, p, launch, stored, fleet.getOrDefault(p.platform(), List.of()), tally));
+        patches.addAll(patchesFor(s, app, g, p, launch, stored, fleet.getOrDefault(p.platform(), List.of()), stopped, tally));
       }
     }
     out.add(new PatchesComputed(g.groupId(), patches));
@@ -140,10 +145,19 @@ final class GroupJob {
   }
 
   private List<BundlePatch> patchesFor(
-      ControlState s, AppState app, GroupState g, PlatformUpdate p, String target, LaunchAssetStored stored, List<String> fleet, Tally tally)
+      ControlState s, AppState app, GroupState g, PlatformUpdate p, String target, LaunchAssetStored stored, List<String> fleet,
+      Set<String> stopped, Tally tally) throws IOException {
+    return diffAll(app, g, p, target, stored, bases(s, app, g, p.platform(), target, fleet, stopped), tally);
+  }
+
+  /** A patch from each of {@code bases} (base bundle → update ids) to {@code target}, those worth keeping. */
+  private List<BundlePatch> diffAll(
+      AppState app, GroupState g, PlatformUpdate p, String target, LaunchAssetStored stored, Map<String, Set<String>> bases, Tally tally)
       throws IOException {
-    Map<String, Set<String>> bases = bases(s, app, g, p.platform(), target, fleet);
     List<BundlePatch> out = new ArrayList<>();
+    for (String base : bases.keySet()) {
+      tried.add(tryKey(g.groupId(), p.platform(), base));
+    }
     if (bases.isEmpty()) {
       return out;
     }
@@ -176,8 +190,80 @@ final class GroupJob {
     return out;
   }
 
+  /**
+   * What makes a recorded group's patches match the registered builds now: a patch from each build
+   * (registered after the group's job) whose client applies embedded-bundle patches, and the recorded
+   * patches re-recorded with the embedded update ids they must carry (a build re-registered on another
+   * version or bundle). Empty when nothing changes. A base diffed once for the group (kept or dropped) is
+   * not diffed again by this instance.
+   */
+  List<BundlePatch> reconcileBuilds(ControlState s, AppState app, GroupState g, Set<String> stopped, Tally tally) throws IOException {
+    List<BundlePatch> out = new ArrayList<>();
+    if (!settings.edges() || settings.bases() <= 0 || g.group().rollsBackToEmbedded()) {
+      return out;
+    }
+    Deliveries d = s.deliveries(app.appId());
+    String rv = g.group().runtimeVersion();
+    for (PlatformUpdate p : g.group().platforms()) {
+      String target = Bodies.launchSha(p.body());
+      LaunchAssetStored stored = target == null ? null : d.launchAssets().get(target);
+      if (stored == null) {
+        continue;
+      }
+      Set<String> covered = new LinkedHashSet<>();
+      for (BundlePatch old : d.patchesOf(g.groupId(), p.platform())) {
+        covered.add(old.baseSha256());
+        Set<String> ids = new LinkedHashSet<>();
+        for (String id : old.baseUpdateIds()) {
+          if (!d.builds().containsKey(id) && !stopped.contains(id)) {
+            ids.add(id); // a published update's id
+          }
+        }
+        ids.addAll(buildIds(d, p.platform(), rv, old.baseSha256()));
+        ids.removeAll(stopped);
+        if (!ids.equals(new LinkedHashSet<>(old.baseUpdateIds()))) {
+          out.add(new BundlePatch(old.platform(), old.targetSha256(), old.baseSha256(), List.copyOf(ids), old.sha256(), old.size(), old.url()));
+        }
+      }
+      Map<String, Set<String>> fresh = new LinkedHashMap<>();
+      for (BuildRegistered b : d.builds().values()) {
+        if (base(b, p.platform(), rv) && !b.bundleSha256().equals(target) && !covered.contains(b.bundleSha256())
+            && !tried.contains(tryKey(g.groupId(), p.platform(), b.bundleSha256()))) {
+          fresh.put(b.bundleSha256(), new LinkedHashSet<>());
+        }
+      }
+      if (!fresh.isEmpty()) {
+        addIds(app, d, p.platform(), rv, fresh, stopped);
+        fresh.values().removeIf(Set::isEmpty);
+        out.addAll(diffAll(app, g, p, target, stored, fresh, tally));
+      }
+    }
+    return out;
+  }
+
+  /** Whether build {@code b}'s embedded bundle is a patch base for devices of {@code platform} and {@code runtimeVersion}. */
+  static boolean base(BuildRegistered b, String platform, String runtimeVersion) {
+    return b.platform().equals(platform) && b.runtimeVersion().equals(runtimeVersion)
+        && ExpoUpdatesVersion.appliesEmbeddedPatches(b.expoUpdatesVersion());
+  }
+
+  private static Set<String> buildIds(Deliveries d, String platform, String runtimeVersion, String sha) {
+    Set<String> out = new LinkedHashSet<>();
+    for (BuildRegistered b : d.builds().values()) {
+      if (base(b, platform, runtimeVersion) && b.bundleSha256().equals(sha)) {
+        out.add(b.embeddedUpdateId());
+      }
+    }
+    return out;
+  }
+
+  private static String tryKey(String groupId, String platform, String baseSha) {
+    return groupId + '/' + platform + '/' + baseSha;
+  }
+
   /** Base bundle → the update ids (published or embedded) whose launch asset it is. */
-  private Map<String, Set<String>> bases(ControlState s, AppState app, GroupState g, String platform, String target, List<String> fleet) {
+  private Map<String, Set<String>> bases(
+      ControlState s, AppState app, GroupState g, String platform, String target, List<String> fleet, Set<String> stopped) {
     Map<String, Set<String>> out = new LinkedHashMap<>();
     int taken = 0;
     for (GroupState older : app.groupsNewestFirst(g.group().branch(), g.group().runtimeVersion())) {
@@ -201,25 +287,40 @@ final class GroupJob {
         out.computeIfAbsent(sha, k -> new LinkedHashSet<>());
       }
     }
-    // every update of this runtime and platform whose bundle is a base can be patched from it
+    // a registered build whose client applies them: its embedded bundle is always a base
+    for (BuildRegistered b : d.builds().values()) {
+      if (base(b, platform, g.group().runtimeVersion()) && !b.bundleSha256().equals(target)) {
+        out.computeIfAbsent(b.bundleSha256(), k -> new LinkedHashSet<>());
+      }
+    }
+    addIds(app, d, platform, g.group().runtimeVersion(), out, stopped);
+    out.values().removeIf(Set::isEmpty);
+    return out;
+  }
+
+  /**
+   * Fills each base's update ids: every update of the runtime and platform whose bundle it is, and every
+   * registered build's embedded update whose client applies embedded-bundle patches (never an older
+   * client's, even when its bundle is some update's too), but never a stopped one.
+   */
+  private static void addIds(
+      AppState app, Deliveries d, String platform, String runtimeVersion, Map<String, Set<String>> out, Set<String> stopped) {
     for (GroupState any : app.groups()) {
       PlatformUpdate u = any.platform(platform);
-      if (u == null || any.group().rollsBackToEmbedded() || !any.group().runtimeVersion().equals(g.group().runtimeVersion())) {
+      if (u == null || any.group().rollsBackToEmbedded() || !any.group().runtimeVersion().equals(runtimeVersion)) {
         continue;
       }
       Set<String> ids = out.get(Bodies.launchSha(u.body()));
-      if (ids != null) {
+      if (ids != null && !stopped.contains(u.updateId())) {
         ids.add(u.updateId());
       }
     }
     for (BuildRegistered b : d.builds().values()) {
       Set<String> ids = out.get(b.bundleSha256());
-      if (ids != null && b.platform().equals(platform) && b.runtimeVersion().equals(g.group().runtimeVersion())) {
+      if (ids != null && base(b, platform, runtimeVersion) && !stopped.contains(b.embeddedUpdateId())) {
         ids.add(b.embeddedUpdateId());
       }
     }
-    out.values().removeIf(Set::isEmpty);
-    return out;
   }
 
   /** The launch asset of update (or registered embedded update) {@code id} for the runtime and platform, or null. */

@@ -62,6 +62,10 @@ public final class PatchWorker implements AutoCloseable {
   private final Map<String, Duration> backoff = new HashMap<>();
   /** Without edges nothing is recorded (no event): the groups whose copies this instance stored. */
   private final Set<String> doneHere = new java.util.HashSet<>();
+  /** How often the stopped bases are asked again. */
+  static final long OUTCOMES_MS = 30_000;
+  private final Map<String, Long> outcomesAt = new HashMap<>();
+  private final Map<String, Set<String>> stoppedBases = new HashMap<>();
   private final boolean record;
   private final Counter kept;
   private final Counter dropped;
@@ -130,7 +134,47 @@ public final class PatchWorker implements AutoCloseable {
         runJob(app.appId(), g.groupId());
       }
     }
+    if (record) {
+      reconcileBuilds(state.get());
+    }
     renew(state.get());
+  }
+
+  /**
+   * Patches from the builds registered (or re-registered) after a servable group's job, and the embedded
+   * update ids its recorded patches carry kept in step with the builds' versions. Worker thread.
+   */
+  private void reconcileBuilds(ControlState s) throws Exception {
+    for (AppState app : s.apps().values()) {
+      Deliveries d = s.deliveries(app.appId());
+      Set<String> stopped = stopped(app.appId());
+      if (d.builds().isEmpty() && stopped.isEmpty()) {
+        continue;
+      }
+      Set<String> seen = new LinkedHashSet<>();
+      for (AppState.Servable sv : app.servable()) {
+        GroupState g = app.group(sv.groupId());
+        if (g == null || !seen.add(g.groupId()) || !d.patchesComputed(g.groupId()) || retryAt.containsKey(g.groupId())) {
+          continue;
+        }
+        GroupJob.Tally tally = new GroupJob.Tally();
+        try {
+          List<BundlePatch> changed = job.reconcileBuilds(s, app, g, stopped, tally);
+          if (!changed.isEmpty()) {
+            commands.deliveries().record(app.appId(), List.of(new PatchesComputed(g.groupId(), changed)))
+                .toCompletionStage().toCompletableFuture().get(2, TimeUnit.MINUTES);
+            kept.increment(tally.patchesKept);
+            dropped.increment(tally.patchesDropped);
+            LOG.info("patches: group {} of app {}: {} patch records for registered builds ({} new, {} bytes), {} dropped",
+                g.groupId(), app.appId(), changed.size(), tally.patchesKept, tally.patchBytes, tally.patchesDropped);
+          }
+        } catch (Exception | OutOfMemoryError e) {
+          failed.increment();
+          LOG.warn("patches: the registered builds' patches for group {} of app {} failed ({}); tried again at the next scan", g.groupId(),
+              app.appId(), e.toString());
+        }
+      }
+    }
   }
 
   /** Servable update groups of the app whose work is not recorded, oldest first. */
@@ -164,7 +208,7 @@ public final class PatchWorker implements AutoCloseable {
     Timer.Sample t = Timer.start();
     GroupJob.Tally tally = new GroupJob.Tally();
     try {
-      List<EventPayload> events = job.run(s, app, g, record ? fleetBases(appId, g) : Map.of(), tally);
+      List<EventPayload> events = job.run(s, app, g, record ? fleetBases(appId, g) : Map.of(), record ? stopped(appId) : Set.of(), tally);
       if (record) {
         commands.deliveries().record(appId, events).toCompletionStage().toCompletableFuture().get(2, TimeUnit.MINUTES);
       } else {
@@ -189,6 +233,35 @@ public final class PatchWorker implements AutoCloseable {
     } finally {
       t.stop(jobs);
     }
+  }
+
+  /**
+   * The app's stopped bases ({@link PatchOutcomes}), asked of the telemetry database at most every
+   * {@link #OUTCOMES_MS} (the last answer kept while it cannot answer; empty without one). Worker thread.
+   */
+  private Set<String> stopped(String appId) {
+    if (fleet == null) {
+      return Set.of();
+    }
+    Long at = outcomesAt.get(appId);
+    long now = System.nanoTime();
+    if (at == null || now - at > TimeUnit.MILLISECONDS.toNanos(OUTCOMES_MS)) {
+      outcomesAt.put(appId, now);
+      try {
+        PatchOutcomes o = fleet.patchOutcomes(appId).toCompletionStage().toCompletableFuture().get(15, TimeUnit.SECONDS);
+        if (o != null) {
+          Set<String> fresh = o.stopped();
+          Set<String> before = stoppedBases.put(appId, fresh);
+          if (!fresh.equals(before == null ? Set.of() : before) && !fresh.isEmpty()) {
+            LOG.warn("patches: app {}: no more patches from bases {}: at least {} of their patches failed, half of those served",
+                appId, fresh, PatchOutcomes.MIN_FAILURES);
+          }
+        }
+      } catch (Exception e) {
+        LOG.debug("patches: no patch outcomes for app {}: {}", appId, e.toString());
+      }
+    }
+    return stoppedBases.getOrDefault(appId, Set.of());
   }
 
   /** The fleet's most common current updates per platform of the group (empty when telemetry cannot tell). */

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.snapshots;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.TopicToEnd;
 import dev.updraft.events.SnapshotSet;
 import java.time.Duration;
@@ -16,7 +17,7 @@ final class SnapshotStore {
   private SnapshotStore() {}
 
   /** What the topic holds; empty when it does not exist. */
-  static SnapshotSet.Result read(String bootstrap, String topic, Duration timeout) {
+  static SnapshotSet.Result read(String bootstrap, KafkaClientConfig kafka, String topic, Duration timeout) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -27,7 +28,7 @@ final class SnapshotStore {
     SnapshotSet set = new SnapshotSet();
     TopicToEnd.Read read;
     try {
-      read = TopicToEnd.read(p, topic, timeout, set::accept);
+      read = TopicToEnd.read(kafka.apply(p), topic, timeout, set::accept);
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
       LOG.warn("cannot read topic {} ({}): starting without snapshots", topic, e.getMessage());
       return new SnapshotSet().result();

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.snapshots;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.controlplane.log.LogWriteException;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.Snapshots;
@@ -40,6 +41,7 @@ public final class Snapshotter {
   }
 
   private final String bootstrap;
+  private final KafkaClientConfig kafka;
   private final String topic;
   private final SnapshotPolicy policy;
   private final MeterRegistry metrics;
@@ -50,7 +52,13 @@ public final class Snapshotter {
   private volatile long eventsReplayed;
 
   public Snapshotter(String bootstrap, String topic, SnapshotPolicy policy, MeterRegistry metrics) {
+    this(bootstrap, KafkaClientConfig.none(), topic, policy, metrics);
+  }
+
+  /** @param kafka the {@code --kafka-config} settings added to the consumer reading the snapshots at start */
+  public Snapshotter(String bootstrap, KafkaClientConfig kafka, String topic, SnapshotPolicy policy, MeterRegistry metrics) {
     this.bootstrap = bootstrap;
+    this.kafka = kafka;
     this.topic = topic;
     this.policy = policy;
     this.metrics = metrics;
@@ -68,7 +76,7 @@ public final class Snapshotter {
    * that are not (their apps are replayed from their partition's start).
    */
   public ControlState load(ControlState state, Instant now, Duration timeout) {
-    loaded = SnapshotStore.read(bootstrap, topic, timeout).requiring(Snapshots.OLDEST_USABLE);
+    loaded = SnapshotStore.read(bootstrap, kafka, topic, timeout).requiring(Snapshots.OLDEST_USABLE);
     ControlState s = state;
     for (AppSnapshot snap : loaded.snapshots().values()) {
       s = Snapshots.restore(s, snap);

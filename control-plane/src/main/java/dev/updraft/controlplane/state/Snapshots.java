@@ -34,7 +34,8 @@ public final class Snapshots {
     }
     List<AppSnapshot.Token> tokens = new ArrayList<>();
     for (TokenState t : a.tokens().values()) {
-      tokens.add(new AppSnapshot.Token(t.tokenId(), t.role(), t.label(), t.secretSha256(), text(t.issuedAt()), t.issuedBy(), text(t.revokedAt())));
+      tokens.add(new AppSnapshot.Token(t.tokenId(), t.role(), t.label(), t.secretSha256(), text(t.issuedAt()), t.issuedBy(), text(t.revokedAt()),
+          text(t.expiresAt())));
     }
     List<AppSnapshot.Key> keys = new ArrayList<>();
     for (SigningState k : a.keys()) {
@@ -110,10 +111,11 @@ public final class Snapshots {
     }
     PSortedMap<String, TokenState> tokens = TreePMap.empty();
     for (AppSnapshot.Token t : snap.tokens()) {
-      TokenState ts = new TokenState(t.tokenId(), t.role(), t.label(), t.secretSha256(), instant(t.issuedAt()), t.issuedBy(), instant(t.revokedAt()));
+      TokenState ts = new TokenState(t.tokenId(), t.role(), t.label(), t.secretSha256(), instant(t.issuedAt()), t.issuedBy(), instant(t.revokedAt()),
+          TokenState.parseExpiry(t.expiresAt()));
       tokens = tokens.plus(t.tokenId(), ts);
       if (!ts.revoked()) {
-        index = index.plus(ts.secretSha256(), new TokenRef(snap.appId(), ts.tokenId(), ts.role()));
+        index = index.plus(ts.secretSha256(), new TokenRef(snap.appId(), ts.tokenId(), ts.role(), ts.expiresAt()));
       }
     }
     List<SigningState> keys = new ArrayList<>();

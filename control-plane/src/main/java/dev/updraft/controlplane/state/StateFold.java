@@ -147,9 +147,10 @@ public final class StateFold {
   }
 
   private static ControlState tokenIssued(ControlState s, AppState app, EventEnvelope e, TokenIssued t) {
-    TokenState token = new TokenState(t.tokenId(), t.role(), t.label(), t.secretSha256(), e.occurredAt(), e.actor(), null);
+    Instant expiresAt = TokenState.parseExpiry(t.expiresAt());
+    TokenState token = new TokenState(t.tokenId(), t.role(), t.label(), t.secretSha256(), e.occurredAt(), e.actor(), null, expiresAt);
     AppState next = done(app.withTokens(app.tokens().plus(t.tokenId(), token)), e);
-    return s.with(next, s.tokensBySha256().plus(t.secretSha256(), new TokenRef(app.appId(), t.tokenId(), t.role())));
+    return s.with(next, s.tokensBySha256().plus(t.secretSha256(), new TokenRef(app.appId(), t.tokenId(), t.role(), expiresAt)));
   }
 
   private static ControlState tokenRevoked(ControlState s, AppState app, EventEnvelope e, TokenRevoked t) {
@@ -158,7 +159,7 @@ public final class StateFold {
       return s.with(done(app, e));
     }
     TokenState revoked =
-        new TokenState(old.tokenId(), old.role(), old.label(), old.secretSha256(), old.issuedAt(), old.issuedBy(), e.occurredAt());
+        new TokenState(old.tokenId(), old.role(), old.label(), old.secretSha256(), old.issuedAt(), old.issuedBy(), e.occurredAt(), old.expiresAt());
     return s.with(done(app.withTokens(app.tokens().plus(t.tokenId(), revoked)), e), s.tokensBySha256().minus(old.secretSha256()));
   }
 

@@ -18,16 +18,21 @@ import java.util.regex.Pattern;
 /**
  * Serves local-storage assets at {@code GET /assets/<app>/<sha256><ext>}: the {@code content-type} from the
  * extension (never from {@code Accept}: Android asks for {@code application/javascript} even for
- * images), {@code cache-control: public, max-age=31536000, immutable} (bytes at a URL never change), and for
- * a compressible type the encoding {@code Accept-Encoding} prefers among the zstd, br and gzip copies made
- * when the asset was published ({@link AcceptEncoding}); an asset stored before those copies existed gets
- * a gzip copy made on first request and kept. Addresses
+ * images), and for a compressible type the encoding {@code Accept-Encoding} prefers among the zstd, br and
+ * gzip copies made after the asset was published ({@link AcceptEncoding}); before those copies exist, a
+ * client that takes gzip gets a gzip copy made on first request and kept. {@code cache-control: public,
+ * max-age=31536000, immutable} only for final bytes: the decoded bytes at a URL never change, but an answer
+ * in an encoding the client ranks below one still to come (the copies are made off the request path,
+ * seconds after a publish) gets {@code public, max-age=30}. Addresses
  * are matched against a strict pattern, so no path can leave the storage directory. Thread-safe.
  */
 public final class LocalAssetRoute implements Handler<RoutingContext> {
   private static final Pattern FILE = Pattern.compile("([0-9a-f]{64})(\\.[A-Za-z0-9]{1,16})?");
-  private static final String IMMUTABLE = "public, max-age=31536000, immutable";
+  static final String IMMUTABLE = "public, max-age=31536000, immutable";
+  /** Bytes a later copy improves for this client (its preferred encoding is not stored yet): kept briefly. */
+  static final String INTERIM = "public, max-age=30";
   private static final List<String> STORED = List.of(AcceptEncoding.ZSTD, AcceptEncoding.BR, AcceptEncoding.GZIP);
+  private static final List<String> ALL = List.of(AcceptEncoding.ZSTD, AcceptEncoding.BR, AcceptEncoding.GZIP, AcceptEncoding.IDENTITY);
 
   private final Vertx vertx;
   private final LocalAssetStorage storage;
@@ -60,15 +65,17 @@ public final class LocalAssetRoute implements Handler<RoutingContext> {
     String ext = m.group(2);
     String contentType = ext == null ? ContentTypes.OCTET_STREAM : ContentTypes.of(ext);
     res.putHeader("content-type", contentType)
-        .putHeader("cache-control", IMMUTABLE)
         .putHeader("vary", "accept-encoding")
         .putHeader("x-content-type-options", "nosniff");
     boolean head = rc.request().method() == HttpMethod.HEAD;
     if (!ContentTypes.compressible(contentType)) {
+      res.putHeader("cache-control", IMMUTABLE);
       send(res, data, head);
       return;
     }
     String accept = rc.request().getHeader("accept-encoding");
+    // final bytes (immutable) only in the encoding this client gets once every copy is stored
+    String best = AcceptEncoding.choose(accept, ALL);
     List<String> held = new ArrayList<>(4);
     for (String enc : STORED) {
       if (storage.variant(data, enc) != null) {
@@ -80,10 +87,12 @@ public final class LocalAssetRoute implements Handler<RoutingContext> {
     if (enc != null && !enc.equals(AcceptEncoding.IDENTITY)) {
       // stored at publish time (PatchWorker): nothing is compressed for this request
       res.putHeader("content-encoding", enc);
+      res.putHeader("cache-control", enc.equals(best) ? IMMUTABLE : INTERIM);
       send(res, storage.variant(data, enc), head);
       return;
     }
     if (!acceptsGzip(accept)) {
+      res.putHeader("cache-control", AcceptEncoding.IDENTITY.equals(best) ? IMMUTABLE : INTERIM);
       send(res, data, head);
       return;
     }
@@ -93,9 +102,11 @@ public final class LocalAssetRoute implements Handler<RoutingContext> {
         .onComplete(
             ar -> {
               if (ar.failed()) {
+                res.putHeader("cache-control", INTERIM);
                 send(res, data, head); // identity is always acceptable
               } else {
                 res.putHeader("content-encoding", "gzip");
+                res.putHeader("cache-control", AcceptEncoding.GZIP.equals(best) ? IMMUTABLE : INTERIM);
                 send(res, ar.result(), head);
               }
             });

@@ -59,7 +59,10 @@ public final class S3Connect {
               + " every URL would carry the session token into manifests and the event log, and stop working when the session ends."
               + " Give --s3-public-base-url (a CDN or a public bucket), or long-lived access keys of a user that may only use this bucket");
     }
-    S3Configuration service = S3Configuration.builder().pathStyleAccessEnabled(o.pathStyle()).build();
+    // no aws-chunked uploads: over plain HTTP the SDK would sign the body in chunks (Content-Encoding: aws-chunked), and
+    // S3-compatible stores (S3Proxy, some others) keep that header on the object and send it with every GET, which a
+    // strict client, proxy or CDN honours; AWS strips it. Unchunked, the SDK hashes the file before sending it.
+    S3Configuration service = S3Configuration.builder().pathStyleAccessEnabled(o.pathStyle()).chunkedEncodingEnabled(false).build();
     S3Client client =
         withEndpoint(S3Client.builder(), o.endpoint())
             .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(10)).socketTimeout(Duration.ofSeconds(60)))

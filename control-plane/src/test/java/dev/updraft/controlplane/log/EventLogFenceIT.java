@@ -3,6 +3,7 @@ package dev.updraft.controlplane.log;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.AppCreated;
 import dev.updraft.events.EventPayload.TokenIssued;
@@ -51,7 +52,7 @@ class EventLogFenceIT {
     AtomicReference<Thread> fencer = new AtomicReference<>();
     AtomicReference<Throwable> fencerFailed = new AtomicReference<>();
     try (Admin admin = Admin.create(adminProps(infra));
-        EventLog log = new EventLog(infra.kafkaBootstrap(), topic, tid, () -> fenceAndAwaitAbort(infra, tid, admin, fencer, fencerFailed))) {
+        EventLog log = new EventLog(infra.kafkaBootstrap(), KafkaClientConfig.none(), topic, tid, () -> fenceAndAwaitAbort(infra, tid, admin, fencer, fencerFailed))) {
       admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(T.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       log.startWriter(T);
       log.replay(r -> { }, T);
@@ -59,7 +60,7 @@ class EventLogFenceIT {
       List<EventEnvelope> first = List.of(EventEnvelope.of("race", 1, Instant.now(), "admin", new AppCreated("Race")));
       assertThat(log.append(first)).hasSize(1);
 
-      List<EventEnvelope> second = List.of(EventEnvelope.of("race", 2, Instant.now(), "admin", new TokenIssued("tok_000000000001", "read", "00", "raced")));
+      List<EventEnvelope> second = List.of(EventEnvelope.of("race", 2, Instant.now(), "admin", new TokenIssued("tok_000000000001", "read", "00", "raced", null)));
       LogWriteException uncertain = (LogWriteException) catchAppend(log, second);
       assertThat(uncertain.kind()).as(uncertain.toString()).isEqualTo(LogWriteException.Kind.UNCERTAIN);
       assertThat(uncertain.getCause()).hasMessageContaining("invalid state");
@@ -74,7 +75,7 @@ class EventLogFenceIT {
           .satisfies(e -> assertThat(((LogWriteException) e).kind()).isEqualTo(LogWriteException.Kind.FENCED));
     }
     List<String> committed = new ArrayList<>();
-    try (EventLog reader = new EventLog(infra.kafkaBootstrap(), topic, tid + "-reader")) {
+    try (EventLog reader = new EventLog(infra.kafkaBootstrap(), KafkaClientConfig.none(), topic, tid + "-reader")) {
       reader.replay(r -> committed.add(r.key() + "@" + r.offset()), T);
     }
     assertThat(committed).as("only the first append is in the log").hasSize(1);

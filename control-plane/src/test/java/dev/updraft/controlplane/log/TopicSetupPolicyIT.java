@@ -2,6 +2,7 @@ package dev.updraft.controlplane.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.embedded.EmbeddedKafka;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -60,7 +61,7 @@ class TopicSetupPolicyIT {
         assertThat(admin.describeConfigs(List.of(snapshots)).all().get(30, TimeUnit.SECONDS).get(snapshots).get("max.message.bytes").value())
             .as("a limit the policy allows is kept").isEqualTo("1048576");
       }
-      try (EventLog log = new EventLog(bootstrap, events, "capped-writer")) {
+      try (EventLog log = new EventLog(bootstrap, KafkaClientConfig.none(), events, "capped-writer")) {
         log.startWriter(Duration.ofSeconds(30));
         assertThat(log.maxEventBytes()).as("Kafka's 1 MiB less the framing").isEqualTo(1_048_588 - 16 * 1024);
       }

@@ -93,7 +93,8 @@ class SnapshotRoundTripTest {
         return new ManifestsRenewed("renew", List.of(new Renewal(u.updateId(), "{\"renewed\":" + seq + "}", "sig=\"r" + seq + "\"",
             Map.of("main", "sig=\"r" + seq + "\""))));
       case 11:
-        return r.nextBoolean() ? new TokenIssued("t" + seq, "publish", Long.toHexString(seq).repeat(3), "ci")
+        return r.nextBoolean() ? new TokenIssued("t" + seq, "publish", Long.toHexString(seq).repeat(3), "ci",
+            r.nextBoolean() ? null : Instant.parse("2027-01-01T00:00:00Z").plusSeconds(seq).toString())
             : new TokenRevoked(app.tokens().isEmpty() ? "none" : app.tokens().firstKey());
       case 12:
         return new SigningKeyRegistered(r.nextBoolean() ? "main" : "k" + (seq % 3), "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n",
@@ -109,7 +110,7 @@ class SnapshotRoundTripTest {
       case 16:
         return new PatchesComputed(any.groupId(), List.of(new BundlePatch("ios", "aa" + seq, "bb".repeat(32), List.of("u"), "cc" + seq, 3, "http://s/c")));
       case 17:
-        return new BuildRegistered("ios", "1", "e" + (seq % 4), "bb" + seq, 10);
+        return new BuildRegistered("ios", "1", "e" + (seq % 4), "bb" + seq, 10, null);
       case 19:
         return new UpdatePinned(any.groupId(), r.nextInt(3) > 0);
       case 20:

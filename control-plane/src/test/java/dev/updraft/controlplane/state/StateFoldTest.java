@@ -42,7 +42,7 @@ class StateFoldTest {
   static List<EventEnvelope> log() {
     return List.of(
         e(1, new AppCreated("Demo")),
-        e(2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci")),
+        e(2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci", null)),
         e(3, new UpdatePublished(group("g1", "main", null, "ios", "android"))),
         e(4, new UpdatePublished(group("g2", "main", new Rollout("r2", 10, "g1", null), "ios", "android"))),
         e(5, new RolloutChanged("g2", "r2", 40, null)),

@@ -86,6 +86,26 @@ class LocalAssetRouteTest {
   }
 
   @Test
+  void onlyTheEncodingAClientKeepsGettingIsImmutableWhileBetterCopiesAreStillToCome(@TempDir Path tmp) throws Exception {
+    String url = "/assets/demo/" + sha + ".js";
+    HttpResponse<byte[]> early = get(url, "Accept-Encoding", "zstd, br, gzip");
+    assertThat(early.headers().firstValue("content-encoding")).as("never identity for a client that takes gzip").hasValue("gzip");
+    assertThat(early.headers().firstValue("cache-control")).as("zstd is still to come").hasValue("public, max-age=30");
+    assertThat(get(url, "Accept-Encoding", "gzip").headers().firstValue("cache-control"))
+        .as("gzip is what a gzip-only client keeps getting").hasValue("public, max-age=31536000, immutable");
+    assertThat(get(url, "Accept-Encoding", "zstd").headers().firstValue("cache-control")).as("identity until the zstd copy exists")
+        .hasValue("public, max-age=30");
+    assertThat(get(url).headers().firstValue("cache-control")).hasValue("public, max-age=31536000, immutable");
+    byte[] zstd = com.github.luben.zstd.Zstd.compress(js, 19);
+    Path f = Files.write(tmp.resolve("zst"), zstd);
+    storage.putVariant("demo", sha, "zstd", f, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(zstd)), "md5", zstd.length);
+    HttpResponse<byte[]> stored = get(url, "Accept-Encoding", "zstd, br, gzip");
+    assertThat(stored.headers().firstValue("content-encoding")).hasValue("zstd");
+    assertThat(stored.headers().firstValue("cache-control")).hasValue("public, max-age=31536000, immutable");
+    assertThat(com.github.luben.zstd.Zstd.decompress(stored.body(), js.length)).isEqualTo(js);
+  }
+
+  @Test
   void refusesEveryPathThatIsNotAStoredAddress() throws Exception {
     for (String p : new String[] {
       "/assets/demo/" + sha.substring(1) + ".js",

@@ -66,6 +66,7 @@ class S3AssetStorageIT {
         assertThat(h.contentType()).isEqualTo("image/png");
         assertThat(h.cacheControl()).isEqualTo("public, max-age=31536000, immutable");
         assertThat(h.metadata()).containsEntry("md5hex", StorageContract.md5(png)).containsEntry("size", Integer.toString(png.length));
+        assertThat(h.contentEncoding()).as("no transfer encoding (aws-chunked) is stored with the object").isNull();
       }
 
       String url = s.urls("demo").url(sha, ".png", "image/png");
@@ -75,6 +76,8 @@ class S3AssetStorageIT {
       assertThat(got.statusCode()).isEqualTo(200);
       assertThat(got.body()).isEqualTo(png);
       assertThat(got.headers().firstValue("content-type")).hasValue("image/png");
+      assertThat(got.headers().firstValue("content-encoding"))
+          .as("a strict client, proxy or CDN honours Content-Encoding: the stored bytes are identity").isEmpty();
       HttpResponse<byte[]> unsigned =
           http.send(HttpRequest.newBuilder(URI.create(url.substring(0, url.indexOf('?')))).build(), HttpResponse.BodyHandlers.ofByteArray());
       assertThat(unsigned.statusCode()).as("the bucket itself is private").isEqualTo(403);

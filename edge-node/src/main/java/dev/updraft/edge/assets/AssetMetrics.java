@@ -7,7 +7,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The asset route's counters: launch assets served as a patch or in full, bytes sent, bytes a patch
  * saved (the full bundle in the encoding the device would have got, minus the patch), patch requests
- * answered in full by reason, and storage failures. Thread-safe.
+ * answered in full by reason, interim copies the edge encoded itself, and storage failures. Thread-safe.
  */
 final class AssetMetrics {
   private final MeterRegistry registry;
@@ -18,6 +18,7 @@ final class AssetMetrics {
   private final Counter saved;
   private final Counter upstream;
   private final ConcurrentHashMap<String, Counter> misses = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> interim = new ConcurrentHashMap<>();
 
   AssetMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -29,8 +30,24 @@ final class AssetMetrics {
         .description("Bytes patches saved: the full bundle in the device's encoding minus the patch").register(registry);
     this.upstream = Counter.builder("updraft.edge.assets.storage.failures")
         .description("Full launch-asset requests storage did not answer with the expected bytes (502)").register(registry);
-    for (String r : new String[] {"no-base", "same-update", "unknown-base", "not-loaded"}) {
+    for (String r : new String[] {"no-base", "same-update", "unknown-base", "not-loaded", "failing-base"}) {
       miss(r, false);
+    }
+    for (String o : new String[] {"made", "not-smaller", "failed", "too-large", "served"}) {
+      interim(o, false);
+    }
+  }
+
+  /** An interim (edge-made) copy: made, not-smaller, failed or too-large; or served (one answer sent with one). */
+  void interim(String outcome) {
+    interim(outcome, true);
+  }
+
+  private void interim(String outcome, boolean count) {
+    Counter c = interim.computeIfAbsent(outcome, o -> Counter.builder("updraft.edge.assets.interim").tag("outcome", o)
+        .description("Interim encoded copies of launch assets the edge made before the stored ones existed, by outcome").register(registry));
+    if (count) {
+      c.increment();
     }
   }
 

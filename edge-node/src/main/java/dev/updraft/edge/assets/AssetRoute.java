@@ -3,10 +3,12 @@ package dev.updraft.edge.assets;
 import dev.updraft.common.AcceptEncoding;
 import dev.updraft.edge.image.AppImage;
 import dev.updraft.edge.image.LiveImage;
+import dev.updraft.events.CheckIn;
 import dev.updraft.events.EventPayload.AssetVariant;
 import dev.updraft.events.EventPayload.BundlePatch;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Context;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -21,6 +23,7 @@ import io.vertx.core.http.RequestOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -34,30 +37,60 @@ import java.util.regex.Pattern;
  * {@code expo-base-update-id} and {@code delta-base} (the running update), {@code etag} (the requested
  * update, unquoted), {@code content-type: application/vnd.bsdiff} and {@code cache-control: private,
  * no-store}, the body from memory. Anything else gets the full bundle, 200, in the encoding the client's
- * {@code Accept-Encoding} prefers among those stored at publish time (zstd, br, gzip, identity), streamed
+ * {@code Accept-Encoding} prefers among those stored after the publish (zstd, br, gzip, identity), streamed
  * from the storage URL of the event: the edge sets {@code content-encoding} itself, and the device's
- * conditional headers never reach the object store (which would answer 412 or 304). Conditional headers
- * are never evaluated here: no 304, no 412, and never a 226 without a patch.
+ * conditional headers never reach the object store (which would answer 412 or 304). Until the stored
+ * copies exist (the control plane makes them off the request path, seconds after the publish), a client
+ * that takes zstd, br or gzip gets an {@link InterimEncodings interim copy} the edge encodes once, never
+ * the identity bundle. Conditional headers are never evaluated here: no 304, no 412, and never a 226
+ * without a patch. A full request without {@code A-IM} that follows a 226 to the same device is a patch it
+ * could not use ({@link PatchFailures}), and a base whose patches fail is served no more patches.
  *
- * <p>Shared by every event loop; thread-safe. The only I/O is the streamed full bundle.
+ * <p>Only final bytes are {@code immutable} for a year: the stored copy, answering a request that asked
+ * for no patch, or one whose patch can never come (no base named, or the base is the update requested).
+ * An interim copy, and a full bundle sent for a patch request whose base has no patch (yet), get
+ * {@code public, max-age=30}. {@code Vary} names what chose the answer: {@code accept-encoding, a-im} for
+ * a request without a patch request; with one, also the headers naming the base and the requested update.
+ *
+ * <p>Shared by every event loop; thread-safe. The only I/O is the streamed full bundle, and the identity
+ * bytes an interim copy is made from.
  */
 public final class AssetRoute {
   private static final Pattern SHA = Pattern.compile("[0-9a-f]{64}");
   private static final String PATCH_TYPE = "application/vnd.bsdiff";
-  private static final String VARY = "accept-encoding, a-im, expo-current-update-id, if-none-match";
+  /** What chose a full answer to a request that asked for no patch. */
+  static final String VARY_FULL = "accept-encoding, a-im";
+  /** What chose an answer to a patch request: the encoding, and the headers naming the base and the requested update. */
+  static final String VARY_PATCH = "accept-encoding, a-im, expo-current-update-id, expo-requested-update-id, if-none-match, if-match";
+  /** Final bytes: the stored copy a device would get from now on. */
+  static final String IMMUTABLE = "public, max-age=31536000, immutable";
+  /** Bytes a later job improves (an interim copy, a full bundle before the patch job ran): kept briefly. */
+  static final String INTERIM = "public, max-age=30";
+  /** Bytes held in interim copies in all. */
+  static final long INTERIM_MAX_BYTES = 64L << 20;
 
   private final LiveImage live;
   private final PatchCache cache;
   private final AssetMetrics metrics;
+  private final PatchFailures failures;
+  private final Consumer<CheckIn> reports;
   private final HttpClientAgent upstream;
+  private final InterimEncodings interim;
 
-  public AssetRoute(Vertx vertx, LiveImage live, PatchCache cache, MeterRegistry registry) {
+  /**
+   * @param reports nullable (check-ins off): where a patch served or failed goes as a check-in (outcome
+   *     {@code patch}; the caller adds its id and the edge's), never blocking
+   */
+  public AssetRoute(Vertx vertx, LiveImage live, PatchCache cache, MeterRegistry registry, Consumer<CheckIn> reports) {
+    this.reports = reports;
     this.live = live;
     this.cache = cache;
     this.metrics = new AssetMetrics(registry);
+    this.failures = new PatchFailures(registry, System::currentTimeMillis);
     this.upstream = vertx.createHttpClient(
         new HttpClientOptions().setConnectTimeout(10_000).setIdleTimeout(60).setKeepAlive(true).setDecompressionSupported(false),
         new PoolOptions().setHttp1MaxSize(64));
+    this.interim = new InterimEncodings(vertx, upstream, INTERIM_MAX_BYTES, metrics);
   }
 
   /**
@@ -87,8 +120,10 @@ public final class AssetRoute {
     }
     MultiMap h = req.headers();
     String miss = null;
-    if (wantsPatch(h.getAll("a-im"))) {
-      String base = id(first(h.get("expo-current-update-id"), h.get("if-none-match")));
+    String base = id(first(h.get("expo-current-update-id"), h.get("if-none-match")));
+    String client = id(h.get("eas-client-id"));
+    boolean patchAsked = wantsPatch(h.getAll("a-im"));
+    if (patchAsked) {
       String requested = id(first(h.get("expo-requested-update-id"), h.get("if-match")));
       BundlePatch p = base == null ? null : app.launchAssets().patch(sha, base);
       Buffer bytes = p == null ? null : cache.get(p.sha256());
@@ -100,13 +135,35 @@ public final class AssetRoute {
         miss = "unknown-base";
       } else if (bytes == null) {
         miss = "not-loaded";
+      } else if (failures.stopped(appId, base)) {
+        miss = "failing-base";
       } else {
+        if (req.method() == HttpMethod.GET) {
+          failures.served(appId, sha, base, client);
+          report(appId, h, base, client, requested, CheckIn.REASON_PATCH_SERVED);
+        }
         patch(req, res, base, requested, bytes, asset, h.get("accept-encoding"));
         return;
       }
       metrics.miss(miss);
+    } else if (base != null && req.method() == HttpMethod.GET
+        && failures.full(appId, sha, base, client, id(h.get("expo-embedded-update-id")))) {
+      report(appId, h, base, client, id(first(h.get("expo-requested-update-id"), h.get("if-match"))), CheckIn.REASON_PATCH_FAILED);
     }
-    full(req, res, asset);
+    // a full answer to a patch request is final only when no later patch job can change it
+    boolean patchFinal = !patchAsked || "no-base".equals(miss) || "same-update".equals(miss);
+    full(req, res, asset, patchAsked ? VARY_PATCH : VARY_FULL, patchFinal);
+  }
+
+  private void report(String appId, MultiMap h, String base, String client, String requested, String reason) {
+    if (reports == null) {
+      return;
+    }
+    String platform = h.get("expo-platform");
+    reports.accept(CheckIn.builder().appId(appId).platform(platform == null ? "" : platform.toLowerCase(Locale.ROOT))
+        .runtimeVersion(h.get("expo-runtime-version")).clientId(client).currentUpdateId(base)
+        .embeddedUpdateId(id(h.get("expo-embedded-update-id"))).servedUpdateId(requested).outcome(CheckIn.OUTCOME_PATCH).reason(reason)
+        .atEpochMillis(System.currentTimeMillis()).build());
   }
 
   private void patch(HttpServerRequest req, HttpServerResponse res, String base, String requested, Buffer bytes, LaunchAssetStored asset,
@@ -120,7 +177,7 @@ public final class AssetRoute {
     }
     res.putHeader("content-type", PATCH_TYPE);
     res.putHeader("cache-control", "private, no-store");
-    res.putHeader("vary", VARY);
+    res.putHeader("vary", VARY_PATCH);
     res.putHeader("content-length", Integer.toString(bytes.length()));
     AssetVariant instead = asset.variant(chosen(asset, acceptEncoding));
     metrics.patch(bytes.length(), instead == null ? asset.size() : instead.size());
@@ -131,8 +188,44 @@ public final class AssetRoute {
     }
   }
 
-  /** The full bundle in the preferred stored encoding, streamed from storage. */
-  private void full(HttpServerRequest req, HttpServerResponse res, LaunchAssetStored asset) {
+  /**
+   * The full bundle: in the preferred stored encoding, streamed from storage; or, while only the identity
+   * bytes are stored and the client takes an encoding, an {@link InterimEncodings interim copy} from memory.
+   */
+  private void full(HttpServerRequest req, HttpServerResponse res, LaunchAssetStored asset, String vary, boolean patchFinal) {
+    String accept = req.getHeader("accept-encoding");
+    boolean encodedStored = asset.variants().size() > 1;
+    String make = encodedStored ? null : InterimEncodings.choose(accept);
+    if (make == null) {
+      stored(req, res, asset, vary, patchFinal); // the stored copies, or identity for a client that takes no encoding
+      return;
+    }
+    req.pause();
+    Context here = Vertx.currentContext();
+    interim.copy(asset, make).onComplete(ar -> here.runOnContext(nothing -> {
+      req.resume();
+      if (ar.failed() || ar.result() == InterimEncodings.NOT_SMALLER) {
+        stored(req, res, asset, vary, false); // identity, until the stored copies exist
+        return;
+      }
+      Buffer bytes = ar.result();
+      res.putHeader("content-type", asset.contentType());
+      res.putHeader("content-encoding", make);
+      res.putHeader("cache-control", INTERIM);
+      res.putHeader("vary", vary);
+      res.putHeader("content-length", Integer.toString(bytes.length()));
+      metrics.interim("served");
+      metrics.full(bytes.length());
+      if (req.method() == HttpMethod.HEAD) {
+        res.end();
+      } else {
+        res.end(bytes);
+      }
+    })); // the copy may complete on another request's event loop: answer on this one
+  }
+
+  /** The full bundle in the preferred stored encoding, streamed from storage; {@code immutable} when {@code last}. */
+  private void stored(HttpServerRequest req, HttpServerResponse res, LaunchAssetStored asset, String vary, boolean last) {
     AssetVariant v = asset.variant(chosen(asset, req.getHeader("accept-encoding")));
     if (v == null) {
       refuse(res, 406, "not-acceptable", "Accept-Encoding " + shown(req.getHeader("accept-encoding")) + " refuses every stored encoding");
@@ -142,8 +235,8 @@ public final class AssetRoute {
     if (!v.encoding().equals(AssetVariant.IDENTITY)) {
       res.putHeader("content-encoding", v.encoding());
     }
-    res.putHeader("cache-control", "public, max-age=31536000, immutable");
-    res.putHeader("vary", VARY);
+    res.putHeader("cache-control", last ? IMMUTABLE : INTERIM);
+    res.putHeader("vary", vary);
     res.putHeader("content-length", Long.toString(v.size()));
     if (req.method() == HttpMethod.HEAD) {
       res.end();
@@ -264,6 +357,7 @@ public final class AssetRoute {
 
   /** Closes the client to storage. */
   public void close() {
+    interim.close();
     upstream.close();
   }
 }

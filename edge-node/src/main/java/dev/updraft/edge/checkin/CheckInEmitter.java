@@ -1,5 +1,6 @@
 package dev.updraft.edge.checkin;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.events.CheckIn;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -74,9 +75,9 @@ public final class CheckInEmitter {
    * @param producerBuffer bytes the Kafka producer may hold (sent or waiting for the broker)
    * @param compact write the compact form ({@code CheckInBinary}) rather than JSON
    */
-  public static CheckInEmitter kafka(String bootstrap, String topic, String clientId, int capacity, long producerBuffer,
+  public static CheckInEmitter kafka(String bootstrap, KafkaClientConfig kafka, String topic, String clientId, int capacity, long producerBuffer,
       boolean compact, MeterRegistry registry) {
-    return new CheckInEmitter(new KafkaSink(bootstrap, topic, clientId, producerBuffer, compact), capacity, registry);
+    return new CheckInEmitter(new KafkaSink(bootstrap, kafka, topic, clientId, producerBuffer, compact), capacity, registry);
   }
 
   CheckInEmitter(Sink sink, int capacity, MeterRegistry registry) {

@@ -1,5 +1,6 @@
 package dev.updraft.edge.checkin;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.CheckInBinary;
 import dev.updraft.events.Topics;
@@ -39,7 +40,7 @@ final class KafkaSink implements Sink {
    */
   private final Headers[] headersBy;
 
-  KafkaSink(String bootstrap, String topic, String clientId, long bufferBytes, boolean compact) {
+  KafkaSink(String bootstrap, KafkaClientConfig kafka, String topic, String clientId, long bufferBytes, boolean compact) {
     this.topic = topic;
     this.json = compact ? null : new CheckInJson();
     this.compact = compact ? new CheckInBinary() : null;
@@ -61,7 +62,7 @@ final class KafkaSink implements Sink {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    this.producer = new KafkaProducer<>(p);
+    this.producer = new KafkaProducer<>(kafka.apply(p));
   }
 
   /** Per lane, the producer callback reporting to the lane's delivery consumer ({@link #deliveries}). */

@@ -1,5 +1,7 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.common.KafkaClientConfig;
+import dev.updraft.common.KafkaRefusal;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.events.SnapshotSet;
@@ -9,12 +11,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -22,9 +22,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -65,6 +62,7 @@ public final class EventLogReader implements AutoCloseable {
   /** Nullable: no snapshots, every partition from offset 0. */
   private final String snapshotsTopic;
   private final String bootstrap;
+  private final KafkaClientConfig kafka;
   private final String clientId;
   private final LiveImage live;
   private final Properties props;
@@ -72,10 +70,16 @@ public final class EventLogReader implements AutoCloseable {
   private volatile boolean closed;
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private volatile long lag = -1;
-  /** When the reader last heard from the log (records or a fetch response). */
-  private volatile long lastHeardNanos = System.nanoTime();
-  private Metric fetchResponses; // reader thread only
-  private double fetchResponsesSeen;
+  /** Nullable: no --data-dir, nothing stored. */
+  private final ImageStore store;
+  /** How long a start with a stored image waits for Kafka before serving it. */
+  private final long storedAfterNanos;
+  /** The stored image the image was built from, until it is found to match the log or not (reader thread). */
+  private StoredImage restored;
+  /** {@link System#nanoTime} from which a stored image is served while Kafka has not answered; 0: none (reader thread). */
+  private long serveStoredAt;
+  private long startNanos;
+  private LogHeartbeat heartbeat; // reader thread only
 
   private final MeterRegistry registry;
   private final RecordFolder folder;
@@ -97,6 +101,19 @@ public final class EventLogReader implements AutoCloseable {
    * @param snapshotsTopic nullable: the snapshots topic ({@code Topics.snapshots(prefix)}) to start from
    */
   public EventLogReader(String bootstrap, String topic, String snapshotsTopic, String clientId, LiveImage live, MeterRegistry registry) {
+    this(bootstrap, KafkaClientConfig.none(), topic, snapshotsTopic, clientId, live, registry, null);
+  }
+
+  /**
+   * @param kafka the {@code --kafka-config} settings added to each of its consumers
+   * @param stored nullable: where and how often to store the image, and how long to wait for Kafka before
+   *     serving a stored one
+   */
+  public EventLogReader(String bootstrap, KafkaClientConfig kafka, String topic, String snapshotsTopic, String clientId, LiveImage live,
+      MeterRegistry registry, Stored stored) {
+    this.kafka = kafka;
+    this.store = stored == null ? null : new ImageStore(stored.dataDir(), topic, stored.interval(), registry);
+    this.storedAfterNanos = stored == null ? 0 : stored.serveAfter().toNanos();
     this.topic = topic;
     this.snapshotsTopic = snapshotsTopic;
     this.bootstrap = bootstrap;
@@ -128,14 +145,26 @@ public final class EventLogReader implements AutoCloseable {
     thread.setDaemon(true);
   }
 
+  /**
+   * The image kept under a data directory ({@code --data-dir}).
+   *
+   * @param dataDir where the file is
+   * @param interval how often it is written when it changed ({@code --image-interval})
+   * @param serveAfter how long a start with a stored image waits for Kafka before serving it ({@code --stored-image-after})
+   */
+  public record Stored(java.nio.file.Path dataDir, Duration interval, Duration serveAfter) {}
+
   /** Sets a property of the Kafka consumer (tests: smaller fetches); before {@link #start()}. */
   void consumerProperty(String key, String value) {
     props.put(key, value);
   }
 
-  /** Starts the reader thread. */
+  /** Starts the reader thread (and the image store's writes). */
   public void start() {
     thread.start();
+    if (store != null) {
+      store.start();
+    }
   }
 
   /** Records behind the log end at the last poll, or -1 before the first. */
@@ -145,62 +174,88 @@ public final class EventLogReader implements AutoCloseable {
 
   /** Seconds since the reader last heard from the log (see the class comment). */
   public double stalenessSeconds() {
-    return (System.nanoTime() - lastHeardNanos) / 1e9;
+    return live.stalenessNanos() / 1e9;
   }
 
   private void run() {
     long t0 = System.nanoTime();
+    startNanos = t0;
+    restored = store == null ? null : StoredStart.restore(store, folder, live, topic);
+    serveStoredAt = restored == null ? 0 : t0 + storedAfterNanos;
     // the snapshots are read and decoded while this consumer connects and finds the partitions
-    CompletableFuture<SnapshotSet.Result> loading = snapshotsTopic == null ? null
-        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, snapshotsTopic, clientId, live, registry), r -> {
-          Thread t = new Thread(r, "updraft-edge-snapshots");
-          t.setDaemon(true);
-          t.start();
-        });
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props)) {
+    CompletableFuture<SnapshotSet.Result> loading = restored != null ? null : loadingSnapshots();
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(kafka.apply(props))) {
       consumer = c;
       if (closed) {
         return;
       }
-      fetchResponses = fetchTotal(c);
-      List<TopicPartition> partitions = awaitPartitions(c);
-      if (partitions == null) {
-        return;
-      }
-      live.phases().since("kafkaConnect", t0);
-      c.assign(partitions);
-      c.seekToBeginning(partitions);
-      Map<Integer, Long> from = loadSnapshots(loading, partitions);
-      for (TopicPartition tp : partitions) {
-        if (from.getOrDefault(tp.partition(), 0L) > 0) {
-          c.seek(tp, from.get(tp.partition()));
+      heartbeat = LogHeartbeat.of(c);
+      Map<TopicPartition, Long> target = null;
+      long tail = 0;
+      while (target == null) {
+        List<TopicPartition> partitions = awaitPartitions(c);
+        if (partitions == null) {
+          return;
+        }
+        try {
+          live.phases().since("kafkaConnect", t0);
+          c.assign(partitions);
+          c.seekToBeginning(partitions);
+          Map<Integer, Long> from = restored == null ? null : StoredStart.matching(c, partitions, restored, store, folder, live);
+          if (from == null) {
+            loading = restored != null ? loadingSnapshots() : loading; // the stored image did not match: as without one
+            restored = null;
+            from = loadSnapshots(loading, partitions);
+          }
+          for (TopicPartition tp : partitions) {
+            if (from.getOrDefault(tp.partition(), 0L) > 0) {
+              c.seek(tp, from.get(tp.partition()));
+            }
+          }
+          tail = System.nanoTime();
+          target = new HashMap<>(c.endOffsets(partitions));
+          LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots{}; ready after end offsets {}", topic, from,
+              partitions.size(), live.snapshotApps(), live.fromStore() ? " and the stored image" : "", target);
+        } catch (WakeupException | InterruptException e) {
+          throw e;
+        } catch (RuntimeException e) {
+          LOG.warn("starting to read {} failed, retrying in 1 s: {}", topic, e.toString());
+          serveStoredIfDue();
+          pause(1000);
         }
       }
-      long tail = System.nanoTime();
-      Map<TopicPartition, Long> target = new HashMap<>(c.endOffsets(partitions));
-      LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots; ready after end offsets {}", topic, from,
-          partitions.size(), live.snapshotApps(), target);
       long nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
       while (!closed) {
         try {
           pollOnce(c);
-          if (!live.ready() && reached(c, target)) {
+          if (live.refusal() != null) {
+            live.refusal(null);
+          }
+          if (!live.caughtUp()) {
+            serveStoredIfDue();
+          }
+          if (!live.caughtUp() && reached(c, target)) {
             live.phases().since("tailReplay", tail);
+            if (live.servingStored()) {
+              LOG.info("caught up with {} after serving the stored image: {} events read after its offsets", topic, live.eventsReplayed());
+            }
             live.markReady();
             LOG.info("image ready: apps={} groups={} bytes={}", live.image().appCount(), live.image().groupCount(),
                 live.image().bytes());
           }
           if (System.nanoTime() - nextRecheck > 0) {
             nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
-            addNewPartitions(c);
+            EventsPartitions.addNew(c, topic);
           }
         } catch (WakeupException | InterruptException e) {
           if (!closed) {
             LOG.warn("log reader woken up while open; continuing");
           }
         } catch (RuntimeException e) {
-          // a broker or network failure: keep serving the last image and try again
-          LOG.warn("reading {} failed, retrying in 1 s: {}", topic, e.toString());
+          // a broker or network failure, or a refusal: keep serving the last image and try again
+          if (!refused(e)) {
+            LOG.warn("reading {} failed, retrying in 1 s: {}", topic, e.toString());
+          }
           pause(1000);
         }
       }
@@ -213,6 +268,16 @@ public final class EventLogReader implements AutoCloseable {
     }
   }
 
+  /** Starts reading and decoding the snapshots topic on a thread of its own; null without one. */
+  private CompletableFuture<SnapshotSet.Result> loadingSnapshots() {
+    return snapshotsTopic == null ? null
+        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, kafka, snapshotsTopic, clientId, live, registry, store), r -> {
+          Thread t = new Thread(r, "updraft-edge-snapshots");
+          t.setDaemon(true);
+          t.start();
+        });
+  }
+
   /**
    * Waits for the image built from the snapshots (when there is a snapshots topic, {@link SnapshotLoader#load},
    * started with the reader) and returns where to start each partition.
@@ -223,6 +288,9 @@ public final class EventLogReader implements AutoCloseable {
       ids.add(tp.partition());
     }
     if (loading == null) {
+      if (store != null) {
+        store.snapshotRecords(Map.of());
+      }
       return Map.of();
     }
     SnapshotSet.Result snapshots;
@@ -237,13 +305,18 @@ public final class EventLogReader implements AutoCloseable {
 
   private void pollOnce(KafkaConsumer<byte[], byte[]> c) {
     ConsumerRecords<byte[], byte[]> records = c.poll(POLL);
-    heard(!records.isEmpty());
+    if (heartbeat.answered(!records.isEmpty())) {
+      live.heard(System.nanoTime());
+    }
     if (!records.isEmpty()) {
       ImageDelta delta = held != null ? held : new ImageDelta(live.image());
       long now = System.nanoTime();
       for (ConsumerRecord<byte[], byte[]> r : records) {
         folder.fold(delta, r);
         transactions.see(r.key(), r.partition(), r.headers(), now);
+        if (store != null) {
+          store.folded(r);
+        }
       }
       held = delta;
     }
@@ -253,6 +326,18 @@ public final class EventLogReader implements AutoCloseable {
       transactions.clear();
       if (!delta.isEmpty()) {
         live.publish(delta.apply());
+      }
+    }
+    if (held == null) {
+      Map<Integer, Long> next = new HashMap<>();
+      for (TopicPartition tp : c.assignment()) {
+        next.put(tp.partition(), c.position(tp));
+      }
+      if (!next.equals(live.offsets())) {
+        live.offsets(next);
+      }
+      if (store != null && live.caughtUp()) {
+        store.whole(next, System.currentTimeMillis() - live.stalenessNanos() / 1_000_000);
       }
     }
     long sum = 0;
@@ -288,30 +373,6 @@ public final class EventLogReader implements AutoCloseable {
     return stuck;
   }
 
-  /** Notes the time when this poll brought records or a fetch response arrived since the last one. */
-  private void heard(boolean records) {
-    boolean answered = records;
-    if (fetchResponses != null && fetchResponses.metricValue() instanceof Number) {
-      double n = ((Number) fetchResponses.metricValue()).doubleValue();
-      answered |= n > fetchResponsesSeen;
-      fetchResponsesSeen = n;
-    }
-    if (answered) {
-      lastHeardNanos = System.nanoTime();
-    }
-  }
-
-  /** The consumer's count of fetch responses received (null if this client version has none). */
-  private static Metric fetchTotal(KafkaConsumer<byte[], byte[]> c) {
-    for (Map.Entry<MetricName, ? extends Metric> m : c.metrics().entrySet()) {
-      if (m.getKey().name().equals("fetch-total") && m.getKey().group().equals("consumer-fetch-manager-metrics")) {
-        return m.getValue();
-      }
-    }
-    LOG.warn("the Kafka consumer has no fetch-total metric: staleness counts from the last records only");
-    return null;
-  }
-
   private boolean reached(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> target) {
     for (Map.Entry<TopicPartition, Long> t : target.entrySet()) {
       if (c.position(t.getKey()) < t.getValue()) {
@@ -321,14 +382,57 @@ public final class EventLogReader implements AutoCloseable {
     return true;
   }
 
-  /** Waits until the topic exists (the control plane creates it); null when closed meanwhile. */
+  /**
+   * Serves the stored image when it is due ({@code --stored-image-after} since the start) and the log has not
+   * been heard from since the start (Kafka unreachable or refusing, or the topic missing); reader thread.
+   */
+  private void serveStoredIfDue() {
+    if (serveStoredAt != 0 && restored != null && !live.ready() && System.nanoTime() - serveStoredAt >= 0
+        && live.lastHeardNanos() - startNanos < 0) {
+      live.markReadyFromStore();
+      LOG.warn("{} cannot be read (Kafka unreachable or refusing, or the topic missing): serving the image stored in {}, {} s old,"
+          + " offsets {}; it catches up from those offsets when Kafka answers", topic, store.file(), Math.round(live.stalenessNanos() / 1e9),
+          live.offsets());
+    }
+  }
+
+  /**
+   * Whether {@code e} is Kafka refusing this edge (credentials, TLS, an ACL): then {@code /readyz} carries the reason,
+   * logged once per reason (no stack-trace loop), until reading works again.
+   */
+  private boolean refused(RuntimeException e) {
+    String why = KafkaRefusal.of(e);
+    if (why == null) {
+      return false;
+    }
+    if (!why.equals(live.refusal())) {
+      LOG.error("reading {}: {}", topic, why);
+    }
+    live.refusal(why);
+    return true;
+  }
+
+  /** Waits until the topic exists (the control plane creates it), serving a stored image when due; null when closed meanwhile. */
   private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
     boolean logged = false;
     while (!closed) {
-      List<TopicPartition> found = partitions(c);
+      boolean waitingToServe = serveStoredAt != 0 && !live.ready();
+      List<TopicPartition> found;
+      try {
+        found = EventsPartitions.of(c, topic, waitingToServe ? Duration.ofSeconds(1) : Duration.ofSeconds(5));
+      } catch (RuntimeException e) {
+        if (!refused(e)) {
+          throw e;
+        }
+        serveStoredIfDue();
+        pause(2000);
+        continue;
+      }
       if (!found.isEmpty()) {
+        live.refusal(null);
         return found;
       }
+      serveStoredIfDue();
       if (!logged) {
         LOG.info("waiting for topic {} to exist", topic);
         logged = true;
@@ -336,37 +440,6 @@ public final class EventLogReader implements AutoCloseable {
       pause(500);
     }
     return null;
-  }
-
-  private List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c) {
-    List<TopicPartition> out = new ArrayList<>();
-    try {
-      List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(5));
-      if (infos != null) {
-        for (PartitionInfo p : infos) {
-          out.add(new TopicPartition(topic, p.partition()));
-        }
-      }
-    } catch (org.apache.kafka.common.errors.TimeoutException
-        | org.apache.kafka.common.errors.UnknownTopicOrPartitionException e) {
-      // not there yet
-    }
-    return out;
-  }
-
-  private void addNewPartitions(KafkaConsumer<byte[], byte[]> c) {
-    Set<TopicPartition> now = new HashSet<>(c.assignment());
-    List<TopicPartition> added = new ArrayList<>();
-    for (TopicPartition tp : partitions(c)) {
-      if (now.add(tp)) {
-        added.add(tp);
-      }
-    }
-    if (!added.isEmpty()) {
-      c.assign(now);
-      c.seekToBeginning(added);
-      LOG.info("topic {} gained partitions {}; reading them from offset 0", topic, added);
-    }
   }
 
   private void pause(long millis) {
@@ -393,6 +466,12 @@ public final class EventLogReader implements AutoCloseable {
     }
     if (thread.isAlive()) {
       LOG.warn("log reader thread did not stop within 10 s");
+    }
+    if (store != null) {
+      store.close();
+      if (!thread.isAlive()) {
+        store.saveNow();
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.TopicToEnd;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
@@ -9,6 +10,8 @@ import dev.updraft.events.SnapshotSet;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -37,7 +40,8 @@ final class SnapshotLoader {
    * {@code snapshotDecode} and {@code imageBuild} in the image's start phases. Returns what was read,
    * without the snapshots themselves (the image holds them now).
    */
-  static SnapshotSet.Result load(String bootstrap, String topic, String clientId, LiveImage live, MeterRegistry registry) {
+  static SnapshotSet.Result load(String bootstrap, KafkaClientConfig kafka, String topic, String clientId, LiveImage live, MeterRegistry registry,
+      ImageStore store) {
     StartPhases phases = live.phases();
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     AtomicInteger n = new AtomicInteger();
@@ -48,7 +52,11 @@ final class SnapshotLoader {
     });
     try {
       long t0 = System.nanoTime();
-      SnapshotSet set = read(bootstrap, topic, clientId, pool);
+      Map<String, byte[]> latest = store == null ? null : new HashMap<>();
+      SnapshotSet set = read(bootstrap, kafka, topic, clientId, pool, latest);
+      if (store != null) {
+        store.snapshotRecords(latest);
+      }
       phases.since("snapshotRead", t0);
       long t1 = System.nanoTime();
       SnapshotSet.Result snapshots = set.result(pool);
@@ -76,8 +84,10 @@ final class SnapshotLoader {
    *
    * @param early nullable: where each app's snapshot starts decoding as soon as it has arrived (while the
    *     rest is read)
+   * @param latest nullable: filled with the latest record of each key (what the set was built from); emptied
+   *     when the set returned is empty
    */
-  static SnapshotSet read(String bootstrap, String topic, String clientId, Executor early) {
+  static SnapshotSet read(String bootstrap, KafkaClientConfig kafka, String topic, String clientId, Executor early, Map<String, byte[]> latest) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-snapshots");
@@ -88,9 +98,19 @@ final class SnapshotLoader {
     SnapshotSet set = new SnapshotSet(early);
     TopicToEnd.Read read;
     try {
-      read = TopicToEnd.read(p, topic, TIMEOUT, set::accept);
+      read = TopicToEnd.read(kafka.apply(p), topic, TIMEOUT, (k, v) -> {
+        set.accept(k, v);
+        if (latest != null && k != null) {
+          if (v == null) {
+            latest.remove(k);
+          } else {
+            latest.put(k, v);
+          }
+        }
+      });
     } catch (org.apache.kafka.common.KafkaException e) {
       LOG.warn("cannot read {} ({}): reading the events from offset 0", topic, e.toString());
+      clear(latest);
       return new SnapshotSet();
     }
     if (!read.topicExists()) {
@@ -99,9 +119,16 @@ final class SnapshotLoader {
     }
     if (!read.complete()) {
       LOG.warn("reading {} did not reach its end offsets {} within {}: reading the events from offset 0", topic, read.endOffsets(), TIMEOUT);
+      clear(latest);
       return new SnapshotSet();
     }
     LOG.info("read {} records of {}", read.records(), topic);
     return set;
+  }
+
+  private static void clear(Map<String, byte[]> latest) {
+    if (latest != null) {
+      latest.clear();
+    }
   }
 }

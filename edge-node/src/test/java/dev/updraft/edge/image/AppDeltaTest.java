@@ -55,10 +55,10 @@ class AppDeltaTest {
       assertThat(serves(after, "main")).isNull();
     }));
     CASES.put(EventType.TOKEN_ISSUED, new Case(List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
-        new EventPayload.TokenIssued("t1", "publish", "00", "ci"), AppDeltaTest::onlyTheSequenceMoved));
+        new EventPayload.TokenIssued("t1", "publish", "00", "ci", null), AppDeltaTest::onlyTheSequenceMoved));
     CASES.put(EventType.TOKEN_REVOKED, new Case(
         List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null)),
-            new EventPayload.TokenIssued("t1", "publish", "00", "ci")),
+            new EventPayload.TokenIssued("t1", "publish", "00", "ci", null)),
         new EventPayload.TokenRevoked("t1"), AppDeltaTest::onlyTheSequenceMoved));
     CASES.put(EventType.SIGNING_KEY_REGISTERED, new Case(
         List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
@@ -170,7 +170,7 @@ class AppDeltaTest {
         }));
     CASES.put(EventType.BUILD_REGISTERED, new Case(
         List.of(new EventPayload.UpdatePublished(Scenario.group("g1", "main", null))),
-        new EventPayload.BuildRegistered("ios", Scenario.RTV, "e1", BASE, 10),
+        new EventPayload.BuildRegistered("ios", Scenario.RTV, "e1", BASE, 10, null),
         (before, after) -> {
           onlyTheSequenceMoved(before, after);
           assertThat(after.launchAssets()).isEqualTo(before.launchAssets());

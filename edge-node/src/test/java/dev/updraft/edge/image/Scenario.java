@@ -64,7 +64,7 @@ final class Scenario {
   static Scenario full() {
     return new Scenario()
         .add(new EventPayload.AppCreated("Demo"))
-        .add(new EventPayload.TokenIssued("t1", "publish", "00", "ci"))
+        .add(new EventPayload.TokenIssued("t1", "publish", "00", "ci", null))
         .add(new EventPayload.ChannelMapped("production", "main", null))
         .add(new EventPayload.UpdatePublished(group("g1", "main", null)))
         .add(new EventPayload.UpdatePublished(group("g2", "main", new Rollout("r2", 30, "g1", null))))

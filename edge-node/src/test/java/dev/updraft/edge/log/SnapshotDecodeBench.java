@@ -65,7 +65,8 @@ public final class SnapshotDecodeBench {
           continue;
         }
         long t0 = System.nanoTime();
-        SnapshotSet set = SnapshotLoader.read(bootstrap, topic, "snapshot-decode-bench", threads <= 1 ? null : pool);
+        SnapshotSet set = SnapshotLoader.read(bootstrap, dev.updraft.common.KafkaClientConfig.none(), topic, "snapshot-decode-bench",
+            threads <= 1 ? null : pool, null);
         long t1 = System.nanoTime();
         SnapshotSet.Result result = threads <= 1 ? set.result() : set.result(pool);
         long t2 = System.nanoTime();

@@ -89,7 +89,8 @@ final class AuditSummaries {
       case BUILD_REGISTERED -> {
         BuildRegistered b = (BuildRegistered) p;
         yield "registered " + b.platform() + " build of runtime " + b.runtimeVersion() + " embedding update "
-            + b.embeddedUpdateId() + " (bundle " + b.bundleSha256() + ")";
+            + b.embeddedUpdateId() + " (bundle " + b.bundleSha256() + ", expo-updates "
+            + (b.expoUpdatesVersion() == null ? "unknown" : b.expoUpdatesVersion()) + ")";
       }
       case UPDATES_DELETED -> updatesDeleted((UpdatesDeleted) p, prior.groupsDeleted());
       case UPDATE_PINNED -> {

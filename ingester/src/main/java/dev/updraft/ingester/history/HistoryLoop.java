@@ -1,5 +1,6 @@
 package dev.updraft.ingester.history;
 
+import dev.updraft.common.KafkaRefusal;
 import dev.updraft.events.Decoded;
 import dev.updraft.events.EventCodec;
 import dev.updraft.ingester.kafka.LagGauge;
@@ -90,6 +91,9 @@ final class HistoryLoop implements Runnable {
     return exited;
   }
 
+  /** The Kafka refusal last logged; null once a step succeeds. Loop thread only. */
+  private String lastRefusal;
+
   @Override
   public void run() {
     Throwable crash = null;
@@ -98,10 +102,17 @@ final class HistoryLoop implements Runnable {
       while (!stopping) {
         try {
           step();
+          lastRefusal = null;
         } catch (WakeupException e) {
           // stop() woke the poll up
         } catch (RuntimeException e) {
-          LOG.error("history loop error; reading on from the offsets stored in PostgreSQL", e);
+          String refused = KafkaRefusal.of(e);
+          if (refused == null) {
+            LOG.error("history loop error; reading on from the offsets stored in PostgreSQL", e);
+          } else if (!refused.equals(lastRefusal)) {
+            LOG.error("history on {}: {}; retrying", topic, refused); // one line per cause, no stack trace loop
+          }
+          lastRefusal = refused;
           failed();
         }
       }

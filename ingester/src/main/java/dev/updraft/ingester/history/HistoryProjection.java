@@ -1,5 +1,6 @@
 package dev.updraft.ingester.history;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.ingester.kafka.ReadCommittedConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
@@ -26,11 +27,12 @@ public final class HistoryProjection {
 
   /**
    * @param kafkaBootstrap Kafka bootstrap servers
+   * @param kafka the {@code --kafka-config} settings added to the consumer
    * @param topic the events topic ({@code <prefix>updraft.events})
    * @param consumerGroup the projection's consumer group
    * @param sessionTimeoutMs how long a dead instance keeps its partitions
    */
-  public record Settings(String kafkaBootstrap, String topic, String consumerGroup, int sessionTimeoutMs) {}
+  public record Settings(String kafkaBootstrap, KafkaClientConfig kafka, String topic, String consumerGroup, int sessionTimeoutMs) {}
 
   private final HistoryLoop loop;
   private final Thread thread;
@@ -58,7 +60,7 @@ public final class HistoryProjection {
     Map<String, Object> p = ReadCommittedConsumer.properties(s.kafkaBootstrap(), s.consumerGroup(), "updraft-history-", s.sessionTimeoutMs(), 1_000);
     // the control plane creates the events topic with its partitions and settings: never auto-create it here
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-    return p;
+    return s.kafka().apply(p);
   }
 
   /** Whether the loop runs. */

@@ -56,7 +56,7 @@ public final class HistoryEvents {
   public static List<EventEnvelope> log() {
     return List.of(
         e(1, new AppCreated("Demo")),
-        e(2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci")),
+        e(2, new TokenIssued("tok_1", "publish", "aa".repeat(32), "ci", null)),
         e(3, new UpdatePublished(group("g1", "main", null, "ios", "android"))),
         e(4, new UpdatePublished(group("g2", "main", new Rollout("r2", 10, "g1", null), "ios", "android"))),
         e(5, new RolloutChanged("g2", "r2", 40, null)),
@@ -70,7 +70,7 @@ public final class HistoryEvents {
   public static EventPayload sample(EventType type) {
     return switch (type) {
       case APP_CREATED -> new AppCreated("Another app");
-      case TOKEN_ISSUED -> new TokenIssued("tok_2", "read", "bb".repeat(32), null);
+      case TOKEN_ISSUED -> new TokenIssued("tok_2", "read", "bb".repeat(32), null, null);
       case TOKEN_REVOKED -> new TokenRevoked("tok_1");
       case SIGNING_KEY_REGISTERED ->
           new SigningKeyRegistered(
@@ -87,7 +87,7 @@ public final class HistoryEvents {
           new LaunchAssetStored("aa".repeat(32), "application/javascript", 10, List.of(new AssetVariant("identity", "aa".repeat(32), 10, "http://s/a")));
       case PATCHES_COMPUTED ->
           new PatchesComputed("g2", List.of(new BundlePatch("ios", "aa".repeat(32), "bb".repeat(32), List.of("g1-ios"), "cc".repeat(32), 3, "http://s/c")));
-      case BUILD_REGISTERED -> new BuildRegistered("ios", "1", "e1", "bb".repeat(32), 10);
+      case BUILD_REGISTERED -> new BuildRegistered("ios", "1", "e1", "bb".repeat(32), 10, null);
       case SIGNING_KEY_RETIRED -> new SigningKeyRetired("old");
       case APP_UPDATED -> new AppUpdated("production");
       case UPDATES_DELETED -> new EventPayload.UpdatesDeleted(List.of("g1"), "test");

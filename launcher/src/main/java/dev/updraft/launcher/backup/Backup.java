@@ -1,5 +1,6 @@
 package dev.updraft.launcher.backup;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import dev.updraft.events.Topics;
@@ -28,10 +29,10 @@ import org.apache.kafka.common.TopicPartition;
 final class Backup {
   /** The flags of {@code updraft backup}. */
   static final Set<String> FLAGS =
-      Set.of("out", "kafka-bootstrap", "topic-prefix", "data-dir", "key-store-dir", "no-key-store", "timeout", "help");
+      Set.of("out", "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "data-dir", "key-store-dir", "no-key-store", "timeout", "help");
 
   /** The configuration of one run, from flags and {@code UPDRAFT_*} variables. */
-  record Config(Path out, String bootstrap, String prefix, Path keyStore, Duration timeout) {
+  record Config(Path out, String bootstrap, String prefix, Path keyStore, Duration timeout, KafkaClientConfig kafka) {
     static Config from(Settings s) {
       s.rejectUnknown(FLAGS);
       Path out = s.path("out", null);
@@ -45,7 +46,7 @@ final class Backup {
         throw new ConfigException("--timeout (UPDRAFT_TIMEOUT) must be at least 1s: got " + timeout);
       }
       return new Config(out.toAbsolutePath().normalize(), s.string("kafka-bootstrap", "127.0.0.1:9092"), s.string("topic-prefix", ""),
-          keys, timeout);
+          keys, timeout, KafkaClientConfig.from(s));
     }
   }
 
@@ -66,7 +67,7 @@ final class Backup {
     List<KeyFiles.KeyFile> keys = config.keyStore() == null ? List.of() : KeyFiles.list(config.keyStore());
     String eventsTopic = Topics.events(config.prefix());
     String snapshotsTopic = Topics.snapshots(config.prefix());
-    try (TopicReader reader = new TopicReader(config.bootstrap(), config.timeout())) {
+    try (TopicReader reader = new TopicReader(config.bootstrap(), config.kafka(), config.timeout())) {
       List<TopicPartition> snapshotParts = reader.partitions(snapshotsTopic);
       Map<TopicPartition, long[]> snapshotBounds = reader.bounds(snapshotParts);
       List<TopicPartition> eventParts = reader.partitions(eventsTopic);

@@ -26,15 +26,15 @@ public final class BackupCommands {
   public static final String SYNOPSIS =
       String.join(
           "\n",
-          "  backup --out DIR [--kafka-bootstrap H:P] [--topic-prefix P] [--key-store-dir D | --no-key-store]",
+          "  backup --out DIR [--kafka-bootstrap H:P] [--kafka-config FILE] [--topic-prefix P] [--key-store-dir D | --no-key-store]",
           "                 the committed events and snapshots, the key store as stored, and a manifest of hashes",
-          "  restore --from DIR [--kafka-bootstrap H:P] [--topic-prefix P] [--key-store-dir D | --no-key-store]",
+          "  restore --from DIR [--kafka-bootstrap H:P] [--kafka-config FILE] [--topic-prefix P] [--key-store-dir D | --no-key-store]",
           "                 into empty or absent topics; snapshot offsets moved to where the events landed");
 
   static final String BACKUP_HELP =
       String.join(
           "\n",
-          "usage: updraft backup --out DIR [--kafka-bootstrap 127.0.0.1:9092] [--topic-prefix P]",
+          "usage: updraft backup --out DIR [--kafka-bootstrap 127.0.0.1:9092] [--kafka-config FILE] [--topic-prefix P]",
           "                      [--data-dir ./.updraft] [--key-store-dir <data-dir>/keys | --no-key-store] [--timeout 2m]",
           "Writes to DIR (new or empty; made owner-only): the committed records of <prefix>updraft.events and",
           "<prefix>updraft.snapshots, each partition read with isolation.level=read_committed from its start up to",
@@ -44,12 +44,13 @@ public final class BackupCommands {
           "Not in it: assets (back up the storage bucket or directory), telemetry and the audit projection",
           "(PostgreSQL: pg_dump; the audit is rebuilt from the log), the --master-key (keep it apart).",
           "--timeout: how long a partition may make no progress before the backup gives up.",
+          "--kafka-config FILE: Kafka client properties (TLS, SASL; docs/operations.md, Secured Kafka).",
           "Every flag --x also reads UPDRAFT_X. Exit status: 0 ok; 1 refused or failed (one line); 2 a usage error.");
 
   static final String RESTORE_HELP =
       String.join(
           "\n",
-          "usage: updraft restore --from DIR [--kafka-bootstrap 127.0.0.1:9092] [--topic-prefix P]",
+          "usage: updraft restore --from DIR [--kafka-bootstrap 127.0.0.1:9092] [--kafka-config FILE] [--topic-prefix P]",
           "                       [--data-dir ./.updraft] [--key-store-dir <data-dir>/keys | --no-key-store]",
           "                       [--replication-factor N] [--min-insync-replicas N] [--telemetry-partitions N]",
           "                       [--telemetry-retention 3d] [--timeout 2m]",
@@ -60,6 +61,7 @@ public final class BackupCommands {
           "their order to the same partition (keys, headers, timestamps kept); writes the snapshots with their",
           "offsets moved to where the events landed; then the key files. Start the control plane (same",
           "--master-key), edges and ingesters afterwards; the ingesters rebuild the audit from the log.",
+          "--kafka-config FILE: Kafka client properties (TLS, SASL; docs/operations.md, Secured Kafka).",
           "Every flag --x also reads UPDRAFT_X. Exit status: 0 ok; 1 refused or failed (one line); 2 a usage error.");
 
   private BackupCommands() {}

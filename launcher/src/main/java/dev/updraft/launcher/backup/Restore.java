@@ -1,5 +1,6 @@
 package dev.updraft.launcher.backup;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.log.TopicSetup;
@@ -24,7 +25,7 @@ import java.util.TreeMap;
 final class Restore {
   /** The flags of {@code updraft restore}. */
   static final Set<String> FLAGS =
-      Set.of("from", "kafka-bootstrap", "topic-prefix", "data-dir", "key-store-dir", "no-key-store", "replication-factor",
+      Set.of("from", "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "data-dir", "key-store-dir", "no-key-store", "replication-factor",
           "min-insync-replicas", "telemetry-partitions", "telemetry-retention", "timeout", "help");
 
   /**
@@ -37,7 +38,7 @@ final class Restore {
    */
   record Config(
       Path from, String bootstrap, String prefix, Path keyStore, int telemetryPartitions, Duration telemetryRetention,
-      int replicationFactor, int minInsync, Duration timeout) {
+      int replicationFactor, int minInsync, Duration timeout, KafkaClientConfig kafka) {
     static Config from(Settings s) {
       s.rejectUnknown(FLAGS);
       Path from = s.path("from", null);
@@ -52,7 +53,8 @@ final class Restore {
       }
       return new Config(from.toAbsolutePath().normalize(), s.string("kafka-bootstrap", "127.0.0.1:9092"), s.string("topic-prefix", ""),
           keys, s.integer("telemetry-partitions", 0, 0, 1000), s.duration("telemetry-retention", Duration.ofDays(3)),
-          s.integer("replication-factor", 0, 0, 32), s.integer("min-insync-replicas", 0, 0, 32), timeout);
+          s.integer("replication-factor", 0, 0, 32), s.integer("min-insync-replicas", 0, 0, 32), timeout,
+          KafkaClientConfig.from(s));
     }
   }
 
@@ -89,9 +91,9 @@ final class Restore {
     String events = Topics.events(config.prefix());
     int telemetry = config.telemetryPartitions() > 0 ? config.telemetryPartitions()
         : m.telemetryPartitions() > 0 ? m.telemetryPartitions() : 4;
-    try (Target target = new Target(config.bootstrap(), config.timeout())) {
+    try (Target target = new Target(config.bootstrap(), config.kafka(), config.timeout())) {
       target.requireEmpty(List.of(events, Topics.snapshots(config.prefix()), Topics.telemetry(config.prefix())), events, partitions);
-      TopicSetup.ensure(config.bootstrap(), TopicSetup.updraftTopics(config.prefix(), partitions, telemetry, config.telemetryRetention()),
+      TopicSetup.ensure(config.bootstrap(), config.kafka(), TopicSetup.updraftTopics(config.prefix(), partitions, telemetry, config.telemetryRetention()),
           events, config.replicationFactor(), config.minInsync(), config.timeout());
       progress.say("topics ready at " + config.bootstrap() + "; writing " + m.events().records() + " events to " + events);
       OffsetMap offsets = new OffsetMap();

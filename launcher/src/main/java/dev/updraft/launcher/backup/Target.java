@@ -1,5 +1,6 @@
 package dev.updraft.launcher.backup;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.controlplane.log.EventLog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -43,14 +44,14 @@ final class Target implements AutoCloseable {
   private final KafkaProducer<byte[], byte[]> producer;
   private final AtomicReference<Exception> failed = new AtomicReference<>();
 
-  Target(String bootstrap, Duration timeout) {
+  Target(String bootstrap, KafkaClientConfig kafka, Duration timeout) {
     this.bootstrap = bootstrap;
     this.timeout = timeout;
     Properties a = new Properties();
     a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     a.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
     a.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 15_000));
-    this.admin = Admin.create(a);
+    this.admin = Admin.create(kafka.apply(a));
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -63,7 +64,7 @@ final class Target implements AutoCloseable {
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(timeout.toMillis(), 30_000));
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(Math.max(timeout.toMillis(), 30_000) - 1, 30_000));
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "updraft-restore-" + UUID.randomUUID().toString().substring(0, 8));
-    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    this.producer = new KafkaProducer<>(kafka.apply(p), new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   /**

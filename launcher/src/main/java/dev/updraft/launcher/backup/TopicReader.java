@@ -1,5 +1,6 @@
 package dev.updraft.launcher.backup;
 
+import dev.updraft.common.KafkaClientConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +33,7 @@ final class TopicReader implements AutoCloseable {
   /**
    * @param stall how long a partition may return nothing while short of its end before the copy gives up
    */
-  TopicReader(String bootstrap, Duration stall) {
+  TopicReader(String bootstrap, KafkaClientConfig kafka, Duration stall) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -44,7 +45,7 @@ final class TopicReader implements AutoCloseable {
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) Math.max(10_000, stall.toMillis()));
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "updraft-backup-" + UUID.randomUUID().toString().substring(0, 8));
-    this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.consumer = new KafkaConsumer<>(kafka.apply(p), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.stall = stall;
   }
 

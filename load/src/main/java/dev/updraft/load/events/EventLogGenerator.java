@@ -1,5 +1,6 @@
 package dev.updraft.load.events;
 
+import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import dev.updraft.events.EventCodec;
@@ -48,7 +49,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class EventLogGenerator {
   public static final Set<String> FLAGS = Set.of(
       "apps", "channels", "runtime-versions", "updates", "assets-per-update", "platforms", "seed", "out",
-      "kafka-bootstrap", "topic-prefix", "public-url", "start", "publishes", "rollout-every", "signing-key");
+      "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "public-url", "start", "publishes", "rollout-every", "signing-key");
 
   private static final DateTimeFormatter CREATED_AT =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
@@ -261,12 +262,12 @@ public final class EventLogGenerator {
    * Creates the events topic as the control plane would (3 partitions, kept forever, never compacted)
    * when it does not exist: brokers here do not auto-create topics.
    */
-  static void ensureTopic(String bootstrap, String topic) throws ExecutionException {
+  static void ensureTopic(String bootstrap, KafkaClientConfig kafka, String topic) throws ExecutionException {
     Properties p = new Properties();
     p.put(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(org.apache.kafka.clients.admin.AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     p.put(org.apache.kafka.clients.admin.AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "15000");
-    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(kafka.apply(p))) {
       if (admin.listTopics().names().get(15, java.util.concurrent.TimeUnit.SECONDS).contains(topic)) {
         return;
       }
@@ -293,6 +294,12 @@ public final class EventLogGenerator {
    */
   public static Written toKafka(Spec spec, String bootstrap, String topicPrefix, Consumer<String> progress)
       throws ExecutionException {
+    return toKafka(spec, bootstrap, KafkaClientConfig.none(), topicPrefix, progress);
+  }
+
+  /** Like {@link #toKafka(Spec, String, String, Consumer)}, its clients with the {@code --kafka-config} settings. */
+  public static Written toKafka(Spec spec, String bootstrap, KafkaClientConfig kafka, String topicPrefix, Consumer<String> progress)
+      throws ExecutionException {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -302,11 +309,11 @@ public final class EventLogGenerator {
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(4 * 1024 * 1024));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
     String topic = Topics.events(topicPrefix);
-    ensureTopic(bootstrap, topic);
+    ensureTopic(bootstrap, kafka, topic);
     long[] counts = new long[2];
     java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
     java.util.concurrent.atomic.AtomicReference<Exception> firstFailure = new java.util.concurrent.atomic.AtomicReference<>();
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.apply(p), new StringSerializer(), new ByteArraySerializer())) {
       generate(spec, withProgress(spec, progress, e -> {
         byte[] b = EventCodec.encode(e);
         producer.send(new ProducerRecord<>(topic, e.appId(), b), (md, ex) -> {

@@ -45,7 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Bundle patches and encodings end to end, with the real control plane (edges serving launch assets),
  * a real edge and the real CLI on real Kafka: the fixture's update 1 then update 2 are published, and a
- * device on update 1 asks for update 2's launch asset the way iOS and Android do. The patch it gets is
+ * device on update 1 asks for update 2's launch asset with the headers every released client sends; so do fresh
+ * installs of registered builds: one whose bundle no update publishes, one registered after the publish, and one
+ * on an expo-updates release that cannot apply a patch from its embedded bundle (full bundle). The patch it gets is
  * applied with Debian's {@code bspatch} and the zstd and br answers are decoded with Debian's
  * {@code zstd} and {@code brotli} ({@code .ci/install-decoders.sh}): what a device ends up with must hash
  * to the manifest's {@code launchAsset.hash}. The telemetry database is unreachable on purpose: patches do
@@ -55,6 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BundlePatchIT {
   static final String APP = "diffs";
   static final String EMBEDDED = "0e5b1d2c-3f4a-4b6c-8d7e-9f0a1b2c3d4e";
+  static final String OLD_CLIENT = "0e5b1d2c-3f4a-4b6c-8d7e-00000000c1d0";
+  static final String EMBEDDED_LATE = "0e5b1d2c-3f4a-4b6c-8d7e-00000000a7e0";
   static final ObjectMapper JSON = new ObjectMapper();
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -95,10 +99,14 @@ class BundlePatchIT {
     CliRunner cli = new CliRunner("http://127.0.0.1:" + cp.port(), Stack.ADMIN_TOKEN);
     cli.json("apps", "create", APP);
     JsonNode one = publish(cli, Fixtures.update1());
-    // a build embedding update 1's iOS bundle under an id of its own (opt-in patches for fresh installs)
-    JsonNode build = cli.json("builds", "register", "--app", APP, "--platform", "ios", "--runtime-version", "1.0.0",
-        "--embedded-update-id", EMBEDDED, "--bundle", bundlePath(Fixtures.update1(), "ios").toString());
+    // an iOS build whose embedded bundle no update publishes (update 1's, edited), on a client that applies such patches
+    Files.write(dir.resolve("ios-embedded.hbc"), edited(bundle(Fixtures.update1(), "ios")));
+    JsonNode build = register(cli, "ios", EMBEDDED, dir.resolve("ios-embedded.hbc"), "57.0.24");
     assertThat(build.path("embeddedUpdateId").asText()).isEqualTo(EMBEDDED);
+    assertThat(build.path("embeddedPatches").asBoolean()).isTrue();
+    // an iOS build on 57.0.22, before the fixes, embedding exactly update 1's bundle (a base for devices on update 1)
+    JsonNode old = register(cli, "ios", OLD_CLIENT, bundlePath(Fixtures.update1(), "ios"), "57.0.22");
+    assertThat(old.path("embeddedPatches").asBoolean()).isFalse();
     JsonNode two = publish(cli, Fixtures.update2());
     group2 = two.path("groupId").asText();
     for (JsonNode p : one.path("platforms")) {
@@ -111,6 +119,24 @@ class BundlePatchIT {
       manifests.put(platform, manifest(platform, ids.get(platform)[0]));
     }
     awaitPatchesComputed();
+    // an Android build registered after update 2's patches were computed: its base is patched then
+    Files.write(dir.resolve("android-embedded.hbc"), edited(bundle(Fixtures.update1(), "android")));
+    register(cli, "android", EMBEDDED_LATE, dir.resolve("android-embedded.hbc"), "56.0.27");
+  }
+
+  static JsonNode register(CliRunner cli, String platform, String embeddedId, Path bundle, String expoUpdatesVersion) {
+    return cli.json("builds", "register", "--app", APP, "--platform", platform, "--runtime-version", "1.0.0",
+        "--embedded-update-id", embeddedId, "--bundle", bundle.toString(), "--expo-updates-version", expoUpdatesVersion);
+  }
+
+  /** {@code bundle} with 256 bytes of its middle overwritten and a line added: a build made before update 1. */
+  static byte[] edited(byte[] bundle) {
+    byte[] out = java.util.Arrays.copyOf(bundle, bundle.length + 17);
+    for (int i = 0; i < 256; i++) {
+      out[bundle.length / 3 + i] = (byte) (i * 7);
+    }
+    System.arraycopy("\n// native build\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, out, bundle.length, 17);
+    return out;
   }
 
   static JsonNode publish(CliRunner cli, Path dist) {
@@ -183,9 +209,7 @@ class BundlePatchIT {
   void anIosDeviceOnUpdate1GetsAPatchThatBspatchTurnsIntoTheBundle() throws Exception {
     JsonNode m = manifests.get("ios");
     String[] u = ids.get("ios");
-    HttpResponse<byte[]> r = awaitPatch(m, "A-IM", "bsdiff", "Accept", "*/*", "Expo-Current-Update-ID", u[0],
-        "Expo-Requested-Update-ID", u[1], "Expo-Embedded-Update-ID", UUID.randomUUID().toString(), "Expo-Platform", "ios",
-        "Accept-Encoding", "br, gzip, deflate");
+    HttpResponse<byte[]> r = awaitPatch(m, released(u[0], u[1], UUID.randomUUID().toString(), "ios", "br, gzip, deflate"));
     assertThat(r.headers().firstValue("im")).hasValue("bsdiff");
     assertThat(r.headers().firstValue("expo-base-update-id")).hasValue(u[0]);
     assertThat(r.headers().firstValue("content-type")).hasValue("application/vnd.bsdiff");
@@ -198,23 +222,44 @@ class BundlePatchIT {
   void anAndroidDeviceOnUpdate1GetsAPatchWithTheHeadersItChecks() throws Exception {
     JsonNode m = manifests.get("android");
     String[] u = ids.get("android");
-    // Android sends the ids bare; a quoted entity tag is accepted too
-    HttpResponse<byte[]> r = awaitPatch(m, "A-IM", "bsdiff", "Accept", "application/vnd.bsdiff,*/*", "If-None-Match", u[0],
-        "If-Match", "\"" + u[1] + "\"", "Expo-Platform", "android", "Accept-Encoding", "zstd, br, gzip");
+    HttpResponse<byte[]> r = awaitPatch(m, released(u[0], u[1], UUID.randomUUID().toString(), "android", "zstd, br, gzip"));
     assertThat(r.headers().firstValue("im")).hasValue("bsdiff");
-    assertThat(r.headers().firstValue("delta-base")).hasValue(u[0]);
     assertThat(r.headers().firstValue("expo-base-update-id")).hasValue(u[0]);
-    assertThat(r.headers().firstValue("etag")).as("the requested id, compared raw").hasValue(u[1]);
     assertThat(hash(bspatch(bundle(Fixtures.update1(), "android"), r.body()))).isEqualTo(m.path("launchAsset").path("hash").asText());
   }
 
   @Test
-  void aFreshInstallOfARegisteredBuildGetsAPatchFromItsEmbeddedBundle() throws Exception {
+  void aFreshInstallOfABuildWhoseBundleNoUpdatePublishesGetsAPatchFromIt() throws Exception {
     JsonNode m = manifests.get("ios");
-    HttpResponse<byte[]> r = awaitPatch(m, "A-IM", "bsdiff", "Expo-Current-Update-ID", EMBEDDED, "Expo-Embedded-Update-ID", EMBEDDED,
-        "Expo-Requested-Update-ID", ids.get("ios")[1]);
+    HttpResponse<byte[]> r = awaitPatch(m, released(EMBEDDED, ids.get("ios")[1], EMBEDDED, "ios", "br, gzip, deflate"));
     assertThat(r.headers().firstValue("expo-base-update-id")).hasValue(EMBEDDED);
-    assertThat(hash(bspatch(bundle(Fixtures.update1(), "ios"), r.body()))).isEqualTo(m.path("launchAsset").path("hash").asText());
+    assertThat(hash(bspatch(edited(bundle(Fixtures.update1(), "ios")), r.body()))).isEqualTo(m.path("launchAsset").path("hash").asText());
+  }
+
+  @Test
+  void aBuildRegisteredAfterThePublishGetsAPatchFromItsBundle() throws Exception {
+    JsonNode m = manifests.get("android");
+    HttpResponse<byte[]> r = awaitPatch(m, 120, released(EMBEDDED_LATE, ids.get("android")[1], EMBEDDED_LATE, "android", "zstd, br, gzip"));
+    assertThat(r.headers().firstValue("expo-base-update-id")).hasValue(EMBEDDED_LATE);
+    assertThat(hash(bspatch(edited(bundle(Fixtures.update1(), "android")), r.body()))).isEqualTo(m.path("launchAsset").path("hash").asText());
+  }
+
+  @Test
+  void aFreshInstallOfABuildOnAnOldExpoUpdatesGetsTheFullBundleNoPatch() throws Exception {
+    JsonNode m = manifests.get("ios");
+    String[] u = ids.get("ios");
+    // the same bundle is a base for devices on update 1: once they get patches, the old build's would have too
+    awaitPatch(m, released(u[0], u[1], OLD_CLIENT, "ios", "br, gzip, deflate"));
+    HttpResponse<byte[]> r = get(m, released(OLD_CLIENT, u[1], OLD_CLIENT, "ios", "gzip"));
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("im")).isEmpty();
+    assertThat(r.headers().firstValue("expo-base-update-id")).isEmpty();
+    assertThat(r.headers().firstValue("content-encoding")).hasValue("gzip");
+    assertThat(hash(new GZIPInputStream(new ByteArrayInputStream(r.body())).readAllBytes())).isEqualTo(m.path("launchAsset").path("hash").asText());
+    JsonNode view = api("/v1/apps/" + APP + "/updates/" + group2 + "/patches");
+    assertThat(view.toString()).doesNotContain(OLD_CLIENT);
+    JsonNode builds = api("/v1/apps/" + APP + "/builds");
+    assertThat(builds.toString()).contains("\"expoUpdatesVersion\":\"57.0.22\"");
   }
 
   @Test
@@ -230,10 +275,9 @@ class BundlePatchIT {
     for (String platform : List.of("ios", "android")) {
       JsonNode m = manifests.get(platform);
       String unknown = UUID.randomUUID().toString();
-      HttpResponse<byte[]> ios = get(m, "A-IM", "bsdiff", "Expo-Current-Update-ID", unknown, "Expo-Requested-Update-ID", ids.get(platform)[1]);
-      HttpResponse<byte[]> android = get(m, "A-IM", "bsdiff", "If-None-Match", unknown, "If-Match", ids.get(platform)[1]);
+      HttpResponse<byte[]> asked = get(m, released(unknown, ids.get(platform)[1], UUID.randomUUID().toString(), platform, null));
       HttpResponse<byte[]> plain = get(m);
-      for (HttpResponse<byte[]> r : List.of(ios, android, plain)) {
+      for (HttpResponse<byte[]> r : List.of(asked, plain)) {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("content-encoding")).isEmpty();
         assertThat(hash(r.body())).isEqualTo(m.path("launchAsset").path("hash").asText());
@@ -295,7 +339,7 @@ class BundlePatchIT {
     }
     assertThat(metrics(port)).as("the fresh edge tried the patch and it failed its %s check", failedCheck).contains(metric);
     String url = m.path("launchAsset").path("url").asText().replace(":" + edgePort + "/", ":" + port + "/");
-    HttpResponse<byte[]> r = send(url, "A-IM", "bsdiff", "Expo-Current-Update-ID", u[0], "Expo-Requested-Update-ID", u[1]);
+    HttpResponse<byte[]> r = send(url, released(u[0], u[1], UUID.randomUUID().toString(), "ios", null));
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("im")).isEmpty();
     assertThat(hash(r.body())).isEqualTo(m.path("launchAsset").path("hash").asText());
@@ -323,9 +367,29 @@ class BundlePatchIT {
     }
   }
 
+  /**
+   * The headers every expo-updates release from 55.0.0 to 57.0.24 sends asking for a patch (iOS and Android
+   * alike): {@code A-IM: bsdiff}, {@code Accept: *}{@code /*} and the three update ids, with the platform
+   * and, when not null, an {@code Accept-Encoding}.
+   */
+  static String[] released(String current, String requested, String embedded, String platform, String acceptEncoding) {
+    List<String> h = new ArrayList<>(List.of("A-IM", "bsdiff", "Accept", "*/*", "expo-current-update-id", current,
+        "expo-requested-update-id", requested, "expo-embedded-update-id", embedded, "expo-platform", platform,
+        "expo-runtime-version", "1.0.0"));
+    if (acceptEncoding != null) {
+      h.addAll(List.of("Accept-Encoding", acceptEncoding));
+    }
+    return h.toArray(new String[0]);
+  }
+
   /** The patch answer, once the edge's cache holds it (it loads in the background). */
   static HttpResponse<byte[]> awaitPatch(JsonNode m, String... headers) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    return awaitPatch(m, 30, headers);
+  }
+
+  /** The patch answer within {@code seconds}. */
+  static HttpResponse<byte[]> awaitPatch(JsonNode m, int seconds, String... headers) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     HttpResponse<byte[]> r = get(m, headers);
     while (r.statusCode() != 226 && System.nanoTime() < deadline) {
       Thread.sleep(100);

@@ -81,6 +81,10 @@ class DeploymentFilesTest {
           Object port = map(list(map(c, "container").get("ports"), "ports").get(0), "port").get("containerPort");
           assertThat(port).as("%s container port", f).isEqualTo(expectedPort.get(command));
           assertThat(at(c, "readinessProbe", "httpGet", "path")).as("%s readiness path", f).isEqualTo(readiness.get(command));
+          // Prometheus scrapes a port the container has: --metrics-port 9464 (the control plane, edges), the ingester's 9400
+          Object scrape = at(d, "spec", "template", "metadata", "annotations", "prometheus.io/port");
+          assertThat(list(map(c, "container").get("ports"), "ports").toString()).as("%s scrape port", f).contains("containerPort=" + scrape);
+          assertThat(scrape).as("%s scrapes off the public port", f).isEqualTo(command.equals("ingest") ? "9400" : "9464");
           checked++;
         }
       }
@@ -136,7 +140,13 @@ class DeploymentFilesTest {
     String prometheus = Files.readString(root.resolve("infra/prometheus/prometheus.yml"));
     Map<String, Object> prom = RepoFiles.yamlDocuments(root.resolve("infra/prometheus/prometheus.yml")).get(0);
     assertThat(list(prom.get("scrape_configs"), "scrape_configs")).hasSize(3);
-    assertThat(prometheus).contains("edge-1:3000", "edge-2:3000", "control-plane:8080", "ingester:9400");
+    // the control plane and the edges serve /metrics on --metrics-port (9464), not on their public ports
+    assertThat(prometheus).contains("edge-1:9464", "edge-2:9464", "control-plane:9464", "ingester:9400")
+        .doesNotContain("control-plane:8080", "edge-1:3000");
+    for (String s : List.of("control-plane", "edge-1", "edge-2")) {
+      assertThat(map(map(services.get(s), s).get("environment"), s).get("UPDRAFT_METRICS_PORT")).as(s).isEqualTo("9464");
+      assertThat(list(map(services.get(s), s).get("ports"), s + " ports").toString()).as("%s publishes no metrics port", s).doesNotContain("9464");
+    }
     // the alerting rules are loaded, from the file compose mounts there
     assertThat(list(prom.get("rule_files"), "rule_files")).containsExactlyInAnyOrder("/etc/prometheus/rules.yml", "/etc/prometheus/alerts.yml");
     Object volumes = map(services.get("prometheus"), "prometheus").get("volumes");

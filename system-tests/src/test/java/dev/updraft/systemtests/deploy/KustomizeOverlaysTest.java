@@ -34,9 +34,6 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  */
 class KustomizeOverlaysTest {
 
-  /** Flags named by the overlays that another change adds; allowed before they exist, checked after. */
-  static final Set<String> PENDING_FLAGS = Set.of("kafka-config");
-
   static final Pattern SECRET_NAME = Pattern.compile(".*(PASSWORD|TOKEN|SECRET|MASTER_KEY|POSTGRES_URL|ACCESS_KEY).*");
 
   static String kubectl() {
@@ -203,7 +200,7 @@ class KustomizeOverlaysTest {
     List<Map<String, Object>> docs = render("overlays/production");
     Map<String, Object> config = docs.stream().filter(d -> "ConfigMap".equals(d.get("kind"))).findFirst().orElseThrow();
     Map<String, Object> data = map(config.get("data"), "configmap data");
-    Set<String> anyFlag = new HashSet<>(PENDING_FLAGS);
+    Set<String> anyFlag = new HashSet<>();
     DeploymentFilesTest.FLAGS_BY_COMMAND.values().forEach(anyFlag::addAll);
     for (Object key : data.keySet()) {
       assertThat(anyFlag).as("configmap key %s is a flag", key).contains(DeploymentFilesTest.flagOf(key.toString()));

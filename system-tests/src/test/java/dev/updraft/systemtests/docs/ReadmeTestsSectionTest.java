@@ -23,9 +23,12 @@ import org.junit.jupiter.api.Test;
  */
 class ReadmeTestsSectionTest {
   static final Path ROOT = DocBlocks.repoRoot();
-  /** What makes a test skip: JUnit conditions and assumptions, and the MinIO server that only Docker gives. */
+  /**
+   * What makes a test skip: JUnit conditions and assumptions, the MinIO server that only Docker gives, and Azurite
+   * where it is not installed (outside CI).
+   */
   static final Pattern SKIPS = Pattern.compile("@EnabledIf|@DisabledIf|@Disabled\\b|@EnabledOn|@DisabledOn|Assumptions\\.|assumeTrue|assumeFalse"
-      + "|S3Servers\\.minio\\(|disabledWithoutDocker");
+      + "|S3Servers\\.minio\\(|disabledWithoutDocker|AzuriteServer\\.start\\(");
 
   static String testsSection() throws IOException {
     String readme = Files.readString(ROOT.resolve("README.md"));

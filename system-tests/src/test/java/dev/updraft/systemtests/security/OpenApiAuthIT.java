@@ -52,7 +52,11 @@ class OpenApiAuthIT {
   static final String B = "bravo";
   static final List<String> ROLES = List.of("read", "publish", "admin");
 
-  /** The operations that are public by design: the console, health, metrics, the spec, local asset bytes. */
+  /**
+   * The operations that are public by design: the console, health, metrics, the spec, local asset bytes. Metrics only
+   * unless configured: {@code --metrics-token} guards them and {@code --metrics-port} moves them off the control port
+   * ({@code MetricsAccessIT} in control-plane); this test runs the defaults.
+   */
   static final Set<String> PUBLIC = Set.of("GET /", "GET /console", "GET /console/", "GET /console/{file}", "GET /healthz",
       "GET /metrics", "GET /v1/openapi.yaml", "GET /assets/{app}/{file}", "HEAD /assets/{app}/{file}");
   /** The token-protected operations not under one app. */

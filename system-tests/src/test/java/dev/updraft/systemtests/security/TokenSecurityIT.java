@@ -64,7 +64,10 @@ class TokenSecurityIT {
           idBySecret.put(r.json().path("token").asText(), r.json().path("tokenId").asText());
         }
         // the CLI's way too: shown once on stdout, as the user asked for it
-        JsonNode viaCli = CliRun.ok(base, Services.ADMIN, "tokens", "create", "--app", APP, "--role", "publish");
+        JsonNode viaCli = CliRun.ok(base, Services.ADMIN, "tokens", "create", "--app", APP, "--role", "publish", "--expires-in", "30d");
+        java.time.Duration life = java.time.Duration.between(java.time.Instant.parse(viaCli.path("issuedAt").asText()),
+            java.time.Instant.parse(viaCli.path("expiresAt").asText()));
+        assertThat(life).as("--expires-in 30d").isEqualTo(java.time.Duration.ofDays(30));
         secrets.add(viaCli.path("token").asText());
         idBySecret.put(viaCli.path("token").asText(), viaCli.path("tokenId").asText());
         for (String s : secrets) {
