@@ -6,6 +6,7 @@ import com.github.luben.zstd.Zstd;
 import dev.updraft.common.AcceptEncoding;
 import dev.updraft.events.EventPayload.AssetVariant;
 import dev.updraft.events.EventPayload.LaunchAssetStored;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -51,6 +52,8 @@ final class InterimEncodings {
   private static volatile Boolean brotli;
 
   private final HttpClientAgent upstream;
+  /** Where every fetch is started, so that its response handlers are set within the event loop's own turn. */
+  private final Context context;
   private final WorkerExecutor worker;
   private final long maxBytes;
   private final AssetMetrics metrics;
@@ -60,6 +63,7 @@ final class InterimEncodings {
 
   InterimEncodings(Vertx vertx, HttpClientAgent upstream, long maxBytes, AssetMetrics metrics) {
     this.upstream = upstream;
+    this.context = vertx.getOrCreateContext();
     this.worker = vertx.createSharedWorkerExecutor("updraft-edge-interim-encode", 1);
     this.maxBytes = maxBytes;
     this.metrics = metrics;
@@ -99,7 +103,11 @@ final class InterimEncodings {
       copies.put(key, made.future());
     }
     long t0 = System.nanoTime();
-    fetch(identity.url(), asset.size())
+    // started on the event loop: a caller on another thread (a test, a worker) could otherwise attach the body
+    // handler after the response's bytes had arrived, and the copy would never complete
+    Promise<Buffer> fetched = Promise.promise();
+    context.runOnContext(v -> fetch(identity.url(), asset.size()).onComplete(fetched));
+    fetched.future()
         .compose(src -> worker.<Buffer>executeBlocking(() -> encodeChecked(src, asset.sha256(), encoding), false))
         .onComplete(ar -> {
           if (ar.failed()) {
@@ -146,15 +154,14 @@ final class InterimEncodings {
   private Future<Buffer> fetch(String url, long size) {
     return upstream
         .request(new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(url).putHeader("accept-encoding", "identity"))
-        .compose(r -> r.send())
-        .compose((HttpClientResponse r) -> {
+        .compose(req -> req.send().compose((HttpClientResponse r) -> {
           String len = r.getHeader("content-length");
           if (r.statusCode() != 200 || len == null || !len.equals(Long.toString(size))) {
             r.end();
             return Future.failedFuture("storage answered HTTP " + r.statusCode() + " with content-length " + len + " (" + size + " expected)");
           }
           return r.body();
-        });
+        }));
   }
 
   /** Encodes {@code src} after checking it is the asset; {@link #NOT_SMALLER} when the copy would not be smaller. Worker thread. */
