@@ -98,7 +98,6 @@ final class IngestMetrics {
             .register(r);
     expired =
         Counter.builder("updraft.ingest.checkins.expired")
-            .baseUnit("records")
             .description("check-ins deleted from the telemetry topic by its retention before they were stored: lost")
             .register(r);
     Gauge.builder("updraft.ingest.lag", this, IngestMetrics::lag)
