@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -163,7 +164,14 @@ class KeyMaterialIT {
           long[] committed = {-1};
           Logs.query(infra.jdbcUrl(), infra.pgUser(), "SELECT coalesce(sum(next_offset), 0) FROM ingest_offsets WHERE topic = '"
               + telemetry + "'", rs -> committed[0] = rs.getLong(1));
-          return onTopic >= 40 && committed[0] == onTopic;
+          if (onTopic < 40 || committed[0] != onTopic) {
+            return false;
+          }
+          // and each device's own check-in (the edge may still hold some while the polls' ones are committed)
+          Set<String> stored = new HashSet<>();
+          Logs.query(infra.jdbcUrl(), infra.pgUser(), "SELECT lower(client_id) FROM devices WHERE app_id = '" + APP + "'",
+              rs -> stored.add(rs.getString(1)));
+          return stored.containsAll(clientIds);
         }, Duration.ofSeconds(90));
 
         // what the API shows of the app, and both services' metrics
