@@ -136,6 +136,7 @@ public final class TelemetryIngester {
                         new BatchWriter(pool, config.topic()),
                         metrics,
                         config.batchSize(),
+                        config.maxAttempts(),
                         config.batchWait(),
                         config.linger(),
                         hook,
