@@ -310,10 +310,10 @@ public final class CommandProcessor implements AutoCloseable {
       return plan.result().apply(before);
     }
     long probe = System.nanoTime();
-    if (!log.reachable(LOG_PROBE_TIMEOUT)) { // nothing sent: nothing of this command can become visible later
-      LOG.warn("command refused: Kafka did not describe the events topic ({} ms)", (System.nanoTime() - probe) / 1_000_000);
-      throw new CommandException(503, "log-unavailable", "the event log (Kafka) did not answer within " + LOG_PROBE_TIMEOUT.toSeconds()
-          + " s (a Kafka outage); nothing was written; retry later");
+    String unwritable = log.unwritable(LOG_PROBE_TIMEOUT);
+    if (unwritable != null) { // nothing sent: nothing of this command can become visible later
+      LOG.warn("command refused ({} ms): {}", (System.nanoTime() - probe) / 1_000_000, unwritable);
+      throw new CommandException(503, "log-unavailable", unwritable + "; nothing was written; retry later");
     }
     List<EventEnvelope> envelopes = new ArrayList<>();
     Map<String, Long> next = new HashMap<>();
