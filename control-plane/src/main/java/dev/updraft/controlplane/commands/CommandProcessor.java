@@ -228,10 +228,11 @@ public final class CommandProcessor implements AutoCloseable {
           return 0;
         }
         return snapshots.writeDue(state, clock.instant(), all, records -> {
-          if (!log.reachable(SNAPSHOT_PROBE_TIMEOUT)) { // an outage: the command thread must not wait on it every second
+          String unwritable = log.unwritable(SNAPSHOT_PROBE_TIMEOUT);
+          if (unwritable != null) { // an outage: the command thread must not wait on it every second
             snapshotsPausedUntil = System.nanoTime() + SNAPSHOT_PAUSE.toNanos();
-            throw new LogWriteException(LogWriteException.Kind.ABORTED, "Kafka did not describe the events topic within "
-                + SNAPSHOT_PROBE_TIMEOUT.toMillis() + " ms; next try in " + SNAPSHOT_PAUSE.toSeconds() + " s", null);
+            throw new LogWriteException(LogWriteException.Kind.ABORTED, unwritable + " (probe of " + SNAPSHOT_PROBE_TIMEOUT.toMillis()
+                + " ms); next try in " + SNAPSHOT_PAUSE.toSeconds() + " s", null);
           }
           log.writeOther(records, beforeSnapshotCommit);
         });

@@ -100,11 +100,6 @@ public final class EventLog implements AutoCloseable {
     return topic;
   }
 
-  /** Whether the events topic can take a write now ({@link #unwritable}). */
-  public boolean reachable(Duration timeout) {
-    return unwritable(timeout) == null;
-  }
-
   /**
    * Why the events topic cannot take a write now, or null when it can: Kafka answers for it within {@code timeout}
    * with a leader and at least the topic's {@code min.insync.replicas} in-sync replicas per partition ({@link LogProbe}).
