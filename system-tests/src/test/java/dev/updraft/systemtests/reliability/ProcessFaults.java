@@ -27,6 +27,12 @@ final class ProcessFaults {
     return timeout.plus(MARGIN);
   }
 
+  /** Waits 50 ms between two attempts of a write; always true. */
+  static boolean pause() {
+    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+    return true;
+  }
+
   static long since(long nanos) {
     return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
   }
