@@ -52,6 +52,10 @@ public final class KafkaProcesses implements AutoCloseable {
   public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
   /** After this long without the leader's answer a controller starts an election ({@code controller.quorum.fetch.timeout.ms}). */
   public static final Duration QUORUM_FETCH_TIMEOUT = Duration.ofSeconds(2);
+  /** How often a broker heartbeats to the active controller ({@code broker.heartbeat.interval.ms}). */
+  public static final Duration HEARTBEAT = Duration.ofMillis(500);
+  /** How long a follower's fetch waits at most for new records ({@code replica.fetch.wait.max.ms}, Kafka's default). */
+  public static final Duration REPLICA_FETCH_WAIT = Duration.ofMillis(500);
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
   private final Path dir;
@@ -121,7 +125,8 @@ public final class KafkaProcesses implements AutoCloseable {
     p.put("metadata.log.dir", logDir.toString());
     p.put("controller.quorum.fetch.timeout.ms", Long.toString(QUORUM_FETCH_TIMEOUT.toMillis()));
     p.put("controller.quorum.election.timeout.ms", "1000");
-    p.put("broker.heartbeat.interval.ms", "500");
+    p.put("broker.heartbeat.interval.ms", Long.toString(HEARTBEAT.toMillis()));
+    p.put("replica.fetch.wait.max.ms", Long.toString(REPLICA_FETCH_WAIT.toMillis()));
     p.put("broker.session.timeout.ms", Long.toString(SESSION_TIMEOUT.toMillis()));
     p.put("num.network.threads", "2");
     p.put("num.io.threads", "2");

@@ -70,7 +70,7 @@ class KafkaProcessFaultsIT {
    * started just before the restore may still wait out its {@link CommandProcessor#LOG_PROBE_TIMEOUT}; plus the margin.
    */
   static final Duration CUT_RECOVERY_BOUND = ProcessFaults.bound(CommandProcessor.LOG_PROBE_TIMEOUT.plusSeconds(1));
-  static final Duration RECOVERY_BOUND = ProcessFaults.bound(Duration.ofMillis(500 + 500));
+  static final Duration RECOVERY_BOUND = ProcessFaults.bound(KafkaProcesses.REPLICA_FETCH_WAIT.plus(KafkaProcesses.HEARTBEAT));
 
   private Infra infra;
   private KafkaProcesses kafka;
