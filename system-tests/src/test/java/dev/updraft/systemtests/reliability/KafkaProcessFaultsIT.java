@@ -60,16 +60,16 @@ class KafkaProcessFaultsIT {
   static final String TELEMETRY = Topics.telemetry(PREFIX);
   static final Duration SYNC = Duration.ofSeconds(90);
   /**
-   * From a returning broker's unfencing to an acknowledged write: it fetches from the leaders (a fetch waits at most
-   * {@code replica.fetch.wait.max.ms}, 500 ms), rejoins the in-sync replicas, and the controller's change reaches the
-   * brokers within a heartbeat ({@code broker.heartbeat.interval.ms}, 500 ms); plus the margin.
-   */
-  /**
    * From the proxies forwarding again to the control plane's write and the ingester's store: a cut connection fails
    * at once, the clients reconnect within {@code reconnect.backoff.max.ms} (1 s, Kafka's default), and a probe
    * started just before the restore may still wait out its {@link CommandProcessor#LOG_PROBE_TIMEOUT}; plus the margin.
    */
   static final Duration CUT_RECOVERY_BOUND = ProcessFaults.bound(CommandProcessor.LOG_PROBE_TIMEOUT.plusSeconds(1));
+  /**
+   * From a returning broker's unfencing to an acknowledged write: it fetches from the leaders (a fetch waits at most
+   * {@code replica.fetch.wait.max.ms}, 500 ms), rejoins the in-sync replicas, and the controller's change reaches the
+   * brokers within a heartbeat ({@code broker.heartbeat.interval.ms}, 500 ms); plus the margin.
+   */
   static final Duration RECOVERY_BOUND = ProcessFaults.bound(KafkaProcesses.REPLICA_FETCH_WAIT.plus(KafkaProcesses.HEARTBEAT));
 
   private Infra infra;
