@@ -143,7 +143,7 @@ class KeyRingIT {
     assertThat(retired.status()).as(retired.toString()).isEqualTo(200);
     assertThat(retired.json().get("items")).extracting(k -> k.get("keyId").asText()).containsExactly("k2");
     events = TestSupport.events(infra, app);
-    assertThat(events.get(events.size() - 1).payload()).isEqualTo(new SigningKeyRetired("main"));
+    assertThat(events.get(events.size() - 1).payload()).isEqualTo(new SigningKeyRetired("main", null, null, null));
     Http.Resp last = admin.delete("/v1/apps/" + app + "/keys/k2");
     assertThat(last.status()).isEqualTo(409);
     assertThat(last.errorCode()).isEqualTo("last-key");

@@ -114,7 +114,7 @@ public final class KeyCommands {
                     "keyid " + keyId + " is the only key of app " + appId + ": retiring it would leave devices that expect signatures "
                         + "with nothing they can verify; register the next key first (updraft keys register --key-id)");
               }
-              return Plan.of(List.of(new NewEvent(appId, actor, new SigningKeyRetired(keyId))), st -> st.app(appId).keys());
+              return Plan.of(List.of(new NewEvent(appId, actor, new SigningKeyRetired(keyId, null, null, null))), st -> st.app(appId).keys());
             })
         .onSuccess(r -> expiry.refresh());
   }
