@@ -58,7 +58,9 @@ class KeyRingIT {
   @BeforeAll
   static void start(Infra infra, @TempDir Path dir) {
     vertx = Vertx.vertx();
-    cp = TestSupport.start(vertx, TestSupport.config(infra, dir));
+    // the telemetry database the key-in-use check reads (no device asked for a key here: retiring one is not refused)
+    String pg = "postgresql://" + infra.pgUser() + "@" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database();
+    cp = TestSupport.start(vertx, TestSupport.config(infra, dir, "postgres-url", pg));
     admin = new Http("http://127.0.0.1:" + cp.port(), TestSupport.ADMIN);
   }
 
