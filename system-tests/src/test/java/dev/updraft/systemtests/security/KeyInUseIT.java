@@ -67,24 +67,27 @@ class KeyInUseIT {
       assertThat(SignatureVerifier.fromCertificatePem(dir.resolve("k2").resolve("certificate.pem")).verify(a.body(), a.signature()))
           .as("the device verifies k2's signature").isTrue();
 
-      Services.until("the ingester stored the device's ask for k2",
-          () -> usage(base, "k2").path("devices").asLong() == 1, Duration.ofSeconds(60));
-      JsonNode k2 = usage(base, "k2");
-      Instant lastAsked = Instant.parse(k2.get("lastAskedAt").asText());
-      assertThat(lastAsked).isBetween(beforeAsk, afterAsk);
-      assertThat(usage(base, "k3").path("devices").asLong()).isZero();
-      assertThat(usage(base, "k3").get("lastAskedAt").isNull()).isTrue();
-      assertThat(usage(base, "main").path("devices").asLong()).isZero();
+      // the device's row and its ask are written in one transaction: once the row is there, so is the ask
+      String jdbc = "jdbc:postgresql://" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database() + "?user=" + infra.pgUser();
+      Services.until("the ingester stored the device's check-in", () -> devices(jdbc) == 1, Duration.ofSeconds(60));
 
       HttpResponse<String> refused = delete(base + "/v1/apps/" + APP + "/keys/k2");
       assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
       JsonNode err = CliRun.JSON.readTree(refused.body()).get("error");
       assertThat(err.get("code").asText()).isEqualTo("key-in-use");
       assertThat(err.get("keyId").asText()).isEqualTo("k2");
-      assertThat(Instant.parse(err.get("lastAskedAt").asText())).isEqualTo(lastAsked);
+      Instant lastAsked = Instant.parse(err.get("lastAskedAt").asText());
+      assertThat(lastAsked).as("when the device asked").isBetween(beforeAsk, afterAsk);
       assertThat(err.get("devices").asLong()).isEqualTo(1);
       assertThat(err.get("windowDays").asLong()).isEqualTo(30);
       assertThat(err.get("message").asText()).contains("keyid k2", "1 device(s)", lastAsked.toString());
+
+      JsonNode k2 = usage(base, "k2");
+      assertThat(k2.path("devices").asLong()).isEqualTo(1);
+      assertThat(Instant.parse(k2.get("lastAskedAt").asText())).isEqualTo(lastAsked);
+      assertThat(usage(base, "k3").path("devices").asLong()).isZero();
+      assertThat(usage(base, "k3").get("lastAskedAt").isNull()).isTrue();
+      assertThat(usage(base, "main").path("devices").asLong()).isZero();
       CliRun cliRefused = CliRun.run(base, Services.ADMIN, "keys", "retire", "--app", APP, "--key-id", "k2");
       assertThat(cliRefused.status()).as(cliRefused.out()).isNotZero();
       assertThat(cliRefused.err()).contains("key-in-use", "keyid k2");
@@ -114,6 +117,19 @@ class KeyInUseIT {
       Services.await(ingestVertx.close());
       Services.await(cp.close());
       Services.await(vertx.close());
+    }
+  }
+
+  private static long devices(String jdbc) {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc);
+        java.sql.PreparedStatement st = c.prepareStatement("SELECT count(*) FROM devices WHERE app_id = ?")) {
+      st.setString(1, APP);
+      try (java.sql.ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    } catch (java.sql.SQLException e) {
+      throw new AssertionError("reading " + jdbc + ": " + e.getMessage(), e);
     }
   }
 
