@@ -1,5 +1,5 @@
 // Access: the app's tokens (issue one, its secret shown once; revoke one) and its code-signing key ring
-// (add a key or replace one in place, retire one). Tokens need an admin token; a read or publish token
+// (add a key or replace one in place, retire one; a key devices asked for lately only with a forced confirm). Tokens need an admin token; a read or publish token
 // sees the key ring and is told why the tokens are not shown.
 
 import * as api from './api.js';
@@ -22,7 +22,7 @@ const EXPIRIES = [
 
 export async function accessPage(ctx) {
   const app = ctx.app;
-  const [tokens, keys] = await Promise.all([tokensOf(app), api.get(api.p`/v1/apps/${app}/keys`)]);
+  const [tokens, keys, usage] = await Promise.all([tokensOf(app), api.get(api.p`/v1/apps/${app}/keys`), usageOf(app)]);
   const body = [
     h('h1', {}, 'Tokens and keys of ', app),
     h('h2', { id: 'tokens-heading' }, 'Tokens'),
@@ -36,10 +36,27 @@ export async function accessPage(ctx) {
   body.push(
     h('h2', { id: 'keys-heading' }, 'Code-signing keys'),
     h('p', { class: 'muted' }, 'Every manifest is signed with every key of the ring; a device gets the signature for the key its binary embeds (expo-expect-signature).'),
-    keysTable(ctx, app, keys.items || []),
+    keysTable(ctx, app, keys.items || [], usage),
     disclosure('Add a key, or replace one in place…', registerForm(ctx, app)),
   );
   return { title: 'Tokens and keys · ' + app, body };
+}
+
+/** Which keys devices asked for lately (GET .../key-usage): per keyid, or {unknown: why} when the server cannot tell. */
+async function usageOf(app) {
+  try {
+    const r = await api.get(api.p`/v1/apps/${app}/key-usage`);
+    const byKey = {};
+    for (const k of r.items || []) {
+      byKey[k.keyId] = k;
+    }
+    return { windowDays: r.windowDays, byKey };
+  } catch (err) {
+    if (err instanceof api.ApiError) {
+      return { unknown: err.message };
+    }
+    throw err;
+  }
 }
 
 /** The app's tokens, or why this token may not list them (403). */
@@ -142,7 +159,7 @@ function issueForm(ctx, app) {
   });
 }
 
-function keysTable(ctx, app, items) {
+function keysTable(ctx, app, items, usage) {
   if (!items.length) {
     return empty('Not signed: devices get unsigned manifests. Add a key for code signing.');
   }
@@ -150,7 +167,7 @@ function keysTable(ctx, app, items) {
     'table',
     { id: 'keys-table' },
     h('caption', {}, items.length === 1 ? '1 key' : items.length + ' keys'),
-    h('thead', {}, h('tr', {}, ['Key id', 'Certificate', 'Registered', 'Expires', ''].map((c, i) => h('th', { scope: 'col', 'aria-label': i === 4 ? 'Actions' : null }, c)))),
+    h('thead', {}, h('tr', {}, ['Key id', 'Certificate', 'Registered', 'Expires', 'Last asked', ''].map((c, i) => h('th', { scope: 'col', 'aria-label': i === 5 ? 'Actions' : null }, c)))),
     h(
       'tbody',
       {},
@@ -162,22 +179,52 @@ function keysTable(ctx, app, items) {
           h('td', {}, k.chain ? 'chain, leaf SHA-256 ' : 'SHA-256 ', h('code', { title: k.certificateSha256 }, (k.certificateSha256 || '').slice(0, 16) + '…')),
           h('td', {}, time(k.registeredAt)),
           h('td', {}, time(k.notAfter)),
-          h('td', {}, items.length > 1 ? retireControl(ctx, app, k) : h('span', { class: 'muted' }, 'the only key: add the next before retiring it')),
+          h('td', { class: 'key-asked' }, asked(usage, k)),
+          h('td', {}, items.length > 1 ? retireControl(ctx, app, k, usage) : h('span', { class: 'muted' }, 'the only key: add the next before retiring it')),
         ),
       ),
     ),
   );
 }
 
-function retireControl(ctx, app, k) {
+/** When devices last asked for the key, and how many, within the server's window. */
+function asked(usage, k) {
+  if (usage.unknown) {
+    return h('span', { class: 'muted', title: usage.unknown }, 'unknown');
+  }
+  const u = usage.byKey[k.keyId];
+  if (!u || !u.lastAskedAt) {
+    return h('span', { class: 'muted' }, `not in ${usage.windowDays} days`);
+  }
+  return h('span', {}, time(u.lastAskedAt), ` by ${u.devices} device${u.devices === 1 ? '' : 's'}`);
+}
+
+function retireControl(ctx, app, k, usage) {
+  const u = usage.unknown ? null : usage.byKey[k.keyId];
+  const inUse = usage.unknown || (u && u.lastAskedAt);
+  const base = 'Nothing is signed with it any more: devices whose binary embeds it get 400 unknown-key-id until they install a build with another key.';
+  if (!inUse) {
+    return confirmed(ctx, {
+      id: 'retire-' + k.keyId,
+      summary: 'Retire…',
+      label: 'Retire key ' + k.keyId,
+      submit: 'Retire this key',
+      text: base,
+      run: () => api.del(api.p`/v1/apps/${app}/keys/${k.keyId}`),
+      done: `Retired key ${k.keyId}.`,
+    });
+  }
+  const why = usage.unknown
+    ? `The server cannot tell whether devices still ask for it (${usage.unknown}).`
+    : `${u.devices} device${u.devices === 1 ? '' : 's'} asked for it in the last ${usage.windowDays} days, last at ${u.lastAskedAt}: they would get no update any more.`;
   return confirmed(ctx, {
     id: 'retire-' + k.keyId,
-    summary: 'Retire…',
-    label: 'Retire key ' + k.keyId,
-    submit: 'Retire this key',
-    text: 'Nothing is signed with it any more: devices whose binary embeds it get 400 unknown-key-id until they install a build with another key.',
-    run: () => api.del(api.p`/v1/apps/${app}/keys/${k.keyId}`),
-    done: `Retired key ${k.keyId}.`,
+    summary: 'Retire (in use)…',
+    label: 'Retire key ' + k.keyId + ' although it is in use',
+    submit: 'Retire it anyway (forced)',
+    text: why + ' ' + base + ' The audit records that it was forced.',
+    run: () => api.del(api.p`/v1/apps/${app}/keys/${k.keyId}` + '?force=true'),
+    done: `Retired key ${k.keyId} (forced).`,
   });
 }
 

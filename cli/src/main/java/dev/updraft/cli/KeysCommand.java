@@ -8,11 +8,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code updraft keys generate|register|list|retire|certificate}: an app's key ring. */
+/** {@code updraft keys generate|register|list|usage|retire|certificate}: an app's key ring. */
 @Command(name = "keys", description = "Make, register, list, retire and show code-signing keys (an app's key ring).",
     footer = Root.EXIT_STATUS,
-    subcommands = {KeysCommand.Generate.class, KeysCommand.Register.class, KeysCommand.ListKeys.class, KeysCommand.Retire.class,
-        KeysCommand.Certificate.class})
+    subcommands = {KeysCommand.Generate.class, KeysCommand.Register.class, KeysCommand.ListKeys.class, KeysCommand.Usage.class,
+        KeysCommand.Retire.class, KeysCommand.Certificate.class})
 final class KeysCommand {
   private KeysCommand() {}
 
@@ -101,6 +101,25 @@ final class KeysCommand {
     }
   }
 
+  @Command(name = "usage", footer = Root.EXIT_STATUS,
+      description = "Which keys devices asked for lately (expo-expect-signature): per key, the devices within the control plane's "
+          + "--key-in-use-days and when one last asked; a key with asks is not retired without --force.")
+  static final class Usage implements Action {
+    @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
+    String app;
+
+    @Override
+    public void run(Session s) throws CliException {
+      JsonNode r = s.api().get(Session.app(app) + "/key-usage");
+      StringBuilder b = new StringBuilder("asks of the last " + r.path("windowDays").asInt() + " days:");
+      for (JsonNode k : r.get("items")) {
+        b.append(String.format("%n%-16s devices %d  last asked %s", k.get("keyId").asText(), k.path("devices").asLong(),
+            k.path("lastAskedAt").isNull() ? "never" : k.path("lastAskedAt").asText()));
+      }
+      s.print(r, b.toString());
+    }
+  }
+
   /** One key as {@code keys list} and {@code keys retire} print it. */
   static String line(JsonNode k) {
     return String.format("%-16s notAfter %s%s%s  sha256 %s", k.get("keyId").asText(), k.path("notAfter").asText("?"),
@@ -110,7 +129,8 @@ final class KeysCommand {
 
   @Command(name = "retire", footer = Root.EXIT_STATUS,
       description = "Take a key out of an app's key ring: nothing is signed with it any more and devices asking for its keyid "
-          + "are refused (never the last key).")
+          + "are refused (never the last key; not one devices asked for within the control plane's --key-in-use-days "
+          + "unless --force).")
   static final class Retire implements Action {
     @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
     String app;
@@ -118,10 +138,14 @@ final class KeysCommand {
     @Option(names = "--key-id", paramLabel = "ID", required = true, converter = Values.Text.class, description = "the key to retire")
     String keyId;
 
+    @Option(names = "--force", description = "retire it even if devices asked for it lately, or the server cannot tell "
+        + "(the audit entry records that it was forced)")
+    boolean force;
+
     @Override
     public void run(Session s) throws CliException {
-      JsonNode r = s.api().delete(Session.app(app) + "/keys/" + Api.enc(keyId));
-      StringBuilder b = new StringBuilder("retired key " + keyId + " of app " + app + "; the key ring now:");
+      JsonNode r = s.api().delete(Session.app(app) + "/keys/" + Api.enc(keyId) + (force ? "?force=true" : ""));
+      StringBuilder b = new StringBuilder("retired key " + keyId + " of app " + app + (force ? " (forced)" : "") + "; the key ring now:");
       for (JsonNode k : r.get("items")) {
         b.append("\n").append(line(k));
       }

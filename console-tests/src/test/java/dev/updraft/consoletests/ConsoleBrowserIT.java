@@ -709,6 +709,7 @@ class ConsoleBrowserIT {
     driver.findElement(By.id("register-key-submit")).click();
     waitForText(By.id("status"), "Registered key k2");
     assertThat(keyIds(app)).containsExactly("main", "k2");
+    waitForText(By.xpath("//tr[@data-key-id='main']/td[@class='key-asked']"), "not in 30 days"); // no device asked for it
     page("12-access");
     driver.findElement(By.xpath("//tr[@data-key-id='main']//summary")).click();
     driver.findElement(By.id("retire-main-submit")).click();

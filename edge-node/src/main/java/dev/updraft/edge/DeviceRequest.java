@@ -41,6 +41,11 @@ final class DeviceRequest {
    * missing keyid); null when the header is absent.
    */
   final String expectKeyId;
+  /**
+   * The ring's instance of {@link #expectKeyId} once the request was matched to a key of the app's ring (what the
+   * check-in records); null before, without a signature asked, or for a keyid the ring lacks.
+   */
+  String ringKeyId;
   final String accept;
 
   DeviceRequest(HttpServerRequest req, String appId) {

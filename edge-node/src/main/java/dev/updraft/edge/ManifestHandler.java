@@ -260,6 +260,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           + "build embeds (updraft keys register --key-id)", r, null);
       return REFUSED;
     }
+    r.ringKeyId = app.keyIdAt(key);
     return key;
   }
 
@@ -407,6 +408,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         .fatalError(r.fatalError)
         .atEpochMillis(System.currentTimeMillis())
         .edgeId(edgeId)
+        .keyId(r.ringKeyId)
         .build();
     checkins.offer(c, lane);
   }

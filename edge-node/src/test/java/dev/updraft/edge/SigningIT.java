@@ -159,7 +159,7 @@ class SigningIT {
     assertThat(legacyK2.status()).as("an entry never re-signed with k2").isEqualTo(400);
     assertThat(legacyK2.errorCode()).isEqualTo("update-not-signed");
 
-    log.publish(app, new EventPayload.SigningKeyRetired("main"));
+    log.publish(app, new EventPayload.SigningKeyRetired("main", null, null, null));
     Edges.until("main is retired", () -> ask(app, "production", keyed("main"), null).status() == 400, Duration.ofSeconds(60));
     assertThat(ask(app, "production", keyed("main"), null).errorCode()).isEqualTo("unknown-key-id");
     Signed still = Signed.of(ask(app, "production", keyed("k2"), null));

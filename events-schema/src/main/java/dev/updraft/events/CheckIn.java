@@ -31,6 +31,9 @@ import java.util.List;
  * @param servedGroupId nullable: the group of the served update or directive
  * @param fatalError nullable: {@code expo-fatal-error}, at most 1024 characters
  * @param atEpochMillis when the edge answered
+ * @param keyId nullable: the {@code keyid} of the app's key ring the device asked for in
+ *     {@code expo-expect-signature} (the ring's own spelling); absent when it asked for no signature, asked for a
+ *     keyid the ring does not have, and in check-ins written before the field
  */
 public record CheckIn(
     int v,
@@ -53,7 +56,8 @@ public record CheckIn(
     String fatalError,
     long atEpochMillis,
     String edgeId,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> skippedUpdateIds) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> skippedUpdateIds,
+    String keyId) {
 
   public static final int CURRENT_VERSION = 1;
 
@@ -142,6 +146,7 @@ public record CheckIn(
     b.atEpochMillis = atEpochMillis;
     b.edgeId = edgeId;
     b.skippedUpdateIds = skippedUpdateIds;
+    b.keyId = keyId;
     return b;
   }
 
@@ -168,6 +173,7 @@ public record CheckIn(
     private long atEpochMillis;
     private String edgeId;
     private List<String> skippedUpdateIds = List.of();
+    private String keyId;
 
     private Builder() {}
 
@@ -276,6 +282,11 @@ public record CheckIn(
       return this;
     }
 
+    public Builder keyId(String keyId) {
+      this.keyId = keyId;
+      return this;
+    }
+
     public CheckIn build() {
       return new CheckIn(
           v,
@@ -298,7 +309,8 @@ public record CheckIn(
           fatalError,
           atEpochMillis,
           edgeId,
-          skippedUpdateIds);
+          skippedUpdateIds,
+          keyId);
     }
   }
 }

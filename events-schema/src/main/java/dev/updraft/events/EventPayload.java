@@ -92,10 +92,10 @@ public sealed interface EventPayload {
   }
 
   /**
-   * A key leaves the app's key ring: nothing is signed with it any more and devices asking for its
-   * {@code keyid} are refused. The last key of an app is never retired (the command refuses it).
+   * A key leaves the ring (never an app's last): nothing is signed with it, devices asking for its keyid are refused.
+   * {@code forced} (absent = not, as in every event before it) overrode the key-in-use check: what it overrode beside.
    */
-  record SigningKeyRetired(String keyId) implements EventPayload {}
+  record SigningKeyRetired(String keyId, Boolean forced, Long askedDevices, String lastAskedAt) implements EventPayload {}
 
   /**
    * An app's settings changed ({@code updraft apps update}).

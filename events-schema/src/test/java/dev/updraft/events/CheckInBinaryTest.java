@@ -17,15 +17,38 @@ import org.junit.jupiter.api.Test;
 class CheckInBinaryTest {
 
   @Test
-  void theGoldenCompactRecordsDecodeAsTheirJsonTwinsAndAreWhatThisBuildWrites() throws IOException {
-    for (String name : List.of("check-in", "check-in.with-skipped")) {
+  void theGoldenCompactRecordsDecodeAsTheirJsonTwins() throws IOException {
+    for (String name : List.of("check-in", "check-in.with-skipped", "check-in.with-keyid")) {
       byte[] json = GoldenFilesTest.golden("/golden-checkin/v1/" + name + ".json");
       byte[] compact = GoldenFilesTest.golden("/golden-checkin/v1/" + name + ".bin");
       CheckIn fromJson = CheckInCodec.decode(json);
 
       assertThat(CheckInCodec.decode(compact)).as(name).isEqualTo(fromJson);
-      assertThat(new CheckInBinary().encode(fromJson)).as("%s.bin is what this build writes", name).isEqualTo(compact);
       assertThat(compact.length).as("%s: compact bytes vs JSON bytes", name).isLessThan(json.length * 2 / 3);
+    }
+  }
+
+  @Test
+  void thisBuildWritesLayout2WithTheAskedKeyIdAtTheEnd() throws IOException {
+    byte[] withKeyId = GoldenFilesTest.golden("/golden-checkin/v1/check-in.with-keyid.bin");
+    CheckIn c = CheckInCodec.decode(GoldenFilesTest.golden("/golden-checkin/v1/check-in.with-keyid.json"));
+
+    assertThat(c.keyId()).isEqualTo("k2");
+    assertThat(new CheckInBinary().encode(c)).isEqualTo(withKeyId);
+  }
+
+  @Test
+  void layout1RecordsDecodeWithNoKeyIdAndReencodeAsLayout2WithAnEmptyOne() throws IOException {
+    for (String name : List.of("check-in", "check-in.with-skipped")) {
+      byte[] layout1 = GoldenFilesTest.golden("/golden-checkin/v1/" + name + ".bin");
+      CheckIn c = CheckInCodec.decode(layout1);
+
+      assertThat(layout1[1]).as(name).isEqualTo((byte) 1);
+      assertThat(c.keyId()).as(name).isNull();
+      // layout 2 = the layout 1 bytes with the layout byte raised and a null string (0) appended
+      byte[] expected = Arrays.copyOf(layout1, layout1.length + 1);
+      expected[1] = 2;
+      assertThat(new CheckInBinary().encode(c)).as(name).isEqualTo(expected);
     }
   }
 
@@ -56,6 +79,7 @@ class CheckInBinaryTest {
           .atEpochMillis(rnd.nextInt(20) == 0 ? -rnd.nextInt(1000) : 1_796_032_800_000L + rnd.nextInt())
           .edgeId(rnd.nextBoolean() ? null : "edge-" + rnd.nextInt(4))
           .skippedUpdateIds(rnd.nextBoolean() ? List.of() : List.of("k" + rnd.nextInt()))
+          .keyId(rnd.nextBoolean() ? null : "k" + rnd.nextInt(3))
           .build();
 
       byte[] b = w.encode(c);

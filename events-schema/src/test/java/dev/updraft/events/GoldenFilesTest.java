@@ -178,7 +178,7 @@ class GoldenFilesTest {
               new BuildRegistered(
                   "android", "1.0.0", "1e2d3c4b-0000-4000-8000-0000000000e1",
                   "0c5e7d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6", 1453555, null)),
-          Map.entry(EventType.SIGNING_KEY_RETIRED, new SigningKeyRetired("main")),
+          Map.entry(EventType.SIGNING_KEY_RETIRED, new SigningKeyRetired("main", null, null, null)),
           Map.entry(EventType.APP_UPDATED, new AppUpdated("production")),
           Map.entry(
               EventType.UPDATES_DELETED,

@@ -203,6 +203,7 @@ final class Batch {
   private final Map<RefusalKey, Refusal> refusals = new HashMap<>();
   private final Map<RefusalKey, Map<String, Long>> refusedDevices = new HashMap<>();
   private final Map<PatchKey, PatchOutcome> patches = new HashMap<>();
+  private final KeyAsks keyAsks = new KeyAsks();
   private final boolean keepTimes;
   private long[] times = new long[0];
   private int records;
@@ -258,6 +259,7 @@ final class Batch {
       }
       times[checkIns - 1] = at;
     }
+    keyAsks.add(c);
     String app = c.appId();
     String platform = c.platform();
     String client = c.clientId();
@@ -329,6 +331,11 @@ final class Batch {
       o.served++;
     }
     o.last = Math.max(o.last, at);
+  }
+
+  /** The keyids devices asked for ({@code key_asks}). */
+  KeyAsks keyAsks() {
+    return keyAsks;
   }
 
   /** Patches served and failed per key. */

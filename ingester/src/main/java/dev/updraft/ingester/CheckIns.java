@@ -75,6 +75,7 @@ final class CheckIns {
         .fatalError(text(c.fatalError(), MAX_FATAL_ERROR))
         .atEpochMillis(at)
         .edgeId(text(c.edgeId(), MAX_NAME))
+        .keyId(name(c.keyId(), MAX_ID))
         .build();
   }
 

@@ -15,14 +15,16 @@ import java.util.List;
 
 /**
  * An app's key ring: {@code PUT /v1/apps/{app}/signing-key} (add a key, or replace the key of its keyid),
- * {@code GET /v1/apps/{app}/keys}, {@code DELETE /v1/apps/{app}/keys/{keyId}} (retire),
+ * {@code GET /v1/apps/{app}/keys}, {@code DELETE /v1/apps/{app}/keys/{keyId}[?force=true]} (retire; {@link KeyInUse}),
  * {@code GET /v1/apps/{app}/certificate[?keyId=]}.
  */
 final class KeyRoutes {
   private final ApiContext ctx;
+  private final KeyInUse inUse;
 
   KeyRoutes(ApiContext ctx) {
     this.ctx = ctx;
+    this.inUse = new KeyInUse(ctx);
   }
 
   void mount(Router router, Handler<RoutingContext> body) {
@@ -30,6 +32,7 @@ final class KeyRoutes {
     router.get("/v1/apps/:app/keys").handler(ctx.auth.require(Role.READ)).handler(this::listKeys);
     router.delete("/v1/apps/:app/keys/:keyId").handler(ctx.auth.require(Role.ADMIN)).handler(this::retireKey);
     router.get("/v1/apps/:app/certificate").handler(ctx.auth.require(Role.READ)).handler(this::getCertificate);
+    inUse.mount(router);
   }
 
   /** Resolved per request: the API is also built without commands (route listings in tests). */
@@ -65,9 +68,12 @@ final class KeyRoutes {
     Json.send(rc, 200, keys(ctx.app(rc).keys()));
   }
 
+  /** Refused while devices still ask for the key, unless forced ({@link KeyInUse}). */
   private void retireKey(RoutingContext rc) {
-    ctx.app(rc);
-    ApiContext.reply(rc, commands().retireKey(ctx.actor(rc), rc.pathParam("app"), rc.pathParam("keyId")), 200, KeyRoutes::keys);
+    AppState a = ctx.app(rc);
+    boolean force = KeyInUse.force(rc);
+    String actor = ctx.actor(rc);
+    KeyInUse.reply(rc, inUse.check(a, rc.pathParam("keyId"), force).compose(r -> commands().retireKey(actor, a.appId(), r)), KeyRoutes::keys);
   }
 
   private static ObjectNode keys(List<SigningState> ring) {

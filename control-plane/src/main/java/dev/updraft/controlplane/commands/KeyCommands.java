@@ -99,6 +99,12 @@ public final class KeyCommands {
    * @return the ring after
    */
   public Future<List<SigningState>> retireKey(String actor, String appId, String keyId) {
+    return retireKey(actor, appId, new SigningKeyRetired(keyId, null, null, null));
+  }
+
+  /** {@link #retireKey(String, String, String)} appending {@code retired} (a forced one records what it overrode). */
+  public Future<List<SigningState>> retireKey(String actor, String appId, SigningKeyRetired retired) {
+    String keyId = retired.keyId();
     return processor.submit(
             vertx,
             "retire-key",
@@ -114,7 +120,7 @@ public final class KeyCommands {
                     "keyid " + keyId + " is the only key of app " + appId + ": retiring it would leave devices that expect signatures "
                         + "with nothing they can verify; register the next key first (updraft keys register --key-id)");
               }
-              return Plan.of(List.of(new NewEvent(appId, actor, new SigningKeyRetired(keyId))), st -> st.app(appId).keys());
+              return Plan.of(List.of(new NewEvent(appId, actor, retired)), st -> st.app(appId).keys());
             })
         .onSuccess(r -> expiry.refresh());
   }

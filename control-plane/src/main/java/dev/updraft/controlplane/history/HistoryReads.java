@@ -239,6 +239,11 @@ public final class HistoryReads {
     return OffsetDateTime.ofInstant(t, ZoneOffset.UTC);
   }
 
+  /** The telemetry database these reads use (shared with the key-in-use check). */
+  public TelemetryDb db() {
+    return db;
+  }
+
   public Future<Void> close() {
     return db.close();
   }

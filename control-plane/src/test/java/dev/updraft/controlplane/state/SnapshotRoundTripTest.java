@@ -101,7 +101,7 @@ class SnapshotRoundTripTest {
             "cc" + seq, "{}", "sig=\"n\"", List.of(new Renewal(any.group().platforms().get(0).updateId(), "{\"resigned\":" + seq + "}", "sig=\"z\"")),
             null, r.nextBoolean());
       case 13:
-        return app.keys().size() > 1 ? new SigningKeyRetired(app.keys().get(1).keyId()) : new AppUpdated(r.nextBoolean() ? "production" : null);
+        return app.keys().size() > 1 ? new SigningKeyRetired(app.keys().get(1).keyId(), null, null, null) : new AppUpdated(r.nextBoolean() ? "production" : null);
       case 14:
         return new ChannelMapped(r.nextBoolean() ? "production" : "staging", BRANCHES[r.nextInt(2)], null).withPaused(r.nextInt(3) == 0);
       case 15:

@@ -135,6 +135,11 @@ public final class AppImage {
     return -1;
   }
 
+  /** The keyid of ring key {@code index}: the ring's own instance, so a check-in naming it allocates nothing. */
+  public String keyIdAt(int index) {
+    return keys.get(index).keyId();
+  }
+
   /** Whether key {@code index} of the ring is in chain mode (its answers carry a {@code certificate_chain} part). */
   public boolean chainMode(int index) {
     return keys.get(index).chainPem() != null;

@@ -181,7 +181,7 @@ class AppDeltaTest {
                 List.of(), null, true),
             new EventPayload.SigningKeyRegistered("next", "PEM2", "def", "{\"type\":\"noUpdateAvailable\"}",
                 "sig=\"CCCC\", keyid=\"next\"", List.of(), null, true)),
-        new EventPayload.SigningKeyRetired("main"),
+        new EventPayload.SigningKeyRetired("main", null, null, null),
         (before, after) -> {
           assertThat(before.keyIds()).isEqualTo("main, next");
           assertThat(before.keyIndex("main")).isZero();

@@ -65,7 +65,7 @@ final class AuditSummaries {
       }
       case TOKEN_REVOKED -> "revoked token " + ((TokenRevoked) p).tokenId();
       case SIGNING_KEY_REGISTERED -> keyRegistered((SigningKeyRegistered) p, prior);
-      case SIGNING_KEY_RETIRED -> "retired signing key keyid=" + ((SigningKeyRetired) p).keyId();
+      case SIGNING_KEY_RETIRED -> keyRetired((SigningKeyRetired) p);
       case APP_UPDATED -> {
         AppUpdated u = (AppUpdated) p;
         yield u.defaultChannel() == null ? "removed the default channel" : "set the default channel to " + u.defaultChannel();
@@ -206,5 +206,17 @@ final class AuditSummaries {
 
   private static String fmt(double d) {
     return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  }
+
+  /** A retirement; a forced one says so, with the asks it overrode (when the control plane could tell). */
+  private static String keyRetired(SigningKeyRetired r) {
+    String s = "retired signing key keyid=" + r.keyId();
+    if (!Boolean.TRUE.equals(r.forced())) {
+      return s;
+    }
+    if (r.lastAskedAt() == null) {
+      return s + " (forced" + (r.askedDevices() == null ? ": whether devices still asked for it was unknown)" : ")");
+    }
+    return s + " (forced: " + r.askedDevices() + " device(s) had asked for it, last at " + r.lastAskedAt() + ")";
   }
 }

@@ -25,6 +25,18 @@ class AuditSummariesTest {
   }
 
   @Test
+  void auditSaysAKeyRetirementWasForcedAndWhatItOverrode() {
+    assertThat(AuditSummaries.of(e(3, new EventPayload.SigningKeyRetired("k2", null, null, null)), Prior.NONE))
+        .isEqualTo("retired signing key keyid=k2");
+    assertThat(AuditSummaries.of(e(4, new EventPayload.SigningKeyRetired("k2", true, 3L, "2026-12-06T22:00:00Z")), Prior.NONE))
+        .isEqualTo("retired signing key keyid=k2 (forced: 3 device(s) had asked for it, last at 2026-12-06T22:00:00Z)");
+    assertThat(AuditSummaries.of(e(5, new EventPayload.SigningKeyRetired("k3", true, 0L, null)), Prior.NONE))
+        .isEqualTo("retired signing key keyid=k3 (forced)");
+    assertThat(AuditSummaries.of(e(6, new EventPayload.SigningKeyRetired("k4", true, null, null)), Prior.NONE))
+        .isEqualTo("retired signing key keyid=k4 (forced: whether devices still asked for it was unknown)");
+  }
+
+  @Test
   void auditSaysAChannelIsPaused() {
     ChannelMapped mapped = new ChannelMapped("production", "main", null);
     assertThat(AuditSummaries.of(e(3, mapped.withPaused(true)), Prior.NONE))

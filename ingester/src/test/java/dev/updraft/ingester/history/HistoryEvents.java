@@ -88,7 +88,7 @@ public final class HistoryEvents {
       case PATCHES_COMPUTED ->
           new PatchesComputed("g2", List.of(new BundlePatch("ios", "aa".repeat(32), "bb".repeat(32), List.of("g1-ios"), "cc".repeat(32), 3, "http://s/c")));
       case BUILD_REGISTERED -> new BuildRegistered("ios", "1", "e1", "bb".repeat(32), 10, null);
-      case SIGNING_KEY_RETIRED -> new SigningKeyRetired("old");
+      case SIGNING_KEY_RETIRED -> new SigningKeyRetired("old", null, null, null);
       case APP_UPDATED -> new AppUpdated("production");
       case UPDATES_DELETED -> new EventPayload.UpdatesDeleted(List.of("g1"), "test");
       case UPDATE_PINNED -> new EventPayload.UpdatePinned("g1", true);

@@ -44,7 +44,9 @@ class KeyRotationIT {
   @Test
   void registeringANewKeyReSignsWhatDevicesAreServedWithIt(Infra infra, @TempDir Path dir) throws Exception {
     Vertx vertx = Vertx.vertx();
-    ControlPlane cp = Services.controlPlane(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), dir.resolve("cp"));
+    // with the telemetry database the key-in-use check reads; no ingester runs, so no ask is stored and the retire goes through
+    ControlPlane cp = Services.controlPlane(vertx, infra.kafkaBootstrap(), infra.topicPrefix(), dir.resolve("cp"), "postgres-url",
+        "postgresql://" + infra.pgUser() + "@" + infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database());
     EdgeNode edge = null;
     try {
       String base = "http://127.0.0.1:" + cp.port();
