@@ -7,6 +7,7 @@ import com.azure.storage.blob.BlobServiceClientBuilder;
 import com.azure.storage.blob.models.BlobItem;
 import com.azure.storage.common.StorageSharedKeyCredential;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.ManifestsRenewed;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.storage.GcsSigning;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.ManifestsRenewed;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.controlplane.core.Role;
+import dev.updraft.controlplane.spi.ActiveRollout;
+import dev.updraft.controlplane.spi.ControlPlaneExtension;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.SigningKeyRegistered;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.common.ConfigException;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload.ManifestsRenewed;

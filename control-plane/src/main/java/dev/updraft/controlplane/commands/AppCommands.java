@@ -1,8 +1,9 @@
 package dev.updraft.controlplane.commands;
 
-import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.commands.Requests.IssuedToken;
 import dev.updraft.controlplane.commands.Requests.KeyMaterial;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.TokenState;
 import dev.updraft.events.EventPayload.AppCreated;

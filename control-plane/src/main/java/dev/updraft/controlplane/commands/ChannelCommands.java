@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.commands;
 
 import dev.updraft.controlplane.commands.Requests.ChannelRequest;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.events.EventPayload.BranchRollout;
 import dev.updraft.events.EventPayload.ChannelMapped;

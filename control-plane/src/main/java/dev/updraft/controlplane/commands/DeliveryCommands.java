@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.commands;
 
 import dev.updraft.common.ExpoUpdatesVersion;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.events.EventPayload;

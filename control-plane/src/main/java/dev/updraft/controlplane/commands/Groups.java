@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.commands;
 
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.render.ExpoTime;
 import dev.updraft.controlplane.render.ManifestRenderer;
 import dev.updraft.controlplane.render.UrlSource;

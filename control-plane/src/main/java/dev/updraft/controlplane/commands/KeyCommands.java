@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.commands;
 
 import dev.updraft.controlplane.commands.Requests.KeyMaterial;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.render.ManifestRenderer;
 import dev.updraft.controlplane.signing.CertificateCheck;
 import dev.updraft.controlplane.signing.KeyMaterialException;

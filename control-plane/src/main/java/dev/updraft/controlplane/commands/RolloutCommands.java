@@ -2,6 +2,7 @@ package dev.updraft.controlplane.commands;
 
 import dev.updraft.controlplane.commands.Requests.Reverted;
 import dev.updraft.controlplane.commands.Requests.RolloutEdit;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.events.EventPayload.PlatformUpdate;

@@ -6,6 +6,7 @@ import dev.updraft.controlplane.commands.Requests.PreparedPlatform;
 import dev.updraft.controlplane.commands.Requests.PublishRequest;
 import dev.updraft.controlplane.commands.Requests.Published;
 import dev.updraft.controlplane.commands.Requests.RepublishRequest;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.render.AssetRef;
 import dev.updraft.controlplane.render.ExpoTime;
 import dev.updraft.controlplane.render.ManifestRenderer;

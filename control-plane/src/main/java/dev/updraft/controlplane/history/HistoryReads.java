@@ -1,8 +1,8 @@
 package dev.updraft.controlplane.history;
 
 import dev.updraft.common.PostgresTls;
-import dev.updraft.controlplane.commands.CommandException;
-import dev.updraft.controlplane.insights.TelemetryDb;
+import dev.updraft.controlplane.core.CommandException;
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.RolloutState;
 import dev.updraft.events.EventCodec;

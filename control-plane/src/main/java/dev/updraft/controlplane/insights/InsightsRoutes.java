@@ -2,10 +2,11 @@ package dev.updraft.controlplane.insights;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.updraft.controlplane.ExtensionContext;
-import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.spi.ExtensionContext;
+import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import dev.updraft.events.Bucketing;
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.EventPayload.PlatformUpdate;

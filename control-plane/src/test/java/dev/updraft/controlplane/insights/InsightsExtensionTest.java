@@ -8,6 +8,7 @@ import dev.updraft.common.Settings;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.RolloutState;
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.UpdateGroup;

@@ -1,6 +1,5 @@
 package dev.updraft.edge.image;
 
-import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.Bucketing;
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;

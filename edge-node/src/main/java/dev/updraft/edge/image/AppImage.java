@@ -1,6 +1,5 @@
 package dev.updraft.edge.image;
 
-import dev.updraft.edge.assets.LaunchAssets;
 import dev.updraft.events.EventPayload.ChannelMapped;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,9 +1,9 @@
-package dev.updraft.controlplane.insights;
+package dev.updraft.controlplane.guard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.updraft.controlplane.ActiveRollout;
-import dev.updraft.controlplane.RolloutControl;
+import dev.updraft.controlplane.spi.ActiveRollout;
+import dev.updraft.controlplane.spi.RolloutControl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package dev.updraft.controlplane;
+package dev.updraft.controlplane.spi;
 
 import dev.updraft.events.EventPayload.RolloutGuard;
 import java.time.Instant;

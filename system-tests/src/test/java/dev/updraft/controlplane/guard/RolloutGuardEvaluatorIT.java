@@ -1,9 +1,10 @@
-package dev.updraft.controlplane.insights;
+package dev.updraft.controlplane.guard;
 
 import static dev.updraft.controlplane.insights.TelemetryFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.updraft.controlplane.insights.TelemetryFixture;
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.EventPayload;
 import dev.updraft.testing.Infra;

@@ -1,4 +1,4 @@
-package dev.updraft.controlplane.insights;
+package dev.updraft.controlplane.guard;
 
 import dev.updraft.events.EventPayload;
 import java.time.Instant;

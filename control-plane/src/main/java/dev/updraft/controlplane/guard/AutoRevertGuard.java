@@ -1,8 +1,9 @@
-package dev.updraft.controlplane.insights;
+package dev.updraft.controlplane.guard;
 
-import dev.updraft.controlplane.ActiveRollout;
-import dev.updraft.controlplane.RolloutControl;
-import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.spi.ActiveRollout;
+import dev.updraft.controlplane.spi.RolloutControl;
+import dev.updraft.controlplane.core.CommandException;
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Context;

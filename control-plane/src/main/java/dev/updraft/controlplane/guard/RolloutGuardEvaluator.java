@@ -1,5 +1,6 @@
-package dev.updraft.controlplane.insights;
+package dev.updraft.controlplane.guard;
 
+import dev.updraft.controlplane.insights.Insights;
 import dev.updraft.events.EventPayload;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;

@@ -1,4 +1,4 @@
-package dev.updraft.controlplane;
+package dev.updraft.controlplane.config;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;

@@ -1,4 +1,4 @@
-package dev.updraft.controlplane.insights;
+package dev.updraft.controlplane.guard;
 
 /**
  * The guard's numbers for one update of a rollout, or for all of them together.

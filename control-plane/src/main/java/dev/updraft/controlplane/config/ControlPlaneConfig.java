@@ -1,4 +1,4 @@
-package dev.updraft.controlplane;
+package dev.updraft.controlplane.config;
 
 import dev.updraft.common.PostgresTls;
 import dev.updraft.common.KafkaClientConfig;

@@ -1,4 +1,4 @@
-package dev.updraft.edge.assets;
+package dev.updraft.edge.image;
 
 import dev.updraft.events.EventPayload.BundlePatch;
 import dev.updraft.events.EventPayload.LaunchAssetStored;

@@ -1,4 +1,4 @@
-package dev.updraft.controlplane;
+package dev.updraft.controlplane.spi;
 
 import io.vertx.core.Future;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.updraft.controlplane.insights;
+package dev.updraft.controlplane.telemetry;
 
 import dev.updraft.common.PostgresTls;
 import dev.updraft.common.ConfigException;

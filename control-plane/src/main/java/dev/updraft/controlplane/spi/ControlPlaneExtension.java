@@ -1,5 +1,7 @@
-package dev.updraft.controlplane;
+package dev.updraft.controlplane.spi;
 
+import dev.updraft.controlplane.ControlPlane;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import io.vertx.core.Future;
 
 /**

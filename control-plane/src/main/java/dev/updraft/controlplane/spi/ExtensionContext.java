@@ -1,5 +1,7 @@
-package dev.updraft.controlplane;
+package dev.updraft.controlplane.spi;
 
+import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.core.Role;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;

@@ -1,4 +1,4 @@
-package dev.updraft.controlplane.commands;
+package dev.updraft.controlplane.core;
 
 /**
  * A refusal: bad input (4xx), or the control plane cannot write now (503). It is the one refusal type of
