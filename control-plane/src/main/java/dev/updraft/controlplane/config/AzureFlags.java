@@ -78,7 +78,7 @@ public record AzureFlags(
   }
 
   /** What {@link AzureConnect} needs. */
-  AzureConnect.Options options() {
+  public AzureConnect.Options options() {
     return new AzureConnect.Options(account, container, endpoint, accountKey, sasToken, publicBaseUrl, sasTtl);
   }
 

@@ -61,7 +61,7 @@ public record S3Flags(String bucket, URI endpoint, String region, boolean pathSt
   }
 
   /** What {@link S3Connect} needs. */
-  S3Connect.Options options() {
+  public S3Connect.Options options() {
     return new S3Connect.Options(bucket, endpoint, region, pathStyle, publicBaseUrl, presignTtl);
   }
 

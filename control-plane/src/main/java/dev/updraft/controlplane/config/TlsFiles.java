@@ -30,10 +30,10 @@ import org.bouncycastle.openssl.PEMParser;
  * @param certificatePem the certificate file's PEM blocks, re-encoded (server certificate first)
  * @param keyPem the private key as PKCS#8 PEM (what Vert.x reads whatever the file's format)
  */
-record TlsFiles(String certificatePem, String keyPem) {
+public record TlsFiles(String certificatePem, String keyPem) {
 
   /** Reads and checks both files (blocking file reads). */
-  static TlsFiles load(Path cert, Path key) {
+  public static TlsFiles load(Path cert, Path key) {
     String certText = read("tls-cert", cert);
     String keyText = read("tls-key", key);
     List<X509Certificate> chain = certificates(cert, certText);

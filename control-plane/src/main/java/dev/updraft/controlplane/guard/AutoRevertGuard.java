@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safety: runs on one Vert.x context; {@link #stop} may be called from any thread.
  */
-final class AutoRevertGuard {
+public final class AutoRevertGuard {
   private static final Logger LOG = LoggerFactory.getLogger(AutoRevertGuard.class);
 
   private final Vertx vertx;
@@ -59,7 +59,7 @@ final class AutoRevertGuard {
   private volatile long timer = -1;
   private volatile Context context;
 
-  AutoRevertGuard(
+  public AutoRevertGuard(
       Vertx vertx,
       RolloutControl rollouts,
       RolloutGuardEvaluator evaluator,
@@ -86,14 +86,14 @@ final class AutoRevertGuard {
   }
 
   /** Schedules the first pass one interval from now. Call once, on the context the guard should run on. */
-  void start() {
+  public void start() {
     context = vertx.getOrCreateContext();
     LOG.info("automatic-revert guard checks guarded rollouts every {} ms", intervalMillis);
     schedule();
   }
 
   /** Stops scheduling; completes once a pass in progress has finished. Idempotent. */
-  Future<Void> stop() {
+  public Future<Void> stop() {
     stopping = true;
     if (context == null) {
       stopped.tryComplete(); // never started

@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.guard;
 
-import dev.updraft.controlplane.insights.Insights;
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import dev.updraft.events.EventPayload;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -39,9 +39,10 @@ public final class RolloutGuardEvaluator {
    * Received and failed devices per update within the window: the whole minutes from the counters the
    * ingester keeps ({@code receipt_minutes}, one row per minute and platform), the window's first partial
    * minute ({@code $3} up to {@code $4}, the next whole minute) counted row by row over
-   * {@code update_receipts}' time index. One statement, so one snapshot.
+   * {@code update_receipts}' time index. One statement, so one snapshot. Public for the query-plan check
+   * ({@code InsightsPlansIT}, beside the insights' statements).
    */
-  static final String SQL =
+  public static final String SQL =
       "SELECT update_id, sum(received)::bigint AS received, sum(failed)::bigint AS failed FROM ("
           + " SELECT m.update_id, m.received, m.failed FROM receipt_minutes m"
           + "   WHERE m.app_id = $1 AND m.update_id = ANY($2::text[]) AND m.minute >= $4"
@@ -83,7 +84,7 @@ public final class RolloutGuardEvaluator {
     Instant windowStart = now.minusSeconds(guard.windowSeconds());
     Instant firstWholeMinute = windowStart.plusSeconds(59).plusNanos(999_999_999).truncatedTo(ChronoUnit.MINUTES);
     return pool.preparedQuery(SQL)
-        .execute(Tuple.of(appId, ids.toArray(new String[0]), Insights.utc(windowStart), Insights.utc(firstWholeMinute)))
+        .execute(Tuple.of(appId, ids.toArray(new String[0]), TelemetryDb.utc(windowStart), TelemetryDb.utc(firstWholeMinute)))
         .map(
             rows -> {
               Map<String, long[]> per = new HashMap<>();

@@ -1,13 +1,11 @@
 package dev.updraft.controlplane.spi;
 
-import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.config.ControlPlaneConfig;
 import io.vertx.core.Future;
 
 /**
  * Something mounted into the control plane's HTTP server by another package of this module (insights
  * routes, the automatic-revert guard), passed to
- * {@link ControlPlane#start(io.vertx.core.Vertx, ControlPlaneConfig, java.util.List)}.
+ * {@code ControlPlane.start(vertx, config, extensions)}.
  *
  * <p>{@link #mount} runs once on a Vert.x event loop after the log has been replayed and before the
  * server listens; routes added there are served with the publisher API. {@link #close} runs when the

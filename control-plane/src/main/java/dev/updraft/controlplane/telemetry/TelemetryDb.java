@@ -12,6 +12,9 @@ import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -185,6 +188,11 @@ public final class TelemetryDb {
     }
     int nl = m.indexOf('\n');
     return nl < 0 ? m : m.substring(0, nl);
+  }
+
+  /** {@code i} as the {@code timestamptz} parameter the telemetry queries take (UTC). */
+  public static OffsetDateTime utc(Instant i) {
+    return OffsetDateTime.ofInstant(i, ZoneOffset.UTC);
   }
 
   public Future<Void> close() {

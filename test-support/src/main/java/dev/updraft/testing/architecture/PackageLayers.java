@@ -3,6 +3,7 @@ package dev.updraft.testing.architecture;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.ArchConfiguration;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -63,9 +64,16 @@ public final class PackageLayers {
     return new PackageLayers(root, List.copyOf(next));
   }
 
-  /** The module's main classes (its {@code target/classes}, no test class) under the root package. */
+  /**
+   * The module's main classes (its {@code target/classes}, no test class) under the root package. Classes outside
+   * it are not read from the class path (the rules look at dependencies between the module's own packages only),
+   * which keeps the import to the module's size.
+   */
   public JavaClasses mainClasses() {
-    return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages(root);
+    return ArchConfiguration.withThreadLocalScope((ArchConfiguration c) -> {
+      c.setResolveMissingDependenciesFromClassPath(false);
+      return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages(root);
+    });
   }
 
   /** Fails (an {@link AssertionError} listing every offending dependency) on a package cycle or a layer violation. */
