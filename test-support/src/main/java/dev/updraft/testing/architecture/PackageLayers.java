@@ -70,9 +70,14 @@ public final class PackageLayers {
    * which keeps the import to the module's size.
    */
   public JavaClasses mainClasses() {
+    return mainClassesUnder(root);
+  }
+
+  /** The main classes (no test class) under {@code packages} on the class path, as {@link #mainClasses()} reads them. */
+  public static JavaClasses mainClassesUnder(String... packages) {
     return ArchConfiguration.withThreadLocalScope((ArchConfiguration c) -> {
       c.setResolveMissingDependenciesFromClassPath(false);
-      return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages(root);
+      return new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages(packages);
     });
   }
 
