@@ -25,7 +25,7 @@ import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.controlplane.storage.LocalAssetRoute;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
-import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import dev.updraft.events.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

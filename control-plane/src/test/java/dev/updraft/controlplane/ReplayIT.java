@@ -9,7 +9,7 @@ import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.RolloutReverted;
+import dev.updraft.events.RolloutEvents.RolloutReverted;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

@@ -6,7 +6,7 @@ import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.commands.Requests.ChannelRequest;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
-import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;

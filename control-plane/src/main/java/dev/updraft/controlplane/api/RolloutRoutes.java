@@ -7,7 +7,7 @@ import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.commands.Requests.RolloutEdit;
 import dev.updraft.controlplane.commands.RolloutCommands;
 import dev.updraft.controlplane.state.AppState;
-import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;

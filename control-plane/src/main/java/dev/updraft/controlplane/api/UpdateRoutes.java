@@ -21,7 +21,7 @@ import dev.updraft.common.ContentTypes;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.storage.StoredAsset;
-import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;

@@ -15,11 +15,11 @@ import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.Deliveries;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.storage.AssetStorage;
-import dev.updraft.events.EventPayload.AssetVariant;
-import dev.updraft.events.EventPayload.BuildRegistered;
-import dev.updraft.events.EventPayload.BundlePatch;
-import dev.updraft.events.EventPayload.LaunchAssetStored;
-import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.AssetEvents.AssetVariant;
+import dev.updraft.events.AssetEvents.BuildRegistered;
+import dev.updraft.events.AssetEvents.BundlePatch;
+import dev.updraft.events.AssetEvents.LaunchAssetStored;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
 

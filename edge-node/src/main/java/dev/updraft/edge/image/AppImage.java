@@ -1,6 +1,6 @@
 package dev.updraft.edge.image;
 
-import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
 import java.util.ArrayList;
 import java.util.HashSet;
 import io.netty.util.AsciiString;

@@ -1,8 +1,8 @@
 package dev.updraft.edge.image;
 
-import dev.updraft.events.EventPayload.BundlePatch;
-import dev.updraft.events.EventPayload.LaunchAssetStored;
-import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.AssetEvents.BundlePatch;
+import dev.updraft.events.AssetEvents.LaunchAssetStored;
+import dev.updraft.events.AssetEvents.PatchesComputed;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
