@@ -6,6 +6,9 @@ import dev.updraft.controlplane.api.MetricsListener;
 import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.config.HttpFlags;
+import dev.updraft.controlplane.config.TlsFiles;
 import dev.updraft.controlplane.history.HistoryReads;
 import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.log.EventLog;
@@ -13,13 +16,16 @@ import dev.updraft.controlplane.log.TopicSetup;
 import dev.updraft.controlplane.snapshots.Snapshotter;
 import dev.updraft.controlplane.patches.Delivery;
 import dev.updraft.controlplane.signing.KeyStore;
+import dev.updraft.controlplane.spi.ActiveRollout;
+import dev.updraft.controlplane.spi.ControlPlaneExtension;
+import dev.updraft.controlplane.spi.RolloutControl;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.controlplane.storage.LocalAssetRoute;
 import dev.updraft.controlplane.storage.LocalAssetStorage;
-import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import dev.updraft.events.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -38,6 +44,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,7 +116,9 @@ public final class ControlPlane {
   static Future<ControlPlane> start(
       Vertx vertx, ControlPlaneConfig config, List<ControlPlaneExtension> extensions, Hooks hooks) {
     LOG.info("starting control plane {}", config);
-    String[] url = {config.publicUrl() != null ? config.publicUrl() : config.controlPort() != 0 ? defaultUrl(config, config.controlPort()) : null};
+    // set once: from the configuration, or when the server listens on a port chosen then; read by local storage's URLs
+    AtomicReference<String> url = new AtomicReference<>(
+        config.publicUrl() != null ? config.publicUrl() : config.controlPort() != 0 ? defaultUrl(config, config.controlPort()) : null);
     Path tmp = config.dataDir().resolve("tmp");
     return vertx
         .executeBlocking(
@@ -122,16 +131,16 @@ public final class ControlPlane {
               }
               KeyStore keys = new KeyStore(config.keyStoreDir(), config.masterKey(), config.keys().allowPlaintextKeys());
               warnAboutKeys(config);
-              AssetStorage storage = StorageSetup.open(config, hooks, () -> url[0]);
+              AssetStorage storage = StorageSetup.open(config, hooks, url::get);
               TlsFiles tls = config.tls() ? TlsFiles.load(config.tlsCert(), config.tlsKey()) : null;
-              return new Object[] {keys, storage, ConsoleRoutes.load(), tls};
+              return new Opened(keys, storage, ConsoleRoutes.load(), tls);
             })
         .compose(
-            parts -> {
-              KeyStore keys = (KeyStore) parts[0];
-              AssetStorage storage = (AssetStorage) parts[1];
-              ConsoleRoutes console = (ConsoleRoutes) parts[2];
-              TlsFiles tls = (TlsFiles) parts[3];
+            opened -> {
+              KeyStore keys = opened.keys();
+              AssetStorage storage = opened.storage();
+              ConsoleRoutes console = opened.console();
+              TlsFiles tls = opened.tls();
               PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
               EventLog log = new EventLog(config.kafkaBootstrap(), config.kafka(), Topics.events(config.topicPrefix()), config.transactionalId());
               CommandProcessor processor = new CommandProcessor(log, hooks.clock(), metrics, hooks.afterCommit());
@@ -167,6 +176,9 @@ public final class ControlPlane {
         .recover(t -> Future.failedFuture(kafkaRefusal(config, t)));
   }
 
+  /** What a start opens on a worker thread before the event log starts. */
+  private record Opened(KeyStore keys, AssetStorage storage, ConsoleRoutes console, TlsFiles tls) {}
+
   /** A start Kafka refused (credentials, TLS, an ACL) fails with the reason and the setting to fix, in one line. */
   private static Throwable kafkaRefusal(ControlPlaneConfig config, Throwable t) {
     String why = KafkaRefusal.of(t);
@@ -183,7 +195,7 @@ public final class ControlPlane {
       PrometheusMeterRegistry metrics,
       CommandProcessor processor,
       Path tmp,
-      String[] url,
+      AtomicReference<String> url,
       TlsFiles tls,
       Hooks hooks) {
     // the audit log and the groups no longer held, as the ingester projects them into PostgreSQL (connects lazily)
@@ -242,9 +254,7 @@ public final class ControlPlane {
         })
         .map(
             s -> {
-              if (url[0] == null) {
-                url[0] = defaultUrl(config, s.actualPort());
-              }
+              url.compareAndSet(null, defaultUrl(config, s.actualPort()));
               long timer = -1;
               Duration ttl = storage.urlTtl();
               if (ttl != null) {
@@ -254,10 +264,10 @@ public final class ControlPlane {
               }
               LOG.info(
                   "control plane listening on {}:{} publicUrl={} storage={} keyStore={} /metrics on port {}{}",
-                  config.bind(), s.actualPort(), url[0], storage.describe(), keys.directory(),
+                  config.bind(), s.actualPort(), url.get(), storage.describe(), keys.directory(),
                   metricsOf[0] == null ? s.actualPort() : metricsOf[0].actualPort(), config.metrics().protectedByToken() ? " (token)" : "");
               ControlPlane cp =
-                  new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url[0], timer, delivery);
+                  new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url.get(), timer, delivery);
               cp.housekeeping = Housekeeping.start(vertx, config.lifecycle(), commands);
               cp.history = history;
               cp.metricsServer = metricsOf[0];

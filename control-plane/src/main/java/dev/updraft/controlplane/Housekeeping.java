@@ -2,6 +2,7 @@ package dev.updraft.controlplane;
 
 import dev.updraft.controlplane.commands.AssetPrune;
 import dev.updraft.controlplane.commands.Commands;
+import dev.updraft.controlplane.config.LifecycleFlags;
 import io.vertx.core.Vertx;
 import java.util.List;
 import org.slf4j.Logger;

@@ -6,6 +6,7 @@ import com.google.auth.oauth2.GoogleCredentials;
 import com.google.auth.oauth2.ServiceAccountCredentials;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.controlplane.storage.AzureConnect;
 import dev.updraft.controlplane.storage.GcsAssetStorage;

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.config.AzureFlags;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.config.S3Flags;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;

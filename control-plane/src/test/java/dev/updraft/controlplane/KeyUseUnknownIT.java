@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.embedded.Ports;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.SigningKeyRetired;
+import dev.updraft.events.SigningEvents.SigningKeyRetired;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

@@ -3,7 +3,7 @@ package dev.updraft.controlplane;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

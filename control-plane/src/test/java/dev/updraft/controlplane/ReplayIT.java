@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.RolloutReverted;
+import dev.updraft.events.RolloutEvents.RolloutReverted;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

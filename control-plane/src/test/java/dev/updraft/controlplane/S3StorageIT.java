@@ -5,12 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.common.ConfigException;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.ManifestsRenewed;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.Renewal;
-import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.UpdateEvents.ManifestsRenewed;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.Renewal;
+import dev.updraft.events.UpdateEvents.UpdatePublished;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

@@ -3,8 +3,9 @@ package dev.updraft.controlplane;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.UpdatePublished;
+import dev.updraft.events.UpdateEvents.UpdatePublished;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

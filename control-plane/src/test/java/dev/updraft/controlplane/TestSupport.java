@@ -1,6 +1,7 @@
 package dev.updraft.controlplane;
 
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.events.Decoded;
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;

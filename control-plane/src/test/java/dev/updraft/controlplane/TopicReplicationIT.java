@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.log.TopicSetup;
 import dev.updraft.testing.KafkaCluster;
 import io.vertx.core.Vertx;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import io.vertx.core.Vertx;

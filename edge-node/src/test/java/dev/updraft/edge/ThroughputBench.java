@@ -2,7 +2,7 @@ package dev.updraft.edge;
 
 import dev.updraft.embedded.EmbeddedKafka;
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import dev.updraft.testing.Fixtures;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;

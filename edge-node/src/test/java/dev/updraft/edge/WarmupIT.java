@@ -6,7 +6,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

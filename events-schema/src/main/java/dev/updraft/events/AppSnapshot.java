@@ -1,11 +1,11 @@
 package dev.updraft.events;
 
-import dev.updraft.events.EventPayload.BuildRegistered;
-import dev.updraft.events.EventPayload.ChannelMapped;
-import dev.updraft.events.EventPayload.LaunchAssetStored;
-import dev.updraft.events.EventPayload.PatchesComputed;
-import dev.updraft.events.EventPayload.RolloutGuard;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.AssetEvents.BuildRegistered;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
+import dev.updraft.events.AssetEvents.LaunchAssetStored;
+import dev.updraft.events.AssetEvents.PatchesComputed;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;

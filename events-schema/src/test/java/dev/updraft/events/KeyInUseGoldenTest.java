@@ -2,7 +2,7 @@ package dev.updraft.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.updraft.events.EventPayload.SigningKeyRetired;
+import dev.updraft.events.SigningEvents.SigningKeyRetired;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -2,7 +2,7 @@ package dev.updraft.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.updraft.events.EventPayload.TokenIssued;
+import dev.updraft.events.AppEvents.TokenIssued;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -2,9 +2,9 @@ package dev.updraft.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.Renewal;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.Renewal;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package dev.updraft.launcher;
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.Settings;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

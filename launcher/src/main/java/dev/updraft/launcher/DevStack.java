@@ -4,7 +4,7 @@ import dev.updraft.common.ConfigException;
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.Settings;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.embedded.Ports;
 import dev.updraft.ingester.IngesterConfig;

@@ -1,7 +1,7 @@
 package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import io.vertx.core.Future;

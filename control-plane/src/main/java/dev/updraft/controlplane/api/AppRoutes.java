@@ -2,9 +2,9 @@ package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.commands.AppCommands;
-import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.TokenState;
 import io.vertx.core.Handler;

@@ -1,7 +1,7 @@
 package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.storage.AssetStorage;
 import dev.updraft.controlplane.storage.StoredAsset;
 import io.vertx.core.Handler;

@@ -2,7 +2,7 @@ package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.history.AuditEntry;
 import dev.updraft.controlplane.state.AppState;
 import io.vertx.ext.web.Router;

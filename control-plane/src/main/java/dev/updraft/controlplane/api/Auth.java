@@ -1,7 +1,7 @@
 package dev.updraft.controlplane.api;
 
-import dev.updraft.controlplane.Role;
-import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.core.Role;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.commands.Tokens;
 import dev.updraft.controlplane.state.ControlState;

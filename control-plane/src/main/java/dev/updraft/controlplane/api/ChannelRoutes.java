@@ -2,11 +2,11 @@ package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.commands.Requests.ChannelRequest;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
-import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;

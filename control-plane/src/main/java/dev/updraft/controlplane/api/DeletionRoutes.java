@@ -1,7 +1,7 @@
 package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.commands.DeletionCommands;
 import dev.updraft.controlplane.commands.DeletionCommands.Deleted;
 import dev.updraft.controlplane.state.AppState;

@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.api;
 
-import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.history.HistoryReads;
 import dev.updraft.controlplane.history.StoredGroup;
 import dev.updraft.controlplane.state.AppState;

@@ -1,8 +1,8 @@
 package dev.updraft.controlplane.api;
 
 import dev.updraft.common.MetricsAccess;
-import dev.updraft.controlplane.ControlPlaneConfig;
-import dev.updraft.controlplane.HttpFlags;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.config.HttpFlags;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

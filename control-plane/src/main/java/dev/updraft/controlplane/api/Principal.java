@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.api;
 
-import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.core.Role;
 
 /**
  * Who is calling.

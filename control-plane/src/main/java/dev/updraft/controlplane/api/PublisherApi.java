@@ -1,12 +1,12 @@
 package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.updraft.controlplane.ControlPlaneConfig;
-import dev.updraft.controlplane.HttpFlags;
-import dev.updraft.controlplane.ExtensionContext;
-import dev.updraft.controlplane.Role;
-import dev.updraft.controlplane.RolloutControl;
-import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.config.HttpFlags;
+import dev.updraft.controlplane.spi.ExtensionContext;
+import dev.updraft.controlplane.core.Role;
+import dev.updraft.controlplane.spi.RolloutControl;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.history.HistoryReads;

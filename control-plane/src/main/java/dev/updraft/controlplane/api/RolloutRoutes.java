@@ -2,12 +2,12 @@ package dev.updraft.controlplane.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.updraft.controlplane.Role;
-import dev.updraft.controlplane.commands.CommandException;
+import dev.updraft.controlplane.core.Role;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.commands.Requests.RolloutEdit;
 import dev.updraft.controlplane.commands.RolloutCommands;
 import dev.updraft.controlplane.state.AppState;
-import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
 import io.vertx.core.Handler;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;

@@ -9,9 +9,9 @@ import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.RolloutState;
 import dev.updraft.controlplane.state.SigningState;
 import dev.updraft.controlplane.state.TokenState;
-import dev.updraft.events.EventPayload.ChannelMapped;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
 import java.time.Instant;
 
 /** JSON shapes of the read API (documented in docs/api/openapi.yaml). */

@@ -1,14 +1,15 @@
 package dev.updraft.controlplane.commands;
 
-import dev.updraft.controlplane.Role;
+import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.commands.Requests.IssuedToken;
 import dev.updraft.controlplane.commands.Requests.KeyMaterial;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.TokenState;
-import dev.updraft.events.EventPayload.AppCreated;
-import dev.updraft.events.EventPayload.AppUpdated;
-import dev.updraft.events.EventPayload.TokenIssued;
-import dev.updraft.events.EventPayload.TokenRevoked;
+import dev.updraft.events.AppEvents.AppCreated;
+import dev.updraft.events.AppEvents.AppUpdated;
+import dev.updraft.events.AppEvents.TokenIssued;
+import dev.updraft.events.AppEvents.TokenRevoked;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;

@@ -1,9 +1,10 @@
 package dev.updraft.controlplane.commands;
 
 import dev.updraft.controlplane.commands.Requests.ChannelRequest;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
-import dev.updraft.events.EventPayload.BranchRollout;
-import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.ChannelEvents.BranchRollout;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;

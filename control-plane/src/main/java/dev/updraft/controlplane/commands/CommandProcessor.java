@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.commands;
 
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.log.LogWriteException;
 import dev.updraft.controlplane.log.Settlement;

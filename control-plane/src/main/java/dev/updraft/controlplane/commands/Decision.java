@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.commands;
 
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.ControlState;
 import java.time.Instant;
 

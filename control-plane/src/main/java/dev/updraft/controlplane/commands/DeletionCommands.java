@@ -1,15 +1,16 @@
 package dev.updraft.controlplane.commands;
 
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.signing.KeyStore;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
-import dev.updraft.events.EventPayload.AppDeleted;
-import dev.updraft.events.EventPayload.BranchDeleted;
-import dev.updraft.events.EventPayload.ChannelDeleted;
-import dev.updraft.events.EventPayload.ChannelMapped;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.UpdatePinned;
-import dev.updraft.events.EventPayload.UpdatesDeleted;
+import dev.updraft.events.AppEvents.AppDeleted;
+import dev.updraft.events.ChannelEvents.BranchDeleted;
+import dev.updraft.events.ChannelEvents.ChannelDeleted;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.UpdatePinned;
+import dev.updraft.events.UpdateEvents.UpdatesDeleted;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.IOException;

@@ -1,12 +1,13 @@
 package dev.updraft.controlplane.commands;
 
 import dev.updraft.common.ExpoUpdatesVersion;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.BuildRegistered;
-import dev.updraft.events.EventPayload.LaunchAssetStored;
-import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.AssetEvents.BuildRegistered;
+import dev.updraft.events.AssetEvents.LaunchAssetStored;
+import dev.updraft.events.AssetEvents.PatchesComputed;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;

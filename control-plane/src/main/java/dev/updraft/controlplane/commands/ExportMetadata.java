@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.commands;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.controlplane.core.CommandException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.commands;
 
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.render.ExpoTime;
 import dev.updraft.controlplane.render.ManifestRenderer;
 import dev.updraft.controlplane.render.UrlSource;
@@ -9,9 +10,9 @@ import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.SigningState;
 import dev.updraft.controlplane.storage.AssetStorage;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.Renewal;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.Renewal;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import java.security.PrivateKey;
 import java.time.Instant;
 import java.util.ArrayList;

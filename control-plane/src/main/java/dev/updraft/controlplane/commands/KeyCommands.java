@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.commands;
 
 import dev.updraft.controlplane.commands.Requests.KeyMaterial;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.render.ManifestRenderer;
 import dev.updraft.controlplane.signing.CertificateCheck;
 import dev.updraft.controlplane.signing.KeyMaterialException;
@@ -9,11 +10,11 @@ import dev.updraft.controlplane.signing.PemKeys;
 import dev.updraft.controlplane.signing.Signer;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.SigningState;
-import dev.updraft.events.EventPayload.ManifestsRenewed;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.Renewal;
-import dev.updraft.events.EventPayload.SigningKeyRegistered;
-import dev.updraft.events.EventPayload.SigningKeyRetired;
+import dev.updraft.events.UpdateEvents.ManifestsRenewed;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.Renewal;
+import dev.updraft.events.SigningEvents.SigningKeyRegistered;
+import dev.updraft.events.SigningEvents.SigningKeyRetired;
 import dev.updraft.events.FailedUpdates;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

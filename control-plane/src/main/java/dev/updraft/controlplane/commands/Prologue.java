@@ -1,10 +1,11 @@
 package dev.updraft.controlplane.commands;
 
 import dev.updraft.controlplane.commands.Requests.Published;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.GroupState;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 
 /**
  * What commands check first, in one order. Every command starts with {@link #app} (404

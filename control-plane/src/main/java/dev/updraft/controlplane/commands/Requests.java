@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.render.AssetRef;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.TokenState;
-import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
 import java.util.List;
 
 /** Command inputs (already parsed and checked for shape by the API) and results. */

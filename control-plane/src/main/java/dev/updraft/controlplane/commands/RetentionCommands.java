@@ -1,10 +1,11 @@
 package dev.updraft.controlplane.commands;
 
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.RetentionState;
-import dev.updraft.events.EventPayload.RetentionSet;
-import dev.updraft.events.EventPayload.UpdatesDeleted;
+import dev.updraft.events.UpdateEvents.RetentionSet;
+import dev.updraft.events.UpdateEvents.UpdatesDeleted;
 import io.vertx.core.Future;
 import dev.updraft.controlplane.history.HistoryReads;
 import io.vertx.core.Vertx;

@@ -5,7 +5,7 @@ import dev.updraft.controlplane.history.StoredGroup;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.RetentionState;
 import dev.updraft.controlplane.state.RetentionState.Policy;
-import dev.updraft.events.EventPayload.UpdatesDeleted;
+import dev.updraft.events.UpdateEvents.UpdatesDeleted;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Instant;

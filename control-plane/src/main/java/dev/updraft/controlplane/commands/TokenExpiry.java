@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.commands;
 
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.core.CommandException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.commands;
 
+import dev.updraft.controlplane.core.CommandException;
 import java.util.regex.Pattern;
 
 /** Checks of names and values publishers send, each refusing with a 400 that names the field. */

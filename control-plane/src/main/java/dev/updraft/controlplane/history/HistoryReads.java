@@ -1,13 +1,13 @@
 package dev.updraft.controlplane.history;
 
 import dev.updraft.common.PostgresTls;
-import dev.updraft.controlplane.commands.CommandException;
-import dev.updraft.controlplane.insights.TelemetryDb;
+import dev.updraft.controlplane.core.CommandException;
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import dev.updraft.controlplane.state.GroupState;
 import dev.updraft.controlplane.state.RolloutState;
 import dev.updraft.events.EventCodec;
-import dev.updraft.events.EventPayload.RolloutGuard;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;

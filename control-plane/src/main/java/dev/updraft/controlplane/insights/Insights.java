@@ -1,5 +1,6 @@
 package dev.updraft.controlplane.insights;
 
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import dev.updraft.dbschema.SchemaMigrations;
 import dev.updraft.events.EventPayload;
 import io.vertx.core.Future;
@@ -13,7 +14,6 @@ import io.vertx.sqlclient.Tuple;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -341,7 +341,7 @@ public final class Insights {
   }
 
   static OffsetDateTime utc(Instant i) {
-    return OffsetDateTime.ofInstant(i, ZoneOffset.UTC);
+    return TelemetryDb.utc(i);
   }
 
   private static Instant instant(OffsetDateTime t) {

@@ -2,9 +2,12 @@ package dev.updraft.controlplane.insights;
 
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
-import dev.updraft.controlplane.ControlPlaneConfig;
-import dev.updraft.controlplane.ControlPlaneExtension;
-import dev.updraft.controlplane.ExtensionContext;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.spi.ControlPlaneExtension;
+import dev.updraft.controlplane.spi.ExtensionContext;
+import dev.updraft.controlplane.guard.AutoRevertGuard;
+import dev.updraft.controlplane.guard.RolloutGuardEvaluator;
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import io.micrometer.core.instrument.Gauge;
 import io.vertx.core.Future;
 import java.time.Clock;

@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.keyuse;
 
-import dev.updraft.controlplane.insights.TelemetryDb;
+import dev.updraft.controlplane.telemetry.TelemetryDb;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;

@@ -1,7 +1,7 @@
 package dev.updraft.controlplane.patches;
 
-import dev.updraft.controlplane.ControlPlaneConfig;
-import dev.updraft.controlplane.ExtensionContext;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.spi.ExtensionContext;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.storage.AssetStorage;

@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.state;
 
-import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

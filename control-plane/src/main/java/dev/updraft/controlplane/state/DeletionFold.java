@@ -1,12 +1,12 @@
 package dev.updraft.controlplane.state;
 
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.AppDeleted;
-import dev.updraft.events.EventPayload.BranchDeleted;
-import dev.updraft.events.EventPayload.ChannelDeleted;
-import dev.updraft.events.EventPayload.RetentionSet;
-import dev.updraft.events.EventPayload.UpdatePinned;
-import dev.updraft.events.EventPayload.UpdatesDeleted;
+import dev.updraft.events.AppEvents.AppDeleted;
+import dev.updraft.events.ChannelEvents.BranchDeleted;
+import dev.updraft.events.ChannelEvents.ChannelDeleted;
+import dev.updraft.events.UpdateEvents.RetentionSet;
+import dev.updraft.events.UpdateEvents.UpdatePinned;
+import dev.updraft.events.UpdateEvents.UpdatesDeleted;
 import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;

@@ -1,9 +1,9 @@
 package dev.updraft.controlplane.state;
 
-import dev.updraft.events.EventPayload.BuildRegistered;
-import dev.updraft.events.EventPayload.BundlePatch;
-import dev.updraft.events.EventPayload.LaunchAssetStored;
-import dev.updraft.events.EventPayload.PatchesComputed;
+import dev.updraft.events.AssetEvents.BuildRegistered;
+import dev.updraft.events.AssetEvents.BundlePatch;
+import dev.updraft.events.AssetEvents.LaunchAssetStored;
+import dev.updraft.events.AssetEvents.PatchesComputed;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.state;
 
-import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import dev.updraft.events.Retention;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,7 +1,7 @@
 package dev.updraft.controlplane.state;
 
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;

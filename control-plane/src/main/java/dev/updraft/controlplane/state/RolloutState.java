@@ -1,6 +1,6 @@
 package dev.updraft.controlplane.state;
 
-import dev.updraft.events.EventPayload.RolloutGuard;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
 import java.time.Instant;
 
 /**

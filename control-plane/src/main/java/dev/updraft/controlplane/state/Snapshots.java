@@ -1,8 +1,8 @@
 package dev.updraft.controlplane.state;
 
 import dev.updraft.events.AppSnapshot;
-import dev.updraft.events.EventPayload.BuildRegistered;
-import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.AssetEvents.BuildRegistered;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

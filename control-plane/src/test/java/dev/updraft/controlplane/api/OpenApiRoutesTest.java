@@ -3,7 +3,7 @@ package dev.updraft.controlplane.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.common.Settings;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.patches.Delivery;
 import dev.updraft.controlplane.insights.InsightsExtension;

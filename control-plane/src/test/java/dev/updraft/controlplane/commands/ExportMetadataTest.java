@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.updraft.controlplane.commands.ExportMetadata.AssetFile;
 import dev.updraft.controlplane.commands.ExportMetadata.PlatformFiles;
+import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.testing.Fixtures;
 import java.nio.file.Files;
 import java.util.List;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.ManifestsRenewed;
-import dev.updraft.events.EventPayload.Renewal;
+import dev.updraft.events.UpdateEvents.ManifestsRenewed;
+import dev.updraft.events.UpdateEvents.Renewal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

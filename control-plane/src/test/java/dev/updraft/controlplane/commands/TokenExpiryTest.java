@@ -3,6 +3,7 @@ package dev.updraft.controlplane.commands;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.updraft.controlplane.core.CommandException;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 

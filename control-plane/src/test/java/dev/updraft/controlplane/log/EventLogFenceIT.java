@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.AppCreated;
-import dev.updraft.events.EventPayload.TokenIssued;
+import dev.updraft.events.AppEvents.AppCreated;
+import dev.updraft.events.AppEvents.TokenIssued;
 import dev.updraft.events.Topics;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.AppCreated;
-import dev.updraft.events.EventPayload.BranchDeleted;
-import dev.updraft.events.EventPayload.RetentionSet;
-import dev.updraft.events.EventPayload.UpdatePinned;
-import dev.updraft.events.EventPayload.UpdatePublished;
-import dev.updraft.events.EventPayload.UpdatesDeleted;
+import dev.updraft.events.AppEvents.AppCreated;
+import dev.updraft.events.ChannelEvents.BranchDeleted;
+import dev.updraft.events.UpdateEvents.RetentionSet;
+import dev.updraft.events.UpdateEvents.UpdatePinned;
+import dev.updraft.events.UpdateEvents.UpdatePublished;
+import dev.updraft.events.UpdateEvents.UpdatesDeleted;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.AppSnapshot;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.AppCreated;
-import dev.updraft.events.EventPayload.TokenIssued;
-import dev.updraft.events.EventPayload.TokenRevoked;
+import dev.updraft.events.AppEvents.AppCreated;
+import dev.updraft.events.AppEvents.TokenIssued;
+import dev.updraft.events.AppEvents.TokenRevoked;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;

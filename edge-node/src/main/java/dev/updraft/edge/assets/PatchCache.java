@@ -3,7 +3,7 @@ package dev.updraft.edge.assets;
 import dev.updraft.edge.image.AppImage;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.image.ResolveImage;
-import dev.updraft.events.EventPayload.BundlePatch;
+import dev.updraft.events.AssetEvents.BundlePatch;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

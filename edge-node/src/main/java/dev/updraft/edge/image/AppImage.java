@@ -1,7 +1,6 @@
 package dev.updraft.edge.image;
 
-import dev.updraft.edge.assets.LaunchAssets;
-import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
 import java.util.ArrayList;
 import java.util.HashSet;
 import io.netty.util.AsciiString;

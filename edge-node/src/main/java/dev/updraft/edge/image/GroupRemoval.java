@@ -1,7 +1,6 @@
 package dev.updraft.edge.image;
 
-import dev.updraft.edge.assets.LaunchAssets;
-import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.updraft.edge.image;
 
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 
 /**
  * What the log says about one update group now: the group as published (bodies replaced by renewals),

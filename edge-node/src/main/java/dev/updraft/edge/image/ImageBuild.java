@@ -1,10 +1,10 @@
 package dev.updraft.edge.image;
 
 import dev.updraft.events.Bucketing;
-import dev.updraft.events.EventPayload.ChannelMapped;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.Rollout;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.RolloutEvents.Rollout;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import io.netty.util.AsciiString;
 import java.util.ArrayList;
 import java.util.Collections;

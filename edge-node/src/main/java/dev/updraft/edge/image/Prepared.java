@@ -1,6 +1,6 @@
 package dev.updraft.edge.image;
 
-import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AsciiString;
 import io.vertx.core.buffer.Buffer;

@@ -2,8 +2,8 @@ package dev.updraft.edge.image;
 
 import dev.updraft.events.Bucketing;
 import dev.updraft.events.CheckIn;
-import dev.updraft.events.EventPayload.BranchRollout;
-import dev.updraft.events.EventPayload.ChannelMapped;
+import dev.updraft.events.ChannelEvents.BranchRollout;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
 import dev.updraft.events.FailedUpdates;
 import java.util.ArrayList;
 import java.util.List;

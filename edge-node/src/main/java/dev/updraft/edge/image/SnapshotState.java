@@ -1,10 +1,10 @@
 package dev.updraft.edge.image;
 
 import dev.updraft.events.AppSnapshot;
-import dev.updraft.events.EventPayload.ChannelMapped;
-import dev.updraft.events.EventPayload.LaunchAssetStored;
-import dev.updraft.events.EventPayload.PatchesComputed;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
+import dev.updraft.events.AssetEvents.LaunchAssetStored;
+import dev.updraft.events.AssetEvents.PatchesComputed;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

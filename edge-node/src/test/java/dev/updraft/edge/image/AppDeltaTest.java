@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.BranchRollout;
-import dev.updraft.events.EventPayload.Renewal;
-import dev.updraft.events.EventPayload.Rollout;
+import dev.updraft.events.ChannelEvents.BranchRollout;
+import dev.updraft.events.UpdateEvents.Renewal;
+import dev.updraft.events.RolloutEvents.Rollout;
 import dev.updraft.events.EventType;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;

@@ -3,8 +3,8 @@ package dev.updraft.edge.image;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import dev.updraft.testing.Fixtures;
 import java.io.IOException;
 import java.lang.reflect.Array;

@@ -2,7 +2,7 @@ package dev.updraft.edge.image;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.updraft.events.EventPayload.PlatformUpdate;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import dev.updraft.testing.protocol.MultipartBody;
 import dev.updraft.testing.protocol.StrictMultipartParser;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package dev.updraft.edge.image;
 
 import dev.updraft.events.Bucketing;
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.BranchRollout;
-import dev.updraft.events.EventPayload.Rollout;
+import dev.updraft.events.ChannelEvents.BranchRollout;
+import dev.updraft.events.RolloutEvents.Rollout;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

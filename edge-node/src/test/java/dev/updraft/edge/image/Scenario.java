@@ -2,10 +2,10 @@ package dev.updraft.edge.image;
 
 import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.BranchRollout;
-import dev.updraft.events.EventPayload.PlatformUpdate;
-import dev.updraft.events.EventPayload.Rollout;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.ChannelEvents.BranchRollout;
+import dev.updraft.events.UpdateEvents.PlatformUpdate;
+import dev.updraft.events.RolloutEvents.Rollout;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,9 +3,9 @@ package dev.updraft.edge.image;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.AppSnapshot;
-import dev.updraft.events.EventPayload.ChannelMapped;
-import dev.updraft.events.EventPayload.Rollout;
-import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
+import dev.updraft.events.RolloutEvents.Rollout;
+import dev.updraft.events.UpdateEvents.UpdateGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -4,10 +4,10 @@ import static dev.updraft.ingester.history.HistoryEvents.e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.events.EventPayload;
-import dev.updraft.events.EventPayload.ChannelMapped;
-import dev.updraft.events.EventPayload.RolloutChanged;
-import dev.updraft.events.EventPayload.RolloutGuard;
-import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.ChannelEvents.ChannelMapped;
+import dev.updraft.events.RolloutEvents.RolloutChanged;
+import dev.updraft.events.RolloutEvents.RolloutGuard;
+import dev.updraft.events.SigningEvents.SigningKeyRegistered;
 import dev.updraft.events.EventType;
 import dev.updraft.ingester.history.AuditSummaries.Prior;
 import dev.updraft.ingester.history.AuditSummaries.RolloutBefore;

@@ -3,6 +3,7 @@ package dev.updraft.controlplane.insights;
 import static dev.updraft.controlplane.insights.TelemetryFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.updraft.controlplane.guard.RolloutGuardEvaluator;
 import dev.updraft.events.CheckIn;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

@@ -4,6 +4,9 @@ import static dev.updraft.controlplane.insights.TelemetryFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.updraft.controlplane.guard.GuardCheck;
+import dev.updraft.controlplane.guard.GuardVerdict;
+import dev.updraft.controlplane.guard.RolloutGuardEvaluator;
 import dev.updraft.events.CheckIn;
 import dev.updraft.events.EventPayload;
 import dev.updraft.testing.Infra;

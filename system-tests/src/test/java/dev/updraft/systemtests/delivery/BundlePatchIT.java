@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;
 import dev.updraft.embedded.Ports;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;
 import dev.updraft.embedded.Ports;

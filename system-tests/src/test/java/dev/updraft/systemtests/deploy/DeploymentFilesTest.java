@@ -6,7 +6,7 @@ import static dev.updraft.systemtests.deploy.RepoFiles.map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.common.Settings;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.ingester.IngesterConfig;
 import java.nio.file.Files;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.cli.Cli;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;

@@ -10,7 +10,7 @@ import dev.updraft.controlplane.signing.PemKeys;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.embedded.Ports;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.SigningKeyRegistered;
+import dev.updraft.events.SigningEvents.SigningKeyRegistered;
 import dev.updraft.events.Topics;
 import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.systemtests.reliability.Api;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload.TokenIssued;
+import dev.updraft.events.AppEvents.TokenIssued;
 import dev.updraft.events.Topics;
 import dev.updraft.systemtests.reliability.Api;
 import dev.updraft.systemtests.reliability.CliRun;

@@ -2,7 +2,7 @@ package dev.updraft.systemtests.support;
 
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.updraft.cli.Cli;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
-import dev.updraft.controlplane.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.edge.EdgeConfig;
 import dev.updraft.edge.EdgeNode;

@@ -1,0 +1,162 @@
+package dev.updraft.controlplane.guard;
+
+import dev.updraft.controlplane.telemetry.TelemetryDb;
+import dev.updraft.events.EventPayload;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Decides whether a rollout's automatic-revert guard fires, from the telemetry in PostgreSQL.
+ *
+ * <p>Contract: the devices counted are those first served one of the rollout's updates at or after
+ * {@code now - windowSeconds} ({@code update_receipts}); the failed ones are those of them that reported
+ * that update in {@code expo-recent-failed-update-ids} at any time ({@code update_failures}). A check
+ * <em>exceeds</em> the guard when at least {@code minDevices} devices (and at least one) received the
+ * update(s) and the failure rate is strictly above {@code maxFailureRatePercent}. The guard fires when
+ * the rollout's updates together exceed it, or any one of them does on its own (a crash on one platform
+ * is not hidden by the other platform's healthy devices). Check-ins without a client id never count. The
+ * rollout's numbers are the sums of its updates' (one per platform: a device is served one of them).
+ *
+ * <p>Cost: at most one counter row per minute of the window and platform, plus the receipts of the
+ * window's first partial minute; nothing grows with the devices served.
+ *
+ * <p>The control plane calls {@link #evaluate} periodically for each rollout with a guard and, when it
+ * fires, appends {@code rollout.reverted} with actor {@code guard} and {@link GuardVerdict#reason()}.
+ * Thread-safe; reads only.
+ */
+public final class RolloutGuardEvaluator {
+  /**
+   * Received and failed devices per update within the window: the whole minutes from the counters the
+   * ingester keeps ({@code receipt_minutes}, one row per minute and platform), the window's first partial
+   * minute ({@code $3} up to {@code $4}, the next whole minute) counted row by row over
+   * {@code update_receipts}' time index. One statement, so one snapshot. Public for the query-plan check
+   * ({@code InsightsPlansIT}, beside the insights' statements).
+   */
+  public static final String SQL =
+      "SELECT update_id, sum(received)::bigint AS received, sum(failed)::bigint AS failed FROM ("
+          + " SELECT m.update_id, m.received, m.failed FROM receipt_minutes m"
+          + "   WHERE m.app_id = $1 AND m.update_id = ANY($2::text[]) AND m.minute >= $4"
+          + " UNION ALL SELECT r.update_id, 1, CASE WHEN f.client_id IS NULL THEN 0 ELSE 1 END"
+          + "   FROM update_receipts r LEFT JOIN update_failures f"
+          + "     ON f.app_id = r.app_id AND f.update_id = r.update_id AND f.client_id = r.client_id"
+          + "   WHERE r.app_id = $1 AND r.update_id = ANY($2::text[]) AND r.first_served >= $3 AND r.first_served < $4"
+          + ") x GROUP BY update_id";
+
+  private final Pool pool;
+
+  /** An evaluator reading through {@code pool} (the caller owns and closes it). */
+  public RolloutGuardEvaluator(Pool pool) {
+    this.pool = Objects.requireNonNull(pool, "pool");
+  }
+
+  /**
+   * Evaluates {@code guard} for the updates of one rollout.
+   *
+   * @param updateIds the rollout's platform update ids
+   * @param now the end of the window (usually {@code Instant.now()})
+   * @throws IllegalArgumentException when the guard is malformed (rate outside 0..100, window not
+   *     positive, negative minimum) or no update id is given
+   */
+  public Future<GuardVerdict> evaluate(String appId, List<String> updateIds, EventPayload.RolloutGuard guard, Instant now) {
+    Objects.requireNonNull(appId, "appId");
+    Objects.requireNonNull(guard, "guard");
+    Objects.requireNonNull(now, "now");
+    if (updateIds == null || updateIds.isEmpty()) {
+      throw new IllegalArgumentException("a rollout guard needs the rollout's update ids: appId=" + appId);
+    }
+    if (!(guard.maxFailureRatePercent() >= 0 && guard.maxFailureRatePercent() <= 100) || guard.windowSeconds() <= 0
+        || guard.minDevices() < 0) {
+      throw new IllegalArgumentException(
+          "malformed rollout guard: maxFailureRatePercent=" + guard.maxFailureRatePercent() + " minDevices="
+              + guard.minDevices() + " windowSeconds=" + guard.windowSeconds());
+    }
+    List<String> ids = List.copyOf(updateIds);
+    Instant windowStart = now.minusSeconds(guard.windowSeconds());
+    Instant firstWholeMinute = windowStart.plusSeconds(59).plusNanos(999_999_999).truncatedTo(ChronoUnit.MINUTES);
+    return pool.preparedQuery(SQL)
+        .execute(Tuple.of(appId, ids.toArray(new String[0]), TelemetryDb.utc(windowStart), TelemetryDb.utc(firstWholeMinute)))
+        .map(
+            rows -> {
+              Map<String, long[]> per = new HashMap<>();
+              long[] total = new long[2];
+              for (Row r : rows) {
+                long[] v = {r.getLong("received"), r.getLong("failed")};
+                per.put(r.getString("update_id"), v);
+                // a device runs one platform, so it is served at most one of the rollout's updates: they add up
+                total[0] += v[0];
+                total[1] += v[1];
+              }
+              GuardCheck all = check(null, total, guard);
+              List<GuardCheck> checks = new ArrayList<>(ids.size());
+              GuardCheck worst = null;
+              for (String id : ids) {
+                GuardCheck c = check(id, per.getOrDefault(id, new long[2]), guard);
+                checks.add(c);
+                if (c.exceeds() && (worst == null || c.failureRatePercent() > worst.failureRatePercent())) {
+                  worst = c;
+                }
+              }
+              GuardCheck trigger = all.exceeds() ? all : worst;
+              return new GuardVerdict(
+                  trigger != null, reason(trigger, all, checks, guard, windowStart), guard, now, windowStart, all, checks,
+                  trigger);
+            });
+  }
+
+  /**
+   * Evaluates the guard of {@code group}'s per-update rollout over its platform updates.
+   *
+   * @throws IllegalArgumentException when the group has no rollout or its rollout no guard
+   */
+  public Future<GuardVerdict> evaluate(String appId, EventPayload.UpdateGroup group, Instant now) {
+    if (group.rollout() == null || group.rollout().guard() == null) {
+      throw new IllegalArgumentException("update group has no rollout guard: appId=" + appId + " groupId=" + group.groupId());
+    }
+    List<String> ids = new ArrayList<>();
+    for (EventPayload.PlatformUpdate p : group.platforms()) {
+      ids.add(p.updateId());
+    }
+    return evaluate(appId, ids, group.rollout().guard(), now);
+  }
+
+  private static GuardCheck check(String updateId, long[] v, EventPayload.RolloutGuard guard) {
+    long received = v[0];
+    long failed = v[1];
+    double rate = received == 0 ? 0 : 100.0 * failed / received;
+    boolean exceeds = received > 0 && received >= guard.minDevices() && rate > guard.maxFailureRatePercent();
+    return new GuardCheck(updateId, received, failed, rate, exceeds);
+  }
+
+  private static String reason(
+      GuardCheck trigger, GuardCheck all, List<GuardCheck> checks, EventPayload.RolloutGuard guard, Instant windowStart) {
+    String limit =
+        String.format(Locale.ROOT, "%.1f %% among at least %d devices within %d s", guard.maxFailureRatePercent(),
+            guard.minDevices(), guard.windowSeconds());
+    if (trigger != null) {
+      return "guard fired: " + numbers(trigger, windowStart) + "; the guard allows at most " + limit;
+    }
+    GuardCheck shown = all;
+    for (GuardCheck c : checks) {
+      if (c.failureRatePercent() > shown.failureRatePercent()) {
+        shown = c;
+      }
+    }
+    return "guard holds: " + numbers(shown, windowStart) + "; it fires above " + limit;
+  }
+
+  private static String numbers(GuardCheck c, Instant windowStart) {
+    return String.format(Locale.ROOT, "%d of %d devices (%.1f %%) that received %s since %s reported it failed",
+        c.failedDevices(), c.receivedDevices(), c.failureRatePercent(),
+        c.updateId() == null ? "the rollout's updates" : "update " + c.updateId(), windowStart.truncatedTo(ChronoUnit.SECONDS));
+  }
+}
