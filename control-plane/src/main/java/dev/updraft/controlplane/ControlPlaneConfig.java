@@ -55,6 +55,7 @@ import java.util.Set;
  *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
  *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
  *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
+ *   <li>{@code --oidc-issuer}, {@code --oidc-client-id}, {@code --oidc-roles}, ...: console sign-in, {@link OidcFlags}
  *   <li>{@code --metrics-token} or {@code --metrics-token-file} [none: public], {@code --metrics-port} [none: the control port]: {@link MetricsAccess}
  * </ul>
  *
@@ -80,7 +81,7 @@ public final class ControlPlaneConfig {
       Settings.union(
           Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
               HttpFlags.NAMES.toArray(new String[0])), KeyFlags.NAMES.toArray(new String[0])), PostgresTls.FLAGS.toArray(new String[0])),
-              MetricsAccess.FLAGS.toArray(new String[0])),
+              Settings.union(MetricsAccess.FLAGS, OidcFlags.NAMES.toArray(new String[0])).toArray(new String[0])),
           "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
           "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
@@ -131,6 +132,7 @@ public final class ControlPlaneConfig {
   private final List<String> corsOrigins;
   private final String edgePublicUrl;
   private final PatchFlags patches;
+  private final OidcFlags oidc;
 
   private ControlPlaneConfig(Settings s) {
     kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
@@ -198,6 +200,7 @@ public final class ControlPlaneConfig {
     String edge = s.raw("edge-public-url");
     edgePublicUrl = edge == null ? null : checkUrl("edge-public-url", edge);
     patches = PatchFlags.from(s);
+    oidc = OidcFlags.from(s);
     checkReachable();
   }
 
@@ -357,6 +360,11 @@ public final class ControlPlaneConfig {
     return lifecycle;
   }
 
+  /** Console sign-in with an OIDC provider ({@link OidcFlags#OFF} unless configured). */
+  public OidcFlags oidc() {
+    return oidc;
+  }
+
   public HttpFlags http() {
     return http;
   }
@@ -483,6 +491,6 @@ public final class ControlPlaneConfig {
   public String toString() {
     return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", " + metrics + ", adminToken=<redacted>, " + keys + "}";
+        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", " + metrics + ", adminToken=<redacted>, " + keys + ", " + oidc + "}";
   }
 }
