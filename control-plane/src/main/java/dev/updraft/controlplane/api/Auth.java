@@ -150,10 +150,13 @@ final class Auth {
       throw new IllegalStateException("authorize(role) used on a route without an :app parameter: " + rc.currentRoute().getPath());
     }
     Role has = p.roleOn(app);
-    if (p.person() != null && (has == null || !has.allows(role))) {
-      throw new CommandException(403, "forbidden", p.actor().substring(5) + (has == null ? " has no role on app " + app
-          : " has role " + has.wireName() + " on app " + app) + "; this needs role " + role.wireName()
-          + (role == Role.ADMIN ? "" : " or higher") + " (roles come from --oidc-roles)");
+    if (p.person() != null) {
+      if (has == null || !has.allows(role)) {
+        throw new CommandException(403, "forbidden", p.actor().substring(5) + (has == null ? " has no role on app " + app
+            : " has role " + has.wireName() + " on app " + app) + "; this needs role " + role.wireName()
+            + (role == Role.ADMIN ? "" : " or higher") + " (roles come from --oidc-roles)");
+      }
+      return;
     }
     if (has == null) {
       throw new CommandException(
