@@ -1,6 +1,8 @@
 // The publisher API client used by every page. The token the user signed in with lives in this tab's
-// sessionStorage (gone when the tab closes) and goes out as "Authorization: Bearer". Every failure
-// becomes an ApiError carrying the server's {"error":{"code","message"}} so pages can show the message.
+// sessionStorage (gone when the tab closes) and goes out as "Authorization: Bearer". A person signed in
+// with the company's identity provider (OIDC) has no token: the control plane's HttpOnly session cookie
+// goes out instead, with the X-Updraft-Console header the server requires of cookie requests that change
+// state (CSRF). Every failure becomes an ApiError carrying the server's {"error":{"code","message"}}.
 
 const TOKEN_KEY = 'updraft.console.token';
 
@@ -34,11 +36,50 @@ export function token() {
   }
 }
 
+/** The person of the console session (GET /v1/session), when signed in with the identity provider. */
+let person = null;
+let oidc = null;
+
+/** Asks the control plane who the session cookie belongs to, and whether provider sign-in is on. */
+export async function loadSession() {
+  try {
+    const s = await request('GET', '/v1/session', { token: null });
+    person = s && s.signedIn ? s : null;
+    oidc = s && s.oidcEnabled ? { loginUrl: s.loginUrl } : null;
+  } catch {
+    person = null;
+  }
+  return person;
+}
+
+export const currentPerson = () => person;
+/** {loginUrl} when the control plane signs people in with an identity provider, else null. */
+export const oidcSignIn = () => oidc;
+
+/** Whether this tab acts as someone: a stored token or a session. */
+export function signedIn() {
+  return !!token() || !!person;
+}
+
+/** Ends the session on the server (the cookie is cleared there); the tab forgets the person. */
+export async function endSession() {
+  if (person) {
+    await request('DELETE', '/v1/session', { token: null });
+    person = null;
+  }
+}
+
+/** The absolute URL of an API path (the console may sit under a reverse proxy's path prefix). */
+export function url(path) {
+  return new URL(path.replace(/^\//, ''), API_ROOT).href;
+}
+
 export function signIn(t) {
   sessionStorage.setItem(TOKEN_KEY, t);
 }
 
 export function signOut() {
+  person = null;
   try {
     sessionStorage.removeItem(TOKEN_KEY);
   } catch {
@@ -52,6 +93,11 @@ export function signOut() {
  */
 export function isAppToken(t = token()) {
   return typeof t === 'string' && t.startsWith('updraft_');
+}
+
+/** Whether this tab may create apps as far as the console can tell (the admin token only). */
+export function mayCreateApps() {
+  return !!token() && !isAppToken();
 }
 
 /** A tagged template that percent-encodes every interpolated value: p`/v1/apps/${app}`. */
@@ -88,7 +134,11 @@ export async function request(method, path, options = {}) {
   if (t) {
     headers.Authorization = 'Bearer ' + t;
   }
-  const init = { method, headers, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' };
+  // without a token the session cookie (same origin only) authenticates; the header is the server's CSRF check
+  if (!t) {
+    headers['X-Updraft-Console'] = '1';
+  }
+  const init = { method, headers, cache: 'no-store', credentials: t ? 'omit' : 'same-origin', referrerPolicy: 'no-referrer' };
   if (options.raw !== undefined) {
     init.body = options.raw;
   } else if (options.body !== undefined) {

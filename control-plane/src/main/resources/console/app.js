@@ -55,7 +55,8 @@ function parseHash() {
 function go(hash, message = null) {
   pendingMessage = message;
   if (location.hash === hash) {
-    render({ focus: true });
+    // a person signed in with the identity provider arrives with a session cookie only: ask whom it names first
+api.loadSession().finally(() => render({ focus: true }));
   } else {
     location.hash = hash;
   }
@@ -87,29 +88,37 @@ function drawHeader(path) {
   const nav = document.getElementById('main-nav');
   const session = document.getElementById('session');
   const t = api.token();
-  if (!t) {
+  const person = api.currentPerson();
+  if (!t && !person) {
     nav.replaceChildren();
     session.replaceChildren();
     return;
   }
   nav.replaceChildren(h('ul', {}, h('li', {}, h('a', { href: '#/apps', 'aria-current': path === '/apps' ? 'page' : null }, 'Apps'))));
   session.replaceChildren(
-    h('span', {}, api.isAppToken(t) ? 'Signed in with an app token' : 'Signed in with the admin token'),
+    h('span', { id: 'signed-in-as' }, person && !t ? 'Signed in as ' + (person.email || person.name || person.subject)
+      : api.isAppToken(t) ? 'Signed in with an app token' : 'Signed in with the admin token'),
     h('button', { type: 'button', id: 'sign-out', class: 'secondary', onclick: signOut }, 'Sign out'),
   );
 }
 
-function signOut() {
-  api.signOut();
+async function signOut() {
+  const person = !api.token() && api.currentPerson();
   pendingSignInError = null;
-  go('#/signin', 'Signed out. The token was removed from this tab.');
+  try {
+    await api.endSession();
+  } catch (err) {
+    pendingSignInError = err;
+  }
+  api.signOut();
+  go('#/signin', person ? 'Signed out. The session ended on the control plane.' : 'Signed out. The token was removed from this tab.');
 }
 
 async function render({ focus }) {
   const seq = ++renderSeq;
   const { path, query } = parseHash();
   const route = ROUTES.find((r) => r.re.test(path));
-  if (!api.token() && !(route && route.open)) {
+  if (!api.signedIn() && !(route && route.open)) {
     location.replace('#/signin');
     return;
   }
@@ -178,4 +187,5 @@ document.getElementById('skip-link').addEventListener('click', (e) => {
   main.focus();
 });
 window.addEventListener('hashchange', () => render({ focus: true }));
-render({ focus: true });
+// a person signed in with the identity provider arrives with a session cookie only: ask whom it names first
+api.loadSession().finally(() => render({ focus: true }));

@@ -8,7 +8,7 @@ export async function appsPage(ctx) {
   const apps = res.items || [];
   const body = [h('h1', {}, 'Apps')];
   if (!apps.length) {
-    body.push(empty(api.isAppToken() ? 'This token sees no app.' : 'No app yet. Create the first one below.'));
+    body.push(empty(api.mayCreateApps() ? 'No app yet. Create the first one below.' : 'You may act on no app yet.'));
   } else {
     body.push(
       h(
@@ -34,7 +34,9 @@ export async function appsPage(ctx) {
       ),
     );
   }
-  if (api.isAppToken()) {
+  if (api.currentPerson()) {
+    body.push(notice('Apps are created with the admin token; you act on the apps your roles name.'));
+  } else if (api.isAppToken()) {
     body.push(notice('Apps are created with the admin token; this app token acts on its own app only.'));
   } else {
     body.push(h('h2', { id: 'create-app-heading' }, 'Create an app'), createAppForm(ctx));

@@ -48,11 +48,19 @@ export async function signInPage(ctx) {
       button.removeAttribute('aria-disabled');
     }
   });
+  const oidc = api.oidcSignIn();
+  const provider = oidc
+    ? h('div', { class: 'panel stacked', id: 'signin-provider' },
+        h('p', {}, 'People sign in with the company’s identity provider; their roles per app come from the control plane’s role mapping. A token this tab holds is forgotten first.'),
+        h('div', { class: 'actions' }, h('a', { href: api.url(oidc.loginUrl), id: 'signin-oidc', class: 'button', onclick: () => api.signOut() }, 'Sign in with your identity provider')),
+        h('p', {}, 'Or with a token (CI and the admin token):'))
+    : null;
   return {
     title: 'Sign in',
     body: [
       h('h1', {}, 'Sign in'),
       h('p', {}, 'The console steers this control plane: apps, channels, branches, rollouts, roll backs, adoption numbers, device lookups and the audit log.'),
+      provider,
       form,
     ],
   };

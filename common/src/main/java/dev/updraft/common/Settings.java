@@ -1,5 +1,7 @@
 package dev.updraft.common;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,6 +87,28 @@ public final class Settings {
       throw new IllegalArgumentException("a flag is named twice: " + base + " and " + List.of(more));
     }
     return Set.copyOf(all);
+  }
+
+  /**
+   * A flag holding an absolute http(s) URL without query or fragment, returned without a trailing slash; a
+   * {@link ConfigException} naming the flag, its environment variable and the value otherwise.
+   */
+  public static String httpUrl(String flag, String value) {
+    String v = value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
+    try {
+      URI u = new URI(v);
+      if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+        throw new URISyntaxException(v, "not an absolute http(s) URL");
+      }
+      if (u.getQuery() != null || u.getFragment() != null) {
+        throw new URISyntaxException(v, "query and fragment are not allowed");
+      }
+    } catch (URISyntaxException e) {
+      throw new ConfigException(
+          "--" + flag + " (" + envName(flag) + ") must be an absolute http(s) URL such as https://updates.example.com: got '"
+              + value + "' (" + e.getReason() + ")");
+    }
+    return v;
   }
 
   /** The environment variable for a flag: {@code edge-port} is {@code UPDRAFT_EDGE_PORT}. */

@@ -102,6 +102,9 @@ class ConsoleBrowserIT {
   static String edgeUrl;
   static String postgresUrl;
   static ChromeDriverService service;
+  /** The OIDC provider the bare control plane signs people in with. */
+  static Provider provider;
+  static final String OTHER_APP = "other-app";
   static WebDriver driver;
   static WebDriverWait wait;
 
@@ -144,9 +147,15 @@ class ConsoleBrowserIT {
     ingester = await(TelemetryIngester.start(vertx, IngesterConfig.from(Settings.of(in, Map.of()))));
     until("the edge is ready", () -> edge.ready());
 
-    bareCp = await(ControlPlane.start(vertx, ControlPlaneConfig.from(Settings.of(
-        controlFlags(infra.kafkaBootstrap(), infra.topicPrefix() + "bare.", dir.resolve("bare")), Map.of()))));
+    // the bare control plane also signs people in with a real OIDC provider (its URL must be known before it starts)
+    provider = Provider.start();
+    int barePort = Provider.freePort();
+    Map<String, String> bare = controlFlags(infra.kafkaBootstrap(), infra.topicPrefix() + "bare.", dir.resolve("bare"));
+    bare.put("control-port", Integer.toString(barePort));
+    bare.putAll(provider.flags("http://127.0.0.1:" + barePort, BARE_APP, dir));
+    bareCp = await(ControlPlane.start(vertx, ControlPlaneConfig.from(Settings.of(bare, Map.of()))));
     bareBase = "http://127.0.0.1:" + bareCp.port();
+    new ApiClient(bareBase, ADMIN).ok(new ApiClient(bareBase, ADMIN).post("/v1/apps", Map.of("appId", OTHER_APP)), "create " + OTHER_APP);
     new ApiClient(bareBase, ADMIN).ok(new ApiClient(bareBase, ADMIN).post("/v1/apps", Map.of("appId", BARE_APP)), "create " + BARE_APP + " without insights");
 
     Files.createDirectories(SCREENSHOTS);
@@ -157,7 +166,9 @@ class ConsoleBrowserIT {
     options.addArguments(
         "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1280,900",
-        "--lang=en-US", "--user-data-dir=" + dir.resolve("chromium-profile"));
+        "--lang=en-US", "--user-data-dir=" + dir.resolve("chromium-profile"),
+        // loopback only: a name (the provider's login page links a web font) fails at once instead of waiting for DNS
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost");
     LoggingPreferences logs = new LoggingPreferences();
     logs.enable(LogType.BROWSER, Level.ALL);
     options.setCapability("goog:loggingPrefs", logs);
@@ -186,6 +197,9 @@ class ConsoleBrowserIT {
       }
       if (bareCp != null) {
         await(bareCp.close());
+      }
+      if (provider != null) {
+        provider.close();
       }
       if (cp != null) {
         await(cp.close());
@@ -832,6 +846,64 @@ class ConsoleBrowserIT {
     waitForHeading("Sign in");
     assertThat(sessionToken()).isNull();
     driver.get(base + "/console/#/apps/" + APP + "/audit");
+    waitForHeading("Sign in");
+    assertThat(browserErrors()).as("no script error or blocked resource in the browser console").isEmpty();
+  }
+
+  @Test
+  @Order(8)
+  void aPersonSignsInWithTheProviderActsWithinTheirRoleIsRefusedBeyondItAndSignsOut() throws Exception {
+    driver.get(bareBase + "/console/#/signin");
+    wait.until(ExpectedConditions.elementToBeClickable(By.id("signin-oidc"))).click();
+    // the provider's own login page: a user name and the claims its ID token carries
+    try {
+      wait.until(ExpectedConditions.visibilityOfElementLocated(By.name("username"))).sendKeys("ana");
+    } catch (org.openqa.selenium.TimeoutException e) {
+      String src = driver.getPageSource();
+      throw new AssertionError("no provider login page at " + driver.getCurrentUrl() + ": " + src.substring(0, Math.min(src.length(), 1500)), e);
+    }
+    driver.findElement(By.name("claims")).sendKeys("{\"email\":\"ana@example.com\",\"groups\":[\"" + Provider.PUBLISHERS + "\"]}");
+    driver.findElement(By.cssSelector("input[type=submit]")).click();
+    waitForHeading("Apps");
+    // reading the log empties it: the provider's page links a web font, which loopback-only Chromium cannot fetch
+    assertThat(browserErrors()).as("only the provider's page had errors").allMatch(m -> m.startsWith("http://fonts.googleapis.com/"));
+    assertThat(driver.findElement(By.id("signed-in-as")).getText()).isEqualTo("Signed in as ana@example.com");
+    assertThat(driver.findElement(By.id("apps-table")).getText()).contains(BARE_APP).doesNotContain(OTHER_APP);
+    assertThat(driver.findElements(By.id("create-app-heading"))).as("only the admin token creates apps").isEmpty();
+    assertThat(sessionToken()).as("no token in the tab: the HttpOnly cookie signs the calls").isNull();
+    page("20-signed-in-with-provider");
+
+    // within the role (publish on bare-app): map a channel, and the API has it
+    driver.get(bareBase + "/console/#/apps/" + BARE_APP + "/channels");
+    waitForHeading("Channels of " + BARE_APP);
+    driver.findElement(By.id("map-channel")).sendKeys("staging");
+    driver.findElement(By.id("map-branch")).sendKeys("staging");
+    driver.findElement(By.id("map-channel-form-submit")).click();
+    waitForHeading("Channel staging");
+    ApiClient bareAdmin = new ApiClient(bareBase, ADMIN);
+    assertThat(bareAdmin.ok(bareAdmin.get("/v1/apps/" + BARE_APP + "/channels"), "channels").toString()).contains("\"staging\"");
+
+    // beyond it: the tokens need admin, and another app is not theirs; the page says so
+    driver.get(bareBase + "/console/#/apps/" + BARE_APP + "/access");
+    waitForText(By.id("tokens-refused"), "has role publish on app " + BARE_APP + "; this needs role admin");
+    driver.get(bareBase + "/console/#/apps/" + OTHER_APP + "/channels");
+    waitForText(By.id("page-error"), "has no role on app " + OTHER_APP);
+    page("21-refused-outside-the-role");
+    String cookie = "updraft-session=" + driver.manage().getCookieNamed("updraft-session").getValue();
+    assertThat(Provider.withCookie(bareBase + "/v1/apps/" + BARE_APP + "/channels", cookie).statusCode()).isEqualTo(200);
+    assertThat(Provider.withCookie(bareBase + "/v1/apps/" + OTHER_APP + "/channels", cookie).statusCode()).isEqualTo(403);
+    assertThat(Provider.withCookie(bareBase + "/v1/apps/" + BARE_APP + "/tokens", cookie).body()).contains("\"forbidden\"");
+
+    // sign out: the session ends on the server, so even a kept copy of the cookie stops working
+    driver.get(bareBase + "/console/#/apps");
+    waitForHeading("Apps");
+    driver.findElement(By.id("sign-out")).click();
+    waitForHeading("Sign in");
+    assertThat(driver.manage().getCookieNamed("updraft-session")).as("the browser's cookie is cleared").isNull();
+    var after = Provider.withCookie(bareBase + "/v1/apps/" + BARE_APP + "/channels", cookie);
+    assertThat(after.statusCode()).isEqualTo(401);
+    assertThat(after.body()).contains("session-expired");
+    driver.get(bareBase + "/console/#/apps/" + BARE_APP + "/channels");
     waitForHeading("Sign in");
     assertThat(browserErrors()).as("no script error or blocked resource in the browser console").isEmpty();
   }

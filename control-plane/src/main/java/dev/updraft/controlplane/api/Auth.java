@@ -4,6 +4,8 @@ import dev.updraft.controlplane.core.Role;
 import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.commands.Tokens;
+import dev.updraft.controlplane.signin.Person;
+import dev.updraft.controlplane.signin.Signin;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.state.TokenRef;
 import io.micrometer.core.instrument.Counter;
@@ -15,7 +17,9 @@ import java.time.Instant;
 import java.util.function.Supplier;
 
 /**
- * Bearer-token authentication and authorization. The bootstrap admin token comes from configuration;
+ * Bearer-token authentication and authorization. A request without an {@code Authorization} header may instead be
+ * a person's console session ({@link Signin#person}: roles per app from {@code --oidc-roles}, CSRF-checked). The
+ * bootstrap admin token comes from configuration;
  * per-app tokens are looked up by the SHA-256 of the presented secret in the state's token index and
  * compared in constant time. 401 without a valid token, 403 for another app's token or a lower role,
  * 429 for an address that presented too many invalid tokens ({@link AuthThrottle}). An issued token past its
@@ -30,9 +34,12 @@ final class Auth {
   private final Counter failures;
   private final Counter throttled;
   private final Supplier<Instant> clock;
+  private final Signin signin;
 
-  Auth(String adminToken, Supplier<ControlState> state, AuthThrottle throttle, Counter failures, Counter throttled, Supplier<Instant> clock) {
+  Auth(String adminToken, Supplier<ControlState> state, AuthThrottle throttle, Counter failures, Counter throttled, Supplier<Instant> clock,
+      Signin signin) {
     this.clock = clock;
+    this.signin = signin;
     this.adminSha256 = Tokens.sha256Hex(adminToken);
     this.state = state;
     this.throttle = throttle;
@@ -59,6 +66,12 @@ final class Auth {
     }
     String h = rc.request().getHeader("authorization");
     if (h == null || h.isBlank()) {
+      Person person = signin.person(rc);
+      if (person != null) {
+        Principal p = Principal.of(person);
+        rc.put(Principal.KEY, p);
+        return p;
+      }
       throw new CommandException(
           401, "unauthorized", "missing token: send Authorization: Bearer <token> (the admin token, or one from `updraft tokens create`)");
     }
@@ -79,7 +92,7 @@ final class Auth {
     Principal p;
     String sha = Tokens.sha256Hex(token);
     if (MessageDigest.isEqual(sha.getBytes(java.nio.charset.StandardCharsets.US_ASCII), adminSha256.getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
-      p = new Principal(Commands.ACTOR_ADMIN, true, null, Role.ADMIN);
+      p = new Principal(Commands.ACTOR_ADMIN, true, null, Role.ADMIN, null);
     } else {
       TokenRef ref = state.get().tokensBySha256().get(sha);
       if (ref == null || !Tokens.matches(token, sha) || Role.of(ref.role()) == null) {
@@ -91,7 +104,7 @@ final class Auth {
         throw new CommandException(401, "token-expired", "token " + ref.tokenId() + " of app " + ref.appId() + " expired at "
             + ref.expiresAt() + "; an admin of the app can issue a new one (`updraft tokens create --expires-in 30d`)");
       }
-      p = new Principal(ref.tokenId(), false, ref.appId(), Role.of(ref.role()));
+      p = new Principal(ref.tokenId(), false, ref.appId(), Role.of(ref.role()), null);
     }
     rc.put(Principal.KEY, p);
     return p;
@@ -136,7 +149,16 @@ final class Auth {
     if (app == null) {
       throw new IllegalStateException("authorize(role) used on a route without an :app parameter: " + rc.currentRoute().getPath());
     }
-    if (!p.mayActOn(app)) {
+    Role has = p.roleOn(app);
+    if (p.person() != null) {
+      if (has == null || !has.allows(role)) {
+        throw new CommandException(403, "forbidden", p.actor().substring(5) + (has == null ? " has no role on app " + app
+            : " has role " + has.wireName() + " on app " + app) + "; this needs role " + role.wireName()
+            + (role == Role.ADMIN ? "" : " or higher") + " (roles come from --oidc-roles)");
+      }
+      return;
+    }
+    if (has == null) {
       throw new CommandException(
           403, "forbidden", "this token belongs to app " + p.appId() + "; it cannot act on app " + app);
     }
@@ -158,7 +180,8 @@ final class Auth {
   private void checkBootstrapAdmin(RoutingContext rc) {
     Principal p = authenticate(rc);
     if (!p.bootstrapAdmin()) {
-      throw new CommandException(403, "forbidden", "only the control plane's admin token may do this (app tokens act on their own app)");
+      throw new CommandException(403, "forbidden", p.person() != null ? "only the control plane's admin token may do this, not a console"
+          + " session" : "only the control plane's admin token may do this (app tokens act on their own app)");
     }
   }
 

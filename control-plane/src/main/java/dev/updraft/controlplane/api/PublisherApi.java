@@ -10,6 +10,7 @@ import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.history.HistoryReads;
+import dev.updraft.controlplane.signin.Signin;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.storage.AssetStorage;
 import io.micrometer.core.instrument.Counter;
@@ -61,11 +62,13 @@ public final class PublisherApi {
   private final Deps d;
   private final Router router;
   private final Auth auth;
+  private final Signin signin;
 
   public PublisherApi(Vertx vertx, Deps deps) {
     this.vertx = vertx;
     this.d = deps;
     this.router = Router.router(vertx);
+    this.signin = Signin.create(vertx, deps.config().oidc(), () -> deps.processor().clock().instant());
     this.auth =
         new Auth(
             deps.config().adminToken(),
@@ -77,7 +80,8 @@ public final class PublisherApi {
             Counter.builder("updraft.control.auth.throttled")
                 .description("requests refused with 429 because their address presented too many invalid tokens")
                 .register(deps.metrics()),
-            () -> deps.processor().clock().instant());
+            () -> deps.processor().clock().instant(),
+            signin);
     routes(new ApiContext(vertx, deps, auth));
   }
 
@@ -94,6 +98,7 @@ public final class PublisherApi {
     // 500; no identifier, filter or file name can contain one, so the request is refused before any route
     router.route().handler(PublisherApi::refuseNul);
     new ServiceRoutes(ctx).mount(router);
+    signin.mount(router); // console sign-in with an OIDC provider, and the session it opens
     new AppRoutes(ctx).mount(router, body);
     new KeyRoutes(ctx).mount(router, body);
     new PruneRoutes(ctx).mount(router, body);

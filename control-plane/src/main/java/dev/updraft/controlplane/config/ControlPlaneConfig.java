@@ -5,6 +5,7 @@ import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
+import dev.updraft.controlplane.signin.OidcFlags;
 import dev.updraft.controlplane.snapshots.SnapshotPolicy;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -55,6 +56,7 @@ import java.util.Set;
  *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
  *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
  *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
+ *   <li>{@code --oidc-issuer}, {@code --oidc-client-id}, {@code --oidc-roles}, ...: console sign-in, {@link OidcFlags}
  *   <li>{@code --metrics-token} or {@code --metrics-token-file} [none: public], {@code --metrics-port} [none: the control port]: {@link MetricsAccess}
  * </ul>
  *
@@ -80,7 +82,7 @@ public final class ControlPlaneConfig {
       Settings.union(
           Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
               HttpFlags.NAMES.toArray(new String[0])), KeyFlags.NAMES.toArray(new String[0])), PostgresTls.FLAGS.toArray(new String[0])),
-              MetricsAccess.FLAGS.toArray(new String[0])),
+              Settings.union(MetricsAccess.FLAGS, OidcFlags.NAMES.toArray(new String[0])).toArray(new String[0])),
           "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
           "max-asset-bytes", "max-request-bytes", "transactional-id",
           "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
@@ -131,6 +133,7 @@ public final class ControlPlaneConfig {
   private final List<String> corsOrigins;
   private final String edgePublicUrl;
   private final PatchFlags patches;
+  private final OidcFlags oidc;
 
   private ControlPlaneConfig(Settings s) {
     kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
@@ -198,6 +201,7 @@ public final class ControlPlaneConfig {
     String edge = s.raw("edge-public-url");
     edgePublicUrl = edge == null ? null : checkUrl("edge-public-url", edge);
     patches = PatchFlags.from(s);
+    oidc = OidcFlags.from(s);
     checkReachable();
   }
 
@@ -275,21 +279,7 @@ public final class ControlPlaneConfig {
   }
 
   static String checkUrl(String flag, String value) {
-    String v = value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
-    try {
-      URI u = new URI(v);
-      if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
-        throw new URISyntaxException(v, "not an absolute http(s) URL");
-      }
-      if (u.getQuery() != null || u.getFragment() != null) {
-        throw new URISyntaxException(v, "query and fragment are not allowed");
-      }
-    } catch (URISyntaxException e) {
-      throw new ConfigException(
-          "--" + flag + " (" + Settings.envName(flag) + ") must be an absolute http(s) URL such as https://updates.example.com: got '"
-              + value + "' (" + e.getReason() + ")");
-    }
-    return v;
+    return Settings.httpUrl(flag, value);
   }
 
   public String kafkaBootstrap() {
@@ -355,6 +345,11 @@ public final class ControlPlaneConfig {
   /** Retention and asset-prune schedules. */
   public LifecycleFlags lifecycle() {
     return lifecycle;
+  }
+
+  /** Console sign-in with an OIDC provider ({@link OidcFlags#OFF} unless configured). */
+  public OidcFlags oidc() {
+    return oidc;
   }
 
   public HttpFlags http() {
@@ -483,6 +478,6 @@ public final class ControlPlaneConfig {
   public String toString() {
     return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", " + metrics + ", adminToken=<redacted>, " + keys + "}";
+        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", " + metrics + ", adminToken=<redacted>, " + keys + ", " + oidc + "}";
   }
 }

@@ -173,6 +173,9 @@ class ConsoleRoutesTest {
       if (!path.startsWith("/v1/") || path.equals("/v1/openapi.yaml")) {
         continue;
       }
+      if (path.equals("/v1/session") || path.startsWith("/v1/auth/oidc/")) {
+        continue; // signing in needs no token; these answer no data without a session (below)
+      }
       String concrete =
           path.replace("{app}", "demo")
               .replace("{groupId}", "7d2f5c3e-1111-4222-8333-944455556666")
@@ -188,6 +191,20 @@ class ConsoleRoutesTest {
         .contains(
             "GET /v1/apps", "POST /v1/apps", "GET /v1/apps/{app}/updates", "PATCH /v1/apps/{app}/updates/{groupId}/rollout",
             "PUT /v1/apps/{app}/channels/{channel}", "GET /v1/apps/{app}/audit", "POST /v1/apps/{app}/rollbacks");
+  }
+
+  @Test
+  void theSignInRoutesAnswerNoDataWithoutASessionAndSayWhenProviderSignInIsOff() throws Exception {
+    HttpResponse<byte[]> session = send("GET", "/v1/session", Map.of());
+    assertThat(session.statusCode()).isEqualTo(200);
+    assertThat(new String(session.body(), StandardCharsets.UTF_8)).isEqualTo("{\"signedIn\":false,\"oidcEnabled\":false}");
+    HttpResponse<byte[]> out = send("DELETE", "/v1/session", Map.of());
+    assertThat(new String(out.body(), StandardCharsets.UTF_8)).isEqualTo("{\"signedOut\":false}");
+    for (String path : List.of("/v1/auth/oidc/login", "/v1/auth/oidc/callback?code=a&state=b")) {
+      HttpResponse<byte[]> r = send("GET", path, Map.of());
+      assertThat(r.statusCode()).as(path).isEqualTo(404);
+      assertThat(JSON.readTree(r.body()).path("error").path("code").asText()).as(path).isEqualTo("oidc-not-configured");
+    }
   }
 
   @Test
