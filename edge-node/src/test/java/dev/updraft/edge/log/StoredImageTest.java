@@ -1,5 +1,7 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.events.StoredImage;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

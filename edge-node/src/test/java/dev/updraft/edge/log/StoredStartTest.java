@@ -1,5 +1,7 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.events.StoredImage;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.edge.image.ImageDelta;
@@ -68,7 +70,7 @@ class StoredStartTest {
     LiveImage live = new LiveImage(Duration.ofSeconds(30));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ImageStore store = new ImageStore(dir, TOPIC, Duration.ofSeconds(30), registry);
-    StoredImage restored = StoredStart.restore(store, new RecordFolder(TOPIC, live, registry), live, TOPIC);
+    StoredImage restored = StoredStart.restore(store, null, new RecordFolder(TOPIC, live, registry), live, TOPIC);
 
     assertThat(restored).isNotNull();
     ResolveImage image = live.image();
@@ -96,7 +98,7 @@ class StoredStartTest {
     LiveImage live = new LiveImage();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ImageStore store = new ImageStore(dir, TOPIC, Duration.ofSeconds(30), registry);
-    assertThat(StoredStart.restore(store, new RecordFolder(TOPIC, live, registry), live, TOPIC)).isNull();
+    assertThat(StoredStart.restore(store, null, new RecordFolder(TOPIC, live, registry), live, TOPIC)).isNull();
     assertThat(live.image().appCount()).isZero();
     assertThat(live.fromStore()).isFalse();
   }
