@@ -70,6 +70,24 @@ class EdgeConfigTest {
   }
 
   @Test
+  void anImageSourceNeedsTheControlPlanesKeyAndNeverShowsIt() {
+    String key = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+    EdgeConfig c = from("--edge-id", "x", "--image-source", "s3://updates/edge-images/", "--image-s3-endpoint", "http://127.0.0.1:9000",
+        "--image-s3-region", "eu-west-1", "--edge-image-key", key);
+    assertThat(c.imageSource().location()).isEqualTo("s3://updates/edge-images/");
+    assertThat(c.imageSource().s3Endpoint()).isEqualTo("http://127.0.0.1:9000");
+    assertThat(c.imageSource().s3Region()).isEqualTo("eu-west-1");
+    assertThat(c.imageSource().toString()).contains("s3://updates/edge-images/").doesNotContain(key);
+    assertThat(from("--edge-id", "x").imageSource()).as("none by default").isNull();
+    assertThatThrownBy(() -> from("--edge-id", "x", "--image-source", "/srv/images")).hasMessageContaining("--edge-image-key");
+    assertThatThrownBy(() -> from("--edge-id", "x", "--image-source", "/srv/images", "--edge-image-key", "c2hvcnQ="))
+        .hasMessageContaining("--edge-image-key").hasMessageContaining("32 bytes");
+    assertThatThrownBy(() -> from("--edge-id", "x", "--image-s3-region", "eu-west-1")).hasMessageContaining("--image-source");
+    assertThatThrownBy(() -> from("--edge-id", "x", "--image-source", "s3://b/p", "--edge-image-key", key, "--image-s3-endpoint", "minio:9000"))
+        .hasMessageContaining("--image-s3-endpoint");
+  }
+
+  @Test
   void rejectsUnknownFlagsByName() {
     assertThatThrownBy(() -> from("--edge-prot", "3000"))
         .isInstanceOf(ConfigException.class)

@@ -121,18 +121,26 @@ public final class EdgeImageWriter implements AutoCloseable {
 
   /** Deletes the images beyond the newest {@code keep} (by the time in their names), never {@code newest}. */
   private int prune(String newest) throws IOException {
+    List<String> delete = beyondNewest(objects.names(), newest, keep);
+    for (String n : delete) {
+      objects.delete(n);
+    }
+    return delete.size();
+  }
+
+  /**
+   * Of {@code names} (every object beside the images), the images to delete so that {@code keep} remain: the oldest
+   * by the time in their names, never {@code newest} (the pointer's), never anything that is not an image.
+   */
+  static List<String> beyondNewest(List<String> names, String newest, int keep) {
     List<String> images = new ArrayList<>();
-    for (String n : objects.names()) {
+    for (String n : names) {
       if (ImagePointer.IMAGE_NAME.matcher(n).matches() && !n.equals(newest)) {
         images.add(n);
       }
     }
     images.sort(null);
-    int delete = images.size() - (keep - 1);
-    for (int i = 0; i < delete; i++) {
-      objects.delete(images.get(i));
-    }
-    return Math.max(0, delete);
+    return List.copyOf(images.subList(0, Math.max(0, images.size() - (keep - 1))));
   }
 
   private static String sha256(byte[] b) {
