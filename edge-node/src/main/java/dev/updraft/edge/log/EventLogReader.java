@@ -1,12 +1,11 @@
 package dev.updraft.edge.log;
 
-import dev.updraft.events.StoredImage;
-
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.KafkaRefusal;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.events.SnapshotSet;
+import dev.updraft.events.StoredImage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

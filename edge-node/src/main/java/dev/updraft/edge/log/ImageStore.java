@@ -1,7 +1,6 @@
 package dev.updraft.edge.log;
 
 import dev.updraft.events.StoredImage;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

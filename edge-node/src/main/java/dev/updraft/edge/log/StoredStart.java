@@ -1,11 +1,10 @@
 package dev.updraft.edge.log;
 
-import dev.updraft.events.StoredImage;
-
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.image.ResolveImage;
 import dev.updraft.events.SnapshotSet;
+import dev.updraft.events.StoredImage;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,7 +1,5 @@
 package dev.updraft.edge.log;
 
-import dev.updraft.events.StoredImage;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.updraft.edge.image.ImageDelta;
@@ -9,9 +7,10 @@ import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.image.ResolveImage;
 import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventPayload.PlatformUpdate;
 import dev.updraft.events.EventPayload.UpdateGroup;
+import dev.updraft.events.EventPayload;
+import dev.updraft.events.StoredImage;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
