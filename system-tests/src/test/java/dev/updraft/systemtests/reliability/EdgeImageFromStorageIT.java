@@ -70,7 +70,9 @@ class EdgeImageFromStorageIT {
     S3Bucket.Exported credentials = s3.exportCredentials(); // the control plane's S3 client reads the AWS default chain
     try (S3Client s3Client = s3.client()) {
       String[] image = {"edge-image-key", key, "edge-image-interval", "1s"};
-      cps.add(Services.controlPlane(vertx, bootstrap, LOCAL, dir.resolve("cp-local"), image));
+      // the local one writes app snapshots after every other event: its image starts from snapshot records, the S3 one's from events only
+      cps.add(Services.controlPlane(vertx, bootstrap, LOCAL, dir.resolve("cp-local"), "edge-image-key", key, "edge-image-interval", "1s",
+          "snapshot-interval-events", "2"));
       List<String> s3Flags = s3.controlPlaneFlags();
       s3Flags.addAll(List.of(image));
       cps.add(Services.controlPlane(vertx, bootstrap, S3, dir.resolve("cp-s3"), s3Flags.toArray(String[]::new)));
@@ -88,8 +90,8 @@ class EdgeImageFromStorageIT {
       };
       Map<Integer, Long> endLocal = Logs.endOffsets(bootstrap, Topics.events(LOCAL));
       Map<Integer, Long> endS3 = Logs.endOffsets(bootstrap, Topics.events(S3));
-      awaitImageCovering("local", name -> read(localImages.resolve(name)), seal, endLocal);
-      awaitImageCovering("s3", inS3, seal, endS3);
+      awaitImageCovering("local", name -> read(localImages.resolve(name)), seal, endLocal, true);
+      awaitImageCovering("s3", inS3, seal, endS3, false);
       long imagesWritten = System.nanoTime();
 
       kafka.stop();
@@ -182,9 +184,13 @@ class EdgeImageFromStorageIT {
     }
   }
 
-  /** Waits until the pointer in {@code storage} names an image, opened with the key, whose offsets are {@code end}. */
-  private static void awaitImageCovering(String what, Function<String, byte[]> storage, ImageSeal seal, Map<Integer, Long> end) {
-    Services.until("the " + what + " control plane wrote an image covering " + end, () -> {
+  /**
+   * Waits until the pointer in {@code storage} names an image, opened with the key, whose offsets are {@code end} (and
+   * that starts from snapshot records, when {@code withSnapshots}).
+   */
+  private static void awaitImageCovering(String what, Function<String, byte[]> storage, ImageSeal seal, Map<Integer, Long> end,
+      boolean withSnapshots) {
+    Services.until("the " + what + " control plane wrote an image covering " + end + (withSnapshots ? " from snapshots" : ""), () -> {
       byte[] pointer = storage.apply(ImagePointer.NAME);
       if (pointer == null) {
         return false;
@@ -194,7 +200,7 @@ class EdgeImageFromStorageIT {
         return false;
       }
       StoredImage image = ((StoredImage.Read.Loaded) StoredImage.decode(opened.bytes())).image();
-      return image.nextOffsets().equals(end);
+      return image.nextOffsets().equals(end) && image.snapshotRecords().isEmpty() != withSnapshots;
     }, Duration.ofSeconds(60));
   }
 
