@@ -19,8 +19,8 @@ import java.util.TreeMap;
  *   <li>{@code servingStoredImage}: the image served is the one stored under {@code --data-dir} and Kafka has not
  *       been caught up with (it could not be reached when the edge started);
  *   <li>{@code image}: {@code source} ({@code stored}: under {@code --data-dir}; {@code storage}: the control plane's
- *       image read from the asset storage, {@code --image-source}; or {@code log}), {@code from} (where the stored
- *       image was read, when there was one), {@code ageSeconds}, {@code offsets} (by
+ *       image read from the asset storage, {@code --image-source}; or {@code log}; where it was read is logged, not
+ *       shown here: {@code /readyz} is public), {@code ageSeconds}, {@code offsets} (by
  *       events partition, the first offset the image does not hold) and {@code eventsRestored} (event records the
  *       stored image held);
  *   <li>{@code snapshotApps}, {@code eventsReplayed} (events read from Kafka before the image caught up: after a
@@ -65,12 +65,7 @@ final class Readiness {
       b.append(first ? "" : ",").append('"').append(e.getKey()).append("\":").append(e.getValue());
       first = false;
     }
-    b.append("},\"eventsRestored\":").append(live.eventsRestored());
-    String from = live.storedFrom();
-    if (from != null) {
-      b.append(",\"from\":\"").append(from.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
-    }
-    return b.append('}').toString();
+    return b.append("},\"eventsRestored\":").append(live.eventsRestored()).append('}').toString();
   }
 
   /** Why an image past {@code --max-stale} is not served. */
