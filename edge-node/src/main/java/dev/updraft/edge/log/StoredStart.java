@@ -70,7 +70,7 @@ final class StoredStart {
     live.heard(System.nanoTime() - ageMillis * 1_000_000);
     live.phases().since("storedImage", t0);
     if (store != null) {
-      store.startFrom(stored);
+      store.startFrom(stored, from.startsWith("data-dir "));
     }
     LOG.info("image rebuilt from {} in {} ms: {} app snapshots, {} events, offsets {}, {} s old; apps={} groups={}", from,
         (System.nanoTime() - t0) / 1_000_000, stored.snapshotRecords().size(), stored.events().size(), stored.nextOffsets(),
