@@ -10,19 +10,9 @@ if [[ -x /usr/bin/chromium && -x /usr/bin/chromedriver ]]; then
   exit 0
 fi
 
-SUDO=""
-if [[ "$(id -u)" != "0" ]]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo"
-  else
-    echo "install-browser: not root and no sudo: install chromium and chromium-driver by hand" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends chromium chromium-driver
+# shellcheck source=.ci/apt-install.sh
+source "$(dirname "$0")/apt-install.sh"
+apt_install install-browser chromium chromium-driver
 
 if [[ ! -x /usr/bin/chromium || ! -x /usr/bin/chromedriver ]]; then
   echo "install-browser: apt-get finished but /usr/bin/chromium or /usr/bin/chromedriver is missing" >&2

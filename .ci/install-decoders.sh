@@ -10,19 +10,9 @@ if [[ -x /usr/bin/bspatch && -x /usr/bin/zstd && -x /usr/bin/brotli ]]; then
   exit 0
 fi
 
-SUDO=""
-if [[ "$(id -u)" != "0" ]]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo"
-  else
-    echo "install-decoders: not root and no sudo: install bsdiff, zstd and brotli by hand" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends bsdiff zstd brotli
+# shellcheck source=.ci/apt-install.sh
+source "$(dirname "$0")/apt-install.sh"
+apt_install install-decoders bsdiff zstd brotli
 
 for tool in /usr/bin/bspatch /usr/bin/zstd /usr/bin/brotli; do
   if [[ ! -x "$tool" ]]; then

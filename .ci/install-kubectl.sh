@@ -12,19 +12,9 @@ if command -v kubectl >/dev/null 2>&1 && kubectl kustomize --help >/dev/null 2>&
   exit 0
 fi
 
-SUDO=""
-if [[ "$(id -u)" != "0" ]]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo"
-  else
-    echo "install-kubectl: not root and no sudo: install kubectl (Debian: kubernetes-client) by hand" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends kubernetes-client
+# shellcheck source=.ci/apt-install.sh
+source "$(dirname "$0")/apt-install.sh"
+apt_install install-kubectl kubernetes-client
 
 if ! kubectl kustomize --help >/dev/null 2>&1; then
   echo "install-kubectl: apt-get finished but kubectl kustomize does not run" >&2

@@ -10,19 +10,9 @@ if command -v pg_dump >/dev/null 2>&1 && command -v pg_restore >/dev/null 2>&1; 
   exit 0
 fi
 
-SUDO=""
-if [[ "$(id -u)" != "0" ]]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo"
-  else
-    echo "install-pg-client: not root and no sudo: install postgresql-client by hand" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends postgresql-client
+# shellcheck source=.ci/apt-install.sh
+source "$(dirname "$0")/apt-install.sh"
+apt_install install-pg-client postgresql-client
 
 for tool in pg_dump pg_restore; do
   if ! command -v "$tool" >/dev/null 2>&1; then

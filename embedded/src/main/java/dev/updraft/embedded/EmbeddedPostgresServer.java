@@ -40,8 +40,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * Starts PostgreSQL on {@code dataDir} (initialised if new).
    *
    * @param port 0 for a free one
-   * @param durable false turns fsync and synchronous commit off (tests); true keeps PostgreSQL's
-   *     defaults (a local run whose data should survive a crash of the machine)
+   * @param durable false turns fsync, synchronous commit and full-page writes off (tests); true turns them on,
+   *     PostgreSQL's defaults (a local run whose data should survive a crash of the machine)
    */
   public static EmbeddedPostgresServer start(Path dataDir, int port, boolean durable) {
     EmbeddedPostgresServer s = new EmbeddedPostgresServer(dataDir, port == 0 ? Ports.freePort() : port, durable);
@@ -103,6 +103,62 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     LOG.info("postgres stopped port={}", port);
   }
 
+  /**
+   * Crashes the server: SIGKILLs the postmaster (its pid from {@code postmaster.pid} in the data directory), so nothing
+   * is flushed or checkpointed, then waits until its backends have noticed and exited (up to 30 s each; one that has
+   * not is killed too). The data stays: {@link #restart()} then runs PostgreSQL's crash recovery from the WAL.
+   *
+   * @return the pid of the killed postmaster
+   */
+  public long kill() {
+    if (pg == null) {
+      throw new IllegalStateException("postgres not running on port=" + port);
+    }
+    long pid;
+    try {
+      pid = Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read postmaster.pid in " + dataDir, e);
+    }
+    ProcessHandle postmaster =
+        ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no postmaster process: pid=" + pid + " port=" + port));
+    java.util.List<ProcessHandle> backends = postmaster.descendants().toList();
+    postmaster.destroyForcibly(); // SIGKILL
+    awaitExit(postmaster, "postmaster");
+    for (ProcessHandle b : backends) {
+      if (!awaitExit(b, "backend")) {
+        b.destroyForcibly();
+        awaitExit(b, "backend");
+      }
+    }
+    LOG.info("postgres killed: pid={} port={} backends={} (the 'Could not stop postmaster' error that follows is expected:"
+        + " closing the embedded library's handle releases its lock on the data directory, and its pg_ctl stop finds no server)",
+        pid, port, backends.size());
+    try {
+      pg.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("closing the killed postgres: {}", e.toString());
+    } finally {
+      pg = null;
+    }
+    return pid;
+  }
+
+  private static boolean awaitExit(ProcessHandle p, String what) {
+    try {
+      p.onExit().get(30, TimeUnit.SECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException e) {
+      LOG.warn("{} pid={} still running 30 s after the postmaster was killed", what, p.pid());
+      return false;
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("waiting for " + what + " pid=" + p.pid(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for " + what + " pid=" + p.pid(), e);
+    }
+  }
+
   @Override
   public void close() {
     stop();
@@ -120,11 +176,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setPGStartupWait(Duration.ofSeconds(60))
               .setServerConfig("listen_addresses", "127.0.0.1")
               .setServerConfig("max_connections", "200");
-      if (!durable) {
-        b.setServerConfig("fsync", "off")
-            .setServerConfig("synchronous_commit", "off")
-            .setServerConfig("full_page_writes", "off");
-      }
+      // set either way: zonky's builder turns fsync and synchronous_commit off unless told otherwise
+      String onOff = durable ? "on" : "off";
+      b.setServerConfig("fsync", onOff)
+          .setServerConfig("synchronous_commit", onOff)
+          .setServerConfig("full_page_writes", onOff);
       pg = b.start();
     } catch (IOException e) {
       throw new IllegalStateException(

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -120,6 +121,13 @@ final class Batch {
     }
   }
 
+  /**
+   * A record PostgreSQL refused alone, set aside in {@code ingest_dead_letters} ({@link DeadLetters}).
+   *
+   * @param attempts the writes that held it, the batch's and the isolation's
+   */
+  record DeadLetter(ConsumerRecord<byte[], byte[]> record, String sqlState, String error, int attempts) {}
+
   /** A record that is not a check-in. */
   record Reject(TopicPartition partition, long offset, String error, String excerpt) {}
 
@@ -189,6 +197,9 @@ final class Batch {
   private final Map<DeviceUpdateKey, Failure> failures = new HashMap<>();
   private final Map<DeviceUpdateKey, Receipt> receipts = new HashMap<>();
   private final List<Reject> rejects = new ArrayList<>();
+  /** Every record covered, as consumed: what {@link DeadLetters} splits the batch by when PostgreSQL refuses it. */
+  private final List<ConsumerRecord<byte[], byte[]>> consumed = new ArrayList<>();
+  private final List<DeadLetter> deadLetters = new ArrayList<>();
   private final Map<RefusalKey, Refusal> refusals = new HashMap<>();
   private final Map<RefusalKey, Map<String, Long>> refusedDevices = new HashMap<>();
   private final Map<PatchKey, PatchOutcome> patches = new HashMap<>();
@@ -341,6 +352,25 @@ final class Batch {
   /** Adds a record that is not a check-in; call {@link #cover} for it too. */
   void reject(TopicPartition partition, long offset, String error, String excerpt) {
     rejects.add(new Reject(partition, offset, Objects.requireNonNull(error), excerpt));
+  }
+
+  /** Keeps a covered record as consumed (see {@link #consumed()}). */
+  void keep(ConsumerRecord<byte[], byte[]> r) {
+    consumed.add(r);
+  }
+
+  /** The records covered, in the order they were consumed. */
+  List<ConsumerRecord<byte[], byte[]>> consumed() {
+    return consumed;
+  }
+
+  /** Sets a record aside instead of storing it; call {@link #cover} for it too. */
+  void deadLetter(DeadLetter d) {
+    deadLetters.add(d);
+  }
+
+  List<DeadLetter> deadLetters() {
+    return deadLetters;
   }
 
   /** How the device runs: its current update is the embedded one, another one, or not reported. */

@@ -151,6 +151,9 @@ final class BatchWriter {
           all.add(newFailures);
           all.add(newReceipts);
           execute(conn, REJECTS_SQL, rejects, all);
+          for (Batch.DeadLetter d : batch.deadLetters()) {
+            all.add(conn.preparedQuery(DeadLetters.INSERT_SQL).execute(DeadLetters.tuple(d)));
+          }
           return Future.all(all)
               .compose(
                   done -> {

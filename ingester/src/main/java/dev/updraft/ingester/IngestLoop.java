@@ -6,12 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -51,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * <h2>PostgreSQL down or slow</h2>
  * A failed write keeps its batch, pauses every partition, and is retried with exponential backoff
  * (100 ms to 5 s, {@link PgHealth}) while the loop keeps polling (so the group keeps the instance) and
- * reports lag; the first success resumes consumption. Decoding never fails the loop ({@link Intake}): a
+ * reports lag; the first success resumes consumption. A batch PostgreSQL refuses for its data
+ * {@code --ingest-max-attempts} times is written in halves and the records refused alone are set aside
+ * ({@link DeadLetters}), so one record never stalls its partition. Decoding never fails the loop ({@link Intake}): a
  * record that is not a check-in is counted, logged with its topic, partition and offset, stored in
  * {@code ingest_rejects} by the same transaction, and skipped. Partitions moved by the group are handled
  * by {@link Rebalance}.
@@ -88,9 +86,6 @@ final class IngestLoop implements Runnable {
 
   static final long WRITE_TIMEOUT_MS = 60_000;
 
-  /** A write in flight. */
-  private record Flight(Batch batch, CompletableFuture<Integer> result) {}
-
   private final String topic;
   private final Consumer<byte[], byte[]> consumer;
   private final BatchWriter writer;
@@ -99,6 +94,7 @@ final class IngestLoop implements Runnable {
   private final PgHealth health;
   private final Partitions partitions;
   private final Intake intake;
+  private final DeadLetters deadLetters;
   private final Hook hook;
   private final CommitListener listener;
   private final int batchSize;
@@ -127,6 +123,7 @@ final class IngestLoop implements Runnable {
       BatchWriter writer,
       IngestMetrics metrics,
       int batchSize,
+      int maxAttempts,
       Duration batchWait,
       Duration linger,
       Hook hook,
@@ -139,6 +136,7 @@ final class IngestLoop implements Runnable {
     this.health = new PgHealth(gauges);
     this.partitions = new Partitions(topic, consumer, writer, metrics, gauges, health);
     this.intake = new Intake(topic, metrics, linger.toNanos());
+    this.deadLetters = new DeadLetters(writer, intake, metrics, maxAttempts);
     this.batchSize = batchSize;
     this.batchWaitNanos = batchWait.toNanos();
     this.lingerNanos = linger.toNanos();
@@ -316,32 +314,12 @@ final class IngestLoop implements Runnable {
    */
   private void complete(boolean block) {
     Flight f = inflight;
-    Integer rows = null;
-    Throwable err = null;
-    if (block) {
-      try {
-        rows = f.result().get(WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-      } catch (ExecutionException e) {
-        err = e.getCause();
-      } catch (TimeoutException e) {
-        // the transaction may still commit later: the offset condition makes the retry safe either way
-        err = new TimeoutException("batch write not finished after " + WRITE_TIMEOUT_MS + " ms: ranges=" + BatchWriter.describe(f.batch()));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        err = e;
-      }
-    } else {
-      if (!f.result().isDone()) {
-        return;
-      }
-      try {
-        rows = f.result().getNow(null);
-      } catch (CompletionException e) {
-        err = e.getCause();
-      } catch (CancellationException e) {
-        err = e;
-      }
+    Flight.End end = f.end(block, WRITE_TIMEOUT_MS);
+    if (end == null) {
+      return;
     }
+    Integer rows = end.rows();
+    Throwable err = end.err();
     inflight = null;
     gauges.inflight.set(0);
     if (err == null) {
@@ -358,6 +336,17 @@ final class IngestLoop implements Runnable {
 
   private void committed(Batch b, int deviceRows) {
     hook.at(Point.AFTER_COMMIT, this);
+    long nowMillis = System.currentTimeMillis();
+    metrics.committed(b, deviceRows, nowMillis);
+    stored(b);
+    if (listener != null) {
+      listener.committed(nowMillis, b.times());
+    }
+  }
+
+  /** {@code b}'s offsets are in PostgreSQL: reads on from them. */
+  private void stored(Batch b) {
+    deadLetters.reset();
     Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
     Set<TopicPartition> assigned = consumer.assignment();
     for (Map.Entry<TopicPartition, Batch.Range> e : b.ranges().entrySet()) {
@@ -365,14 +354,6 @@ final class IngestLoop implements Runnable {
         partitions.stored(e.getKey(), e.getValue().next);
         commit.put(e.getKey(), new OffsetAndMetadata(e.getValue().next));
       }
-    }
-    long nowMillis = System.currentTimeMillis();
-    metrics.records.increment(b.checkIns());
-    metrics.deviceRows.increment(deviceRows);
-    metrics.batches.increment();
-    metrics.batchSize.record(b.records());
-    if (b.checkIns() > 0) {
-      metrics.delay.record(Math.max(0, nowMillis - b.oldestAt()), TimeUnit.MILLISECONDS);
     }
     health.succeeded();
     pgRecovered();
@@ -386,13 +367,20 @@ final class IngestLoop implements Runnable {
             }
           });
     }
-    if (listener != null) {
-      listener.committed(nowMillis, b.times());
-    }
   }
 
   private void writeFailed(Batch b, Throwable err) {
     metrics.pgFailures.increment();
+    if (deadLetters.exhausted(err)) {
+      Throwable left = deadLetters.isolate(b, err);
+      if (left == null) {
+        stored(b); // every record stored or set aside
+      } else {
+        LOG.warn("setting aside refused records stopped ({}); reading on from the offsets stored in PostgreSQL", left.toString());
+        resetToStored();
+      }
+      return;
+    }
     failed = b;
     health.failed("writing a batch of " + b.records() + " records (ranges=" + BatchWriter.describe(b) + ")", err);
   }
@@ -421,6 +409,7 @@ final class IngestLoop implements Runnable {
   /** Drops every uncommitted record and positions all assigned partitions again from PostgreSQL. */
   void resetToStored() {
     resets++;
+    deadLetters.reset();
     current = newBatch();
     failed = null;
     inflight = null; // abandoned if running: whatever it does, the stored offsets say where to resume

@@ -32,6 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code updraft.ingest.pg.failures} [{@code updraft_ingest_pg_failures_total}]: failed writes or
  *       offset reads (PostgreSQL down, slow, or refusing)
  *   <li>{@code updraft.ingest.pg.retries} [{@code updraft_ingest_pg_retries_total}]: writes retried
+ *   <li>{@code updraft.ingest.dead.letters} [{@code updraft_ingest_dead_letters_total}]: check-ins PostgreSQL
+ *       refused alone after {@code --ingest-max-attempts} failed writes of their batch, set aside in
+ *       {@code ingest_dead_letters} ({@link DeadLetters})
  *   <li>{@code updraft.ingest.stale.batches} [{@code updraft_ingest_stale_batches_total}]: batches not
  *       applied because PostgreSQL's offsets had moved (already written, or another instance took over)
  *   <li>{@code updraft.ingest.paused} [{@code updraft_ingest_paused}]: 1 while consumption is paused
@@ -57,6 +60,7 @@ final class IngestMetrics {
   final Counter pgRetries;
   final Counter staleBatches;
   final Counter expired;
+  final Counter deadLetters;
   private final List<Loop> loops = new CopyOnWriteArrayList<>();
 
   /** The gauges of one consumer loop; the registered gauges add them up over the loops. */
@@ -100,6 +104,10 @@ final class IngestMetrics {
         Counter.builder("updraft.ingest.checkins.expired")
             .description("check-ins deleted from the telemetry topic by its retention before they were stored: lost")
             .register(r);
+    deadLetters =
+        Counter.builder("updraft.ingest.dead.letters")
+            .description("check-ins PostgreSQL refused every time, set aside in ingest_dead_letters: not counted until replayed")
+            .register(r);
     Gauge.builder("updraft.ingest.lag", this, IngestMetrics::lag)
         .baseUnit("records")
         .description("records behind the log end, from the offsets stored in PostgreSQL")
@@ -114,6 +122,17 @@ final class IngestMetrics {
         .baseUnit("records")
         .description("records of the batches being written to PostgreSQL now")
         .register(r);
+  }
+
+  /** Counts a batch committed at {@code nowMillis} with {@code deviceRows} device rows. */
+  void committed(Batch b, int deviceRows, long nowMillis) {
+    records.increment(b.checkIns());
+    this.deviceRows.increment(deviceRows);
+    batches.increment();
+    batchSize.record(b.records());
+    if (b.checkIns() > 0) {
+      delay.record(Math.max(0, nowMillis - b.oldestAt()), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
   }
 
   /** Gauges for one more consumer loop. */

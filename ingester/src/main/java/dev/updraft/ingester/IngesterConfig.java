@@ -35,6 +35,9 @@ import java.util.Set;
  *     --ingest-batch-size} is written at once); 0 writes at the end of each poll. Trades lag (up to about this
  *     much per check-in) for PostgreSQL's cost per check-in: each
  *     transaction costs a fixed part (its commit and fsync, the offset and counter rows) that larger batches share
+ * @param maxAttempts {@code --ingest-max-attempts}: writes of a batch PostgreSQL refuses for its data (SQLSTATE
+ *     class 22, 23 or 54) before the records it refuses alone are found and set aside in {@code ingest_dead_letters}
+ *     ({@link DeadLetters}); an outage never counts
  * @param consumers {@code --ingest-consumers}: Kafka consumers (threads, each writing its own batches) in
  *     this process; more than the topic's partitions over all instances leaves some idle
  * @param metricsPort {@code --metrics-port}: HTTP port of {@code /metrics} and {@code /healthz}; 0 runs no
@@ -58,6 +61,7 @@ public record IngesterConfig(
     int batchSize,
     Duration batchWait,
     Duration linger,
+    int maxAttempts,
     int consumers,
     int metricsPort,
     String bind,
@@ -75,6 +79,8 @@ public record IngesterConfig(
   public static final Duration MAX_LINGER = Duration.ofSeconds(10);
   /** Two writers keep PostgreSQL busy while the other one's batch is being decoded and sent. */
   public static final int DEFAULT_CONSUMERS = 2;
+  /** With the backoff (100 ms doubling), a refused batch is split after about 1.5 s of retries. */
+  public static final int DEFAULT_MAX_ATTEMPTS = DeadLetters.DEFAULT_MAX_ATTEMPTS;
   public static final int DEFAULT_METRICS_PORT = 9400;
   public static final String DEFAULT_BIND = "0.0.0.0";
 
@@ -90,6 +96,7 @@ public record IngesterConfig(
           "ingest-batch-size",
           "ingest-batch-wait",
           "ingest-linger",
+          "ingest-max-attempts",
           "ingest-consumers",
           "metrics-port",
           "bind",
@@ -115,6 +122,9 @@ public record IngesterConfig(
     if (linger == null || linger.isNegative() || linger.compareTo(MAX_LINGER) > 0) {
       throw new ConfigException("--ingest-linger must be between 0ms and 10s: got "
           + (linger == null ? "nothing" : linger.toMillis() + "ms"));
+    }
+    if (maxAttempts < 1 || maxAttempts > 100) {
+      throw new ConfigException("--ingest-max-attempts must be between 1 and 100: got " + maxAttempts);
     }
     if (consumers < 1 || consumers > 64) {
       throw new ConfigException("--ingest-consumers must be between 1 and 64: got " + consumers);
@@ -147,6 +157,7 @@ public record IngesterConfig(
         s.integer("ingest-batch-size", DEFAULT_BATCH_SIZE, 1, 100_000),
         s.duration("ingest-batch-wait", DEFAULT_BATCH_WAIT),
         s.duration("ingest-linger", DEFAULT_LINGER),
+        s.integer("ingest-max-attempts", DEFAULT_MAX_ATTEMPTS, 1, 100),
         s.integer("ingest-consumers", DEFAULT_CONSUMERS, 1, 64),
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
         s.string("bind", DEFAULT_BIND),
@@ -204,6 +215,6 @@ public record IngesterConfig(
   public String toString() {
     return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl) + ", postgresTls=" + postgresTls
         + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
-        + "ms, linger=" + linger.toMillis() + "ms, consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + ", " + metricsAccess + "]";
+        + "ms, linger=" + linger.toMillis() + "ms, maxAttempts=" + maxAttempts + ", consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + ", " + metricsAccess + "]";
   }
 }

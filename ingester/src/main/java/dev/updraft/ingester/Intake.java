@@ -27,12 +27,24 @@ final class Intake {
   private final String topic;
   private final IngestMetrics metrics;
   private final long maxWaitedNanos;
+  /** False for {@link #again()}: records read a second time are neither counted nor logged again. */
+  private final boolean counting;
   private long rejected;
 
   Intake(String topic, IngestMetrics metrics, long maxWaitedNanos) {
+    this(topic, metrics, maxWaitedNanos, true);
+  }
+
+  private Intake(String topic, IngestMetrics metrics, long maxWaitedNanos, boolean counting) {
     this.topic = topic;
     this.metrics = metrics;
     this.maxWaitedNanos = maxWaitedNanos;
+    this.counting = counting;
+  }
+
+  /** An intake for records already accepted once (a failed batch split by {@link DeadLetters}): it counts and logs nothing. */
+  Intake again() {
+    return new Intake(topic, metrics, maxWaitedNanos, false);
   }
 
   /**
@@ -56,11 +68,14 @@ final class Intake {
           topic, tp.partition(), pos.next, r.offset());
     }
     batch.cover(tp, pos.next, pos.row, r.offset(), waitedNanos(r.timestamp(), System.currentTimeMillis(), maxWaitedNanos));
+    batch.keep(r);
     pos.next = r.offset() + 1;
     pos.row = true;
     if (r.headers().lastHeader(Topics.WARMUP_HEADER) != null) {
       // an edge's own warm-up, not a device: its offset is covered, nothing is stored
-      metrics.warmupSkipped.increment();
+      if (counting) {
+        metrics.warmupSkipped.increment();
+      }
       return;
     }
     String error;
@@ -80,10 +95,12 @@ final class Intake {
   }
 
   private void reject(Batch batch, TopicPartition tp, ConsumerRecord<byte[], byte[]> r, String error) {
-    metrics.decodeErrors.increment();
-    rejected++;
+    if (counting) {
+      metrics.decodeErrors.increment();
+      rejected++;
+    }
     String why = CheckIns.withoutNul(error.length() > 500 ? error.substring(0, 500) : error);
-    if (rejected <= LOGGED_REJECTS || rejected % 1000 == 0) {
+    if (counting && (rejected <= LOGGED_REJECTS || rejected % 1000 == 0)) {
       LOG.warn(
           "skipping a record that is not a check-in (rejects so far={}): topic={} partition={} offset={}: {}",
           rejected, topic, tp.partition(), r.offset(), why);

@@ -72,7 +72,9 @@ final class PgHealth {
       LOG.debug("PostgreSQL failed again (attempt {}): {}: {}", attempts, what, detail);
     }
     if (err instanceof PgException && isDataError(((PgException) err).getSqlState())) {
-      LOG.error("PostgreSQL refused the data itself ({}): the batch will keep failing until an operator looks at it", detail);
+      LOG.error("PostgreSQL refused the data itself ({}): after --ingest-max-attempts the records it refuses alone are set aside"
+          + " in ingest_dead_letters (SQLSTATE class 22, 23, 54); a schema error (class 42) keeps failing until an operator fixes it",
+          detail);
     }
   }
 

@@ -47,6 +47,12 @@ public final class TelemetryIngester {
 
   /** How long a consumer that stopped heartbeating keeps its partitions (a crashed ingester's). */
   static final int SESSION_TIMEOUT_MS = 10_000;
+
+  /**
+   * Longest wait between two attempts to write PostgreSQL while it fails (the backoff doubles from 100 ms up to this):
+   * once PostgreSQL is back, the ingester stores again within about this much.
+   */
+  public static final java.time.Duration MAX_PG_RETRY_BACKOFF = java.time.Duration.ofMillis(PgHealth.MAX_BACKOFF_MS);
   /** Statements up to this many characters are prepared once per connection and kept (the longest is ~3,700). */
   static final int STATEMENT_CACHE_SQL_LIMIT = 16 * 1024;
 
@@ -136,6 +142,7 @@ public final class TelemetryIngester {
                         new BatchWriter(pool, config.topic()),
                         metrics,
                         config.batchSize(),
+                        config.maxAttempts(),
                         config.batchWait(),
                         config.linger(),
                         hook,

@@ -23,6 +23,7 @@ class IngesterConfigTest {
     assertThat(c.batchWait()).isEqualTo(Duration.ofMillis(500));
     assertThat(c.linger()).isEqualTo(Duration.ofMillis(250));
     assertThat(c.consumers()).isEqualTo(2);
+    assertThat(c.maxAttempts()).as("--ingest-max-attempts, as docs/operations.md says").isEqualTo(5);
     assertThat(c.pgConnectOptions().getDatabase()).isEqualTo("updraft");
     assertThat(c.pgConnectOptions().getPort()).isEqualTo(5432);
   }
@@ -97,6 +98,9 @@ class IngesterConfigTest {
     assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-consumers", "0"), Map.of())))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--ingest-consumers");
+    assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("ingest-max-attempts", "0"), Map.of())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--ingest-max-attempts");
     assertThatThrownBy(() -> IngesterConfig.from(Settings.of(Map.of("postgres-url", "mysql://db/x"), Map.of())))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--postgres-url");

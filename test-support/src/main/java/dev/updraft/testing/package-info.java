@@ -8,7 +8,9 @@
  * engine answers). {@code UPDRAFT_TEST_INFRA} works too.
  *
  * <p>For faults: {@link dev.updraft.testing.KafkaCluster}, a cluster of a test's own (one broker, or several
- * beside a controller, each stopped and started again at will, optionally each behind a proxy), and
+ * beside a controller, in this JVM, each stopped and started again at will, optionally each behind a proxy);
+ * {@link dev.updraft.testing.KafkaProcesses}, three brokers and a three-node controller quorum each an OS process
+ * of its own, to SIGKILL and restart on its own log directory, every broker also behind a proxy; and
  * {@link dev.updraft.testing.TcpProxy}, to cut or stall a connection between a client and a server.
  */
 package dev.updraft.testing;

@@ -228,10 +228,11 @@ public final class CommandProcessor implements AutoCloseable {
           return 0;
         }
         return snapshots.writeDue(state, clock.instant(), all, records -> {
-          if (!log.reachable(SNAPSHOT_PROBE_TIMEOUT)) { // an outage: the command thread must not wait on it every second
+          String unwritable = log.unwritable(SNAPSHOT_PROBE_TIMEOUT);
+          if (unwritable != null) { // an outage: the command thread must not wait on it every second
             snapshotsPausedUntil = System.nanoTime() + SNAPSHOT_PAUSE.toNanos();
-            throw new LogWriteException(LogWriteException.Kind.ABORTED, "Kafka did not describe the events topic within "
-                + SNAPSHOT_PROBE_TIMEOUT.toMillis() + " ms; next try in " + SNAPSHOT_PAUSE.toSeconds() + " s", null);
+            throw new LogWriteException(LogWriteException.Kind.ABORTED, unwritable + " (probe of " + SNAPSHOT_PROBE_TIMEOUT.toMillis()
+                + " ms); next try in " + SNAPSHOT_PAUSE.toSeconds() + " s", null);
           }
           log.writeOther(records, beforeSnapshotCommit);
         });
@@ -310,10 +311,10 @@ public final class CommandProcessor implements AutoCloseable {
       return plan.result().apply(before);
     }
     long probe = System.nanoTime();
-    if (!log.reachable(LOG_PROBE_TIMEOUT)) { // nothing sent: nothing of this command can become visible later
-      LOG.warn("command refused: Kafka did not describe the events topic ({} ms)", (System.nanoTime() - probe) / 1_000_000);
-      throw new CommandException(503, "log-unavailable", "the event log (Kafka) did not answer within " + LOG_PROBE_TIMEOUT.toSeconds()
-          + " s (a Kafka outage); nothing was written; retry later");
+    String unwritable = log.unwritable(LOG_PROBE_TIMEOUT);
+    if (unwritable != null) { // nothing sent: nothing of this command can become visible later
+      LOG.warn("command refused ({} ms): {}", (System.nanoTime() - probe) / 1_000_000, unwritable);
+      throw new CommandException(503, "log-unavailable", unwritable + "; nothing was written; retry later");
     }
     List<EventEnvelope> envelopes = new ArrayList<>();
     Map<String, Long> next = new HashMap<>();

@@ -76,6 +76,8 @@ public final class EventLog implements AutoCloseable {
   private final Runnable beforeCommit;
   /** The events topic's record limit: Kafka's default until {@link #startWriter} reads the topic's. */
   private RecordLimit limit = RecordLimit.kafkaDefault();
+  /** The events topic's {@code min.insync.replicas}, read by {@link #startWriter}. */
+  private int minInsync = 1;
   private KafkaProducer<String, byte[]> producer;
   private Admin coordinator;
   private KafkaConsumer<String, byte[]> consumer;
@@ -98,9 +100,12 @@ public final class EventLog implements AutoCloseable {
     return topic;
   }
 
-  /** Whether Kafka answers for the events topic within {@code timeout} with a leader per partition ({@link LogProbe}). */
-  public boolean reachable(Duration timeout) {
-    return coordinator == null || LogProbe.leadersKnown(coordinator, topic, timeout);
+  /**
+   * Why the events topic cannot take a write now, or null when it can: Kafka answers for it within {@code timeout}
+   * with a leader and at least the topic's {@code min.insync.replicas} in-sync replicas per partition ({@link LogProbe}).
+   */
+  public String unwritable(Duration timeout) {
+    return coordinator == null ? null : LogProbe.unwritable(coordinator, topic, minInsync, timeout);
   }
 
   /** The largest encoded event {@link #append} takes. */
@@ -131,6 +136,7 @@ public final class EventLog implements AutoCloseable {
     a.put(AdminClientConfig.CLIENT_ID_CONFIG, transactionalId + "-coordinator-" + UUID.randomUUID().toString().substring(0, 8));
     coordinator = Admin.create(kafka.apply(a));
     limit = RecordLimit.read(coordinator, topic);
+    minInsync = LogProbe.minInsyncReplicas(coordinator, topic);
     LOG.info("event writer ready transactionalId={} topic={} maxEventBytes={}", transactionalId, topic, limit.maxEventBytes());
   }
 

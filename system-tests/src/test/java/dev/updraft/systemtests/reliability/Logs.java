@@ -34,7 +34,7 @@ public final class Logs {
   }
 
   /**
-   * The idempotency keys of the {@code update.published} events of {@code appId} a {@code read_uncommitted} reader
+   * The idempotency keys of the {@code update.published} and roll back events of {@code appId} a {@code read_uncommitted} reader
    * sees: those of transactions not committed (yet, or ever) too.
    */
   public static java.util.Set<String> uncommittedKeys(String bootstrap, String prefix, String appId) {
@@ -46,8 +46,10 @@ public final class Logs {
       dev.updraft.events.Decoded d = dev.updraft.events.EventCodec.decode(r.value());
       if (d instanceof dev.updraft.events.Decoded.Known) {
         dev.updraft.events.EventEnvelope e = ((dev.updraft.events.Decoded.Known) d).envelope();
-        if (e.appId().equals(appId) && e.payload() instanceof dev.updraft.events.EventPayload.UpdatePublished) {
-          out.add(((dev.updraft.events.EventPayload.UpdatePublished) e.payload()).group().idempotencyKey());
+        if (e.appId().equals(appId) && e.payload() instanceof dev.updraft.events.EventPayload.UpdatePublished u) {
+          out.add(u.group().idempotencyKey());
+        } else if (e.appId().equals(appId) && e.payload() instanceof dev.updraft.events.EventPayload.RolledBackToEmbedded rb) {
+          out.add(rb.group().idempotencyKey());
         }
       }
     });
