@@ -7,12 +7,14 @@ import dev.updraft.controlplane.api.PublisherApi;
 import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.config.EdgeImageFlags;
 import dev.updraft.controlplane.config.HttpFlags;
 import dev.updraft.controlplane.config.TlsFiles;
 import dev.updraft.controlplane.history.HistoryReads;
 import dev.updraft.controlplane.console.ConsoleRoutes;
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.log.TopicSetup;
+import dev.updraft.controlplane.edgeimage.EdgeImageWriter;
 import dev.updraft.controlplane.snapshots.Snapshotter;
 import dev.updraft.controlplane.patches.Delivery;
 import dev.updraft.controlplane.signing.KeyStore;
@@ -72,6 +74,8 @@ public final class ControlPlane {
   private final long renewalTimer;
   /** Retention and asset-prune schedules; set once started. */
   private Housekeeping housekeeping;
+  /** Nullable: no {@code --edge-image-key}. */
+  private EdgeImageWriter edgeImages;
   private HistoryReads history;
   /** Nullable: the {@code --metrics-port} listener. */
   private HttpServer metricsServer;
@@ -269,6 +273,9 @@ public final class ControlPlane {
               ControlPlane cp =
                   new ControlPlane(vertx, config, processor, commands, storage, s, List.copyOf(extensions), rollouts, url.get(), timer, delivery);
               cp.housekeeping = Housekeeping.start(vertx, config.lifecycle(), commands);
+              EdgeImageFlags ei = config.edgeImage();
+              cp.edgeImages = !ei.on() ? null : new EdgeImageWriter(config.kafkaBootstrap(), config.kafka(), Topics.events(config.topicPrefix()),
+                  Topics.snapshots(config.topicPrefix()), storage.edgeImages(), ei.seal(), ei.interval(), ei.keep(), metrics).start();
               cp.history = history;
               cp.metricsServer = metricsOf[0];
               return cp;
@@ -373,6 +380,9 @@ public final class ControlPlane {
             .eventually(
                 () -> vertx.executeBlocking(
                     () -> {
+                      if (edgeImages != null) {
+                        edgeImages.close();
+                      }
                       delivery.close();
                       processor.close();
                       storage.close();

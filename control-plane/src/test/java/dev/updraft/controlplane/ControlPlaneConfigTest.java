@@ -129,6 +129,21 @@ class ControlPlaneConfigTest {
     assertThatThrownBy(() -> withFlags("storage", "s3", "s3-bucket", "b12", "gcs-bucket", "g")).hasMessageContaining("need --storage gcs");
   }
 
+  @Test
+  void theEdgeImageIsOffWithoutAKeyAndItsKeyIsNeverShown() {
+    assertThat(withFlags().edgeImage().on()).as("off by default").isFalse();
+    String key = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+    ControlPlaneConfig c = withFlags("edge-image-key", key, "edge-image-interval", "30s", "edge-image-keep", "5");
+    assertThat(c.edgeImage().on()).isTrue();
+    assertThat(c.edgeImage().interval()).isEqualTo(java.time.Duration.ofSeconds(30));
+    assertThat(c.edgeImage().keep()).isEqualTo(5);
+    assertThat(withFlags("edge-image-key", key).edgeImage().interval()).isEqualTo(java.time.Duration.ofMinutes(1));
+    assertThat(c.edgeImage().toString()).doesNotContain(key);
+    assertThatThrownBy(() -> withFlags("edge-image-key", "c2hvcnQ=")).hasMessageContaining("--edge-image-key").hasMessageContaining("32 bytes");
+    assertThatThrownBy(() -> withFlags("edge-image-key", key, "edge-image-interval", "100ms")).hasMessageContaining("--edge-image-interval");
+    assertThatThrownBy(() -> withFlags("edge-image-key", key, "edge-image-keep", "1")).hasMessageContaining("edge-image-keep");
+  }
+
   static ControlPlaneConfig withFlags(String... kv) {
     Map<String, String> m = new java.util.HashMap<>();
     m.put("admin-token", TOKEN);

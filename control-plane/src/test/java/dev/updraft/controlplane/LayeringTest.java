@@ -16,7 +16,7 @@ class LayeringTest {
           .layer("commands and the automatic-revert guard", "commands", "guard")
           .layer("extension contracts and configuration", "spi", "config")
           .layer("console sign-in (OIDC) and its flags", "signin")
-          .layer("history, snapshots and the keys devices ask for", "history", "snapshots", "keyuse")
+          .layer("history, snapshots, the edge image and the keys devices ask for", "history", "snapshots", "edgeimage", "keyuse")
           .layer("log, state, storage, signing, rendering, telemetry database", "log", "state", "storage", "signing", "render", "telemetry")
           .layer("core: roles and the refusal", "core");
 

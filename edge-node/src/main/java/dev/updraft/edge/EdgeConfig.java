@@ -4,6 +4,7 @@ import dev.updraft.common.ConfigException;
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
+import dev.updraft.edge.log.ImageSource;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -58,6 +59,8 @@ import java.util.Set;
  *     waits for Kafka before serving that image
  * @param maxStale {@code --max-stale}, default unlimited (null): an image older than this (since the edge, or the
  *     stored image's writer, last heard from the log) is not served: device requests get 503 and {@code /readyz} 503
+ * @param imageSource nullable: {@code --image-source} with {@code --edge-image-key} (and {@code --image-s3-*}): where an edge
+ *     with no image of its own under {@code --data-dir} reads the newest one the control plane wrote to the asset storage
  * @param metrics {@code --metrics-token} or {@code --metrics-token-file} (default none: {@code /metrics} is public) and
  *     {@code --metrics-port} (default none: {@code /metrics} on the edge port; 0: any free port)
  */
@@ -87,7 +90,7 @@ public record EdgeConfig(
     Duration imageInterval,
     Duration storedImageAfter,
     Duration maxStale,
-
+    ImageSource imageSource,
     MetricsAccess metrics) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
@@ -118,7 +121,10 @@ public record EdgeConfig(
           "image-interval",
           "stored-image-after",
           "max-stale",
-
+          "image-source",
+          "image-s3-endpoint",
+          "image-s3-region",
+          "edge-image-key",
           "metrics-token",
           "metrics-token-file",
           MetricsAccess.PORT_FLAG);
@@ -219,6 +225,7 @@ public record EdgeConfig(
         s.duration("image-interval", Duration.ofSeconds(30)),
         s.duration("stored-image-after", Duration.ofSeconds(5)),
         maxStale(s),
+        ImageSource.from(s),
         MetricsAccess.from(s, true));
   }
 

@@ -5,6 +5,7 @@ import dev.updraft.edge.assets.PatchCache;
 import dev.updraft.edge.checkin.CheckInEmitter;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.log.EventLogReader;
+import dev.updraft.edge.log.StoredImages;
 import dev.updraft.edge.replay.RequestRecorder;
 import dev.updraft.events.Topics;
 import io.micrometer.core.instrument.Counter;
@@ -123,7 +124,8 @@ public final class EdgeNode {
         .register(registry);
     Gauge.builder("updraft.edge.ready", live, l -> l.ready() ? 1 : 0).description("1 once the image caught up with the log").register(registry);
     Gauge.builder("updraft.edge.image.stored.serving", live, l -> l.servingStored() ? 1 : 0)
-        .description("1 while the edge serves the image stored under --data-dir without having caught up with Kafka").register(registry);
+        .description("1 while the edge serves a stored image (--data-dir or --image-source) without having caught up with Kafka")
+        .register(registry);
     Counter headerTimeouts = Counter.builder("updraft.edge.header.timeouts")
         .description("Connections closed because a request head took longer than --header-timeout")
         .register(registry);
@@ -133,8 +135,8 @@ public final class EdgeNode {
     Future<Parts> opened = vertx.executeBlocking(() -> {
       parts.reader = new EventLogReader(config.kafkaBootstrap(), config.kafka(), Topics.events(config.topicPrefix()),
           Topics.snapshots(config.topicPrefix()), "updraft-edge-" + config.edgeId(), live, registry,
-          config.dataDir() == null ? null
-              : new EventLogReader.Stored(config.dataDir(), config.imageInterval(), config.storedImageAfter()));
+          config.dataDir() == null && config.imageSource() == null ? null
+              : new StoredImages(config.dataDir(), config.imageInterval(), config.storedImageAfter(), config.imageSource()));
       if (config.checkins()) {
         parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), config.kafka(), Topics.telemetry(config.topicPrefix()),
             "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(),

@@ -18,7 +18,9 @@ import java.util.TreeMap;
  *   <li>{@code caughtUp}: the image has caught up with the log end seen when Kafka first answered;
  *   <li>{@code servingStoredImage}: the image served is the one stored under {@code --data-dir} and Kafka has not
  *       been caught up with (it could not be reached when the edge started);
- *   <li>{@code image}: {@code source} ({@code stored} or {@code log}), {@code ageSeconds}, {@code offsets} (by
+ *   <li>{@code image}: {@code source} ({@code stored}: under {@code --data-dir}; {@code storage}: the control plane's
+ *       image read from the asset storage, {@code --image-source}; or {@code log}; where it was read is logged, not
+ *       shown here: {@code /readyz} is public), {@code ageSeconds}, {@code offsets} (by
  *       events partition, the first offset the image does not hold) and {@code eventsRestored} (event records the
  *       stored image held);
  *   <li>{@code snapshotApps}, {@code eventsReplayed} (events read from Kafka before the image caught up: after a
@@ -55,7 +57,8 @@ final class Readiness {
   }
 
   private static String imageJson(LiveImage live) {
-    StringBuilder b = new StringBuilder("{\"source\":\"").append(live.fromStore() ? "stored" : "log").append("\",\"ageSeconds\":")
+    String source = live.fromStorage() ? "storage" : live.fromStore() ? "stored" : "log";
+    StringBuilder b = new StringBuilder("{\"source\":\"").append(source).append("\",\"ageSeconds\":")
         .append(String.format(Locale.ROOT, "%.3f", live.stalenessNanos() / 1e9)).append(",\"offsets\":{");
     boolean first = true;
     for (Map.Entry<Integer, Long> e : new TreeMap<>(live.offsets()).entrySet()) {

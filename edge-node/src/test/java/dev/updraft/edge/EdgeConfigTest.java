@@ -44,7 +44,7 @@ class EdgeConfigTest {
         "--metrics-token", "scrape-secret-0123456789", "--metrics-port", "9464");
     assertThat(c).isEqualTo(new EdgeConfig("k:1", KafkaClientConfig.none(), "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
         Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096, Duration.ofSeconds(3), 262144, 1048576, false, 500,
-        Duration.ofSeconds(2), false, Path.of("/tmp/edge"), Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofHours(1), c.metrics()));
+        Duration.ofSeconds(2), false, Path.of("/tmp/edge"), Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofHours(1), null, c.metrics()));
     assertThat(from("--edge-id", "x").maxStale()).as("no age limit by default").isNull();
     assertThat(from("--edge-id", "x", "--max-stale", "unlimited").maxStale()).isNull();
     assertThat(from("--edge-id", "x").dataDir()).as("nothing stored by default").isNull();
@@ -67,6 +67,24 @@ class EdgeConfigTest {
         Map.of("UPDRAFT_EDGE_PORT", "3006", "UPDRAFT_EDGE_ID", "env-edge")));
     assertThat(c.port()).isEqualTo(3005);
     assertThat(c.edgeId()).isEqualTo("env-edge");
+  }
+
+  @Test
+  void anImageSourceNeedsTheControlPlanesKeyAndNeverShowsIt() {
+    String key = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+    EdgeConfig c = from("--edge-id", "x", "--image-source", "s3://updates/edge-images/", "--image-s3-endpoint", "http://127.0.0.1:9000",
+        "--image-s3-region", "eu-west-1", "--edge-image-key", key);
+    assertThat(c.imageSource().location()).isEqualTo("s3://updates/edge-images/");
+    assertThat(c.imageSource().s3Endpoint()).isEqualTo("http://127.0.0.1:9000");
+    assertThat(c.imageSource().s3Region()).isEqualTo("eu-west-1");
+    assertThat(c.imageSource().toString()).contains("s3://updates/edge-images/").doesNotContain(key);
+    assertThat(from("--edge-id", "x").imageSource()).as("none by default").isNull();
+    assertThatThrownBy(() -> from("--edge-id", "x", "--image-source", "/srv/images")).hasMessageContaining("--edge-image-key");
+    assertThatThrownBy(() -> from("--edge-id", "x", "--image-source", "/srv/images", "--edge-image-key", "c2hvcnQ="))
+        .hasMessageContaining("--edge-image-key").hasMessageContaining("32 bytes");
+    assertThatThrownBy(() -> from("--edge-id", "x", "--image-s3-region", "eu-west-1")).hasMessageContaining("--image-source");
+    assertThatThrownBy(() -> from("--edge-id", "x", "--image-source", "s3://b/p", "--edge-image-key", key, "--image-s3-endpoint", "minio:9000"))
+        .hasMessageContaining("--image-s3-endpoint");
   }
 
   @Test

@@ -7,11 +7,8 @@ import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.signin.OidcFlags;
 import dev.updraft.controlplane.snapshots.SnapshotPolicy;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -57,6 +54,7 @@ import java.util.Set;
  *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
  *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
  *   <li>{@code --oidc-issuer}, {@code --oidc-client-id}, {@code --oidc-roles}, ...: console sign-in, {@link OidcFlags}
+ *   <li>{@code --edge-image-key} [none: off], {@code --edge-image-interval} [1m], {@code --edge-image-keep} [3]: {@link EdgeImageFlags}
  *   <li>{@code --metrics-token} or {@code --metrics-token-file} [none: public], {@code --metrics-port} [none: the control port]: {@link MetricsAccess}
  * </ul>
  *
@@ -80,7 +78,8 @@ public final class ControlPlaneConfig {
   /** Every flag this configuration accepts (without the leading dashes). */
   public static final Set<String> FLAGS =
       Settings.union(
-          Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(STORAGE_FLAGS, LifecycleFlags.NAMES.toArray(new String[0])),
+          Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(STORAGE_FLAGS,
+              EdgeImageFlags.NAMES.toArray(new String[0])), LifecycleFlags.NAMES.toArray(new String[0])),
               HttpFlags.NAMES.toArray(new String[0])), KeyFlags.NAMES.toArray(new String[0])), PostgresTls.FLAGS.toArray(new String[0])),
               Settings.union(MetricsAccess.FLAGS, OidcFlags.NAMES.toArray(new String[0])).toArray(new String[0])),
           "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
@@ -113,6 +112,7 @@ public final class ControlPlaneConfig {
   private final S3Flags s3;
   private final AzureFlags azure;
   private final LifecycleFlags lifecycle;
+  private final EdgeImageFlags edgeImage;
   private final HttpFlags http;
   private final KeyFlags keys;
   private final long maxAssetBytes;
@@ -157,6 +157,7 @@ public final class ControlPlaneConfig {
     s3 = S3Flags.from(s, storage == StorageKind.S3);
     azure = AzureFlags.from(s, storage == StorageKind.AZURE);
     lifecycle = LifecycleFlags.from(s);
+    edgeImage = EdgeImageFlags.from(s);
     http = HttpFlags.from(s);
     keys = KeyFlags.from(s, dataDir);
     maxAssetBytes = s.longValue("max-asset-bytes", 100L * 1024 * 1024, 1024, 8L * 1024 * 1024 * 1024);
@@ -197,7 +198,7 @@ public final class ControlPlaneConfig {
     if (tlsCert != null) {
       TlsFiles.load(tlsCert, tlsKey); // fails with a ConfigException naming the file and the problem
     }
-    corsOrigins = corsOrigins(s.raw("cors-origin"));
+    corsOrigins = CorsOrigins.parse(s.raw("cors-origin"));
     String edge = s.raw("edge-public-url");
     edgePublicUrl = edge == null ? null : checkUrl("edge-public-url", edge);
     patches = PatchFlags.from(s);
@@ -226,40 +227,6 @@ public final class ControlPlaneConfig {
               + " other machines; give the address they use for this control plane, such as https://updates.example.com, or --bind 127.0.0.1"
               + " for a machine-local setup");
     }
-  }
-
-  private static List<String> corsOrigins(String value) {
-    if (value == null || value.isBlank()) {
-      return List.of();
-    }
-    List<String> out = new ArrayList<>();
-    for (String part : value.split(",")) {
-      String o = part.trim();
-      if (o.isEmpty()) {
-        continue;
-      }
-      String problem = null;
-      try {
-        URI u = new URI(o);
-        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
-          problem = "not an http(s) origin";
-        } else if (u.getRawPath() != null && !u.getRawPath().isEmpty() || u.getRawQuery() != null || u.getRawFragment() != null || u.getRawUserInfo() != null) {
-          problem = "an origin is scheme://host[:port] with nothing after it";
-        } else if (!o.equals(o.toLowerCase(Locale.ROOT))) {
-          problem = "browsers send origins in lower case";
-        }
-      } catch (URISyntaxException e) {
-        problem = e.getReason();
-      }
-      if (problem != null) {
-        throw new ConfigException(
-            "--cors-origin (UPDRAFT_CORS_ORIGIN) must be comma-separated origins such as https://console.example.com: got '" + o + "' (" + problem + ")");
-      }
-      if (!out.contains(o)) {
-        out.add(o);
-      }
-    }
-    return List.copyOf(out);
   }
 
   /** Reads and validates the configuration; rejects flags not in {@link #FLAGS} by name. */
@@ -350,6 +317,11 @@ public final class ControlPlaneConfig {
   /** Console sign-in with an OIDC provider ({@link OidcFlags#OFF} unless configured). */
   public OidcFlags oidc() {
     return oidc;
+  }
+
+  /** The edge image written to the asset storage ({@code --edge-image-*}). */
+  public EdgeImageFlags edgeImage() {
+    return edgeImage;
   }
 
   public HttpFlags http() {

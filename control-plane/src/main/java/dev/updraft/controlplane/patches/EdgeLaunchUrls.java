@@ -82,6 +82,11 @@ public final class EdgeLaunchUrls implements AssetStorage {
   }
 
   @Override
+  public dev.updraft.controlplane.storage.ImageObjects edgeImages() {
+    return storage.edgeImages();
+  }
+
+  @Override
   public String describe() {
     return storage.describe() + ", launch assets via edges at " + edgeUrl;
   }

@@ -95,6 +95,12 @@ public interface AssetStorage extends AutoCloseable {
     return false;
   }
 
+  /**
+   * The area beside the assets where the control plane writes the edge images ({@link ImageObjects}): never named
+   * in a manifest, read by edges with the storage's credentials ({@code --image-source}).
+   */
+  ImageObjects edgeImages();
+
   /** For logs: the kind and location. */
   String describe();
 

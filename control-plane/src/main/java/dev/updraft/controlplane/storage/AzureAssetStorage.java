@@ -57,6 +57,11 @@ public final class AzureAssetStorage implements AssetStorage {
    * @param baseUrl nullable: without it URLs carry a service SAS valid for {@code ttl}
    * @param where for messages: the account URL and container, never a credential
    */
+  @Override
+  public ImageObjects edgeImages() {
+    return new ImageObjects.Azure(container);
+  }
+
   AzureAssetStorage(BlobContainerClient container, String baseUrl, Duration ttl, String where) {
     this.container = container;
     this.baseUrl = baseUrl;

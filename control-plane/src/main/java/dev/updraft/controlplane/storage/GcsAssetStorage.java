@@ -58,6 +58,11 @@ public final class GcsAssetStorage implements AssetStorage {
   }
 
   @Override
+  public ImageObjects edgeImages() {
+    return new ImageObjects.Gcs(storage, bucket);
+  }
+
+  @Override
   public StoredAsset stat(String appId, String sha256Hex) throws IOException {
     try {
       Blob b = storage.get(BlobId.of(bucket, objectName(appId, sha256Hex)));

@@ -51,6 +51,11 @@ public final class LocalAssetStorage implements AssetStorage {
   }
 
   @Override
+  public ImageObjects edgeImages() {
+    return new ImageObjects.Local(dir.resolve(ImageObjects.LOCAL_DIR));
+  }
+
+  @Override
   public StoredAsset stat(String appId, String sha256Hex) throws IOException {
     Path data = file(appId, sha256Hex);
     if (!Files.isRegularFile(data)) {

@@ -66,6 +66,11 @@ public final class S3AssetStorage implements AssetStorage {
     this.credentials = credentials;
   }
 
+  @Override
+  public ImageObjects edgeImages() {
+    return new ImageObjects.S3(s3, bucket);
+  }
+
   static String prefix(String appId) {
     if (!LocalAssetStorage.APP.matcher(appId).matches()) {
       throw new IllegalArgumentException("bad app id appId=" + appId);

@@ -80,6 +80,7 @@ class AzuriteAssetStorageIT {
   void listsAnAppsAssetsWithSizesAndAgesAndDeletesOne(@TempDir Path dir) throws Exception {
     try (AzureAssetStorage s = AzureConnect.open(keyed(azurite.endpoint(), container(), null, Duration.ofHours(1)))) {
       StorageContract.listsAndDeletes(s, dir);
+      StorageContract.keepsEdgeImages(s);
     }
   }
 

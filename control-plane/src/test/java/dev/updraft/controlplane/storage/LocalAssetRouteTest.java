@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,6 +72,18 @@ class LocalAssetRouteTest {
     assertThat(r.headers().firstValue("content-encoding")).isEmpty();
     HttpResponse<byte[]> png = get("/assets/demo/" + sha + ".png", "Accept", "application/javascript");
     assertThat(png.headers().firstValue("content-type")).hasValue("image/png");
+  }
+
+  @Test
+  void neverServesTheEdgeImages() throws Exception {
+    storage.edgeImages().write("newest", "pointer".getBytes(StandardCharsets.UTF_8));
+    storage.edgeImages().write("image-00000001767225600000-0123abcd.sealed", "sealed".getBytes(StandardCharsets.UTF_8));
+    for (String path : List.of("/assets/_edge-images/newest", "/assets/_edge-images/image-00000001767225600000-0123abcd.sealed",
+        "/assets/%5Fedge-images/newest", "/assets/demo/..%2F_edge-images%2Fnewest")) {
+      HttpResponse<byte[]> r = get(path);
+      assertThat(r.statusCode()).as(path).isGreaterThanOrEqualTo(400).isLessThan(500);
+      assertThat(new String(r.body(), StandardCharsets.UTF_8)).as(path).doesNotContain("pointer").doesNotContain("sealed");
+    }
   }
 
   @Test

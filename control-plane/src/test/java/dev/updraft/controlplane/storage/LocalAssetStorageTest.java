@@ -14,6 +14,7 @@ class LocalAssetStorageTest {
   void listsAnAppsAssetsWithSizesAndAgesAndDeletesOne(@TempDir Path dir) throws Exception {
     LocalAssetStorage s = new LocalAssetStorage(dir.resolve("assets"), () -> "http://127.0.0.1:1");
     StorageContract.listsAndDeletes(s, dir);
+    StorageContract.keepsEdgeImages(s);
   }
 
   @Test

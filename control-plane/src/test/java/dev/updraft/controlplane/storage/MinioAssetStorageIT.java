@@ -28,6 +28,7 @@ class MinioAssetStorageIT {
     try (S3Bucket.Exported credentials = s3.exportCredentials();
         S3AssetStorage s = S3Connect.open(S3AssetStorageIT.options(s3, null, Duration.ofMinutes(5)))) {
       StorageContract.listsAndDeletes(s, dir);
+      StorageContract.keepsEdgeImages(s);
       StoredAsset a = StorageContract.put(s, "demo", dir, "served by minio");
       HttpResponse<String> r =
           HttpClient.newHttpClient()

@@ -99,6 +99,7 @@ class S3AssetStorageIT {
   void listsAnAppsAssetsWithSizesAndAgesAndDeletesOne(S3Bucket s3, @TempDir Path dir) throws Exception {
     try (S3AssetStorage s = S3Connect.open(options(s3, null, Duration.ofHours(1)))) {
       StorageContract.listsAndDeletes(s, dir);
+      StorageContract.keepsEdgeImages(s);
     }
   }
 

@@ -63,4 +63,26 @@ final class StorageContract {
     assertThat(again).as("a deleted asset can be uploaded again").isEqualTo(a);
     assertThat(s.stat("prune", a.sha256Hex())).isEqualTo(a);
   }
+
+  /**
+   * The edge images' area: an object reads back as written, is replaced by a write of the same name, is listed by
+   * name (and no asset is), and is gone once deleted; reading or deleting what is not there is harmless.
+   */
+  static void keepsEdgeImages(AssetStorage s) throws Exception {
+    ImageObjects images = s.edgeImages();
+    assertThat(images.read("newest")).as("nothing written yet").isNull();
+    byte[] image = "sealed image bytes".getBytes(StandardCharsets.UTF_8);
+    String name = "image-00000001767225600000-0123abcd.sealed";
+    images.write(name, image);
+    images.write("newest", "first".getBytes(StandardCharsets.UTF_8));
+    images.write("newest", "second".getBytes(StandardCharsets.UTF_8));
+    assertThat(images.read(name)).isEqualTo(image);
+    assertThat(new String(images.read("newest"), StandardCharsets.UTF_8)).as("replaced").isEqualTo("second");
+    assertThat(images.names()).containsExactlyInAnyOrder(name, "newest");
+    images.delete(name);
+    images.delete(name);
+    assertThat(images.read(name)).isNull();
+    assertThat(images.names()).containsExactly("newest");
+    assertThat(images.describe()).doesNotContain("secret");
+  }
 }

@@ -18,6 +18,7 @@ public final class LiveImage {
   private volatile boolean caughtUp;
   private volatile boolean fromStore;
   private volatile long eventsRestored;
+  private volatile String storedFrom;
   private volatile long lastHeardNanos = System.nanoTime();
   private volatile java.util.Map<Integer, Long> offsets = java.util.Map.of();
   /** 0: no limit. */
@@ -121,9 +122,14 @@ public final class LiveImage {
     return caughtUp;
   }
 
-  /** The image was built from the stored one, whose {@code events} records are not counted as replayed (log reader). */
-  public void restoredFromStore(long events) {
+  /**
+   * The image was built from a stored one, whose {@code events} records are not counted as replayed (log reader).
+   *
+   * @param from {@code data-dir <file>} or {@code storage <location>}
+   */
+  public void restoredFromStore(long events, String from) {
     fromStore = true;
+    storedFrom = from;
     eventsRestored = events;
     eventsReplayed = 0;
   }
@@ -131,6 +137,17 @@ public final class LiveImage {
   /** Whether the image started from the one stored under the data directory. */
   public boolean fromStore() {
     return fromStore;
+  }
+
+  /** Where the stored image came from ({@code data-dir <file>} or {@code storage <location>}); null when none. */
+  public String storedFrom() {
+    return storedFrom;
+  }
+
+  /** Whether the stored image came from the asset storage ({@code --image-source}) rather than {@code --data-dir}. */
+  public boolean fromStorage() {
+    String f = storedFrom;
+    return fromStore && f != null && f.startsWith("storage ");
   }
 
   /** Event records the stored image held (0 when it did not start from one). */

@@ -5,6 +5,7 @@ import dev.updraft.common.KafkaRefusal;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.events.SnapshotSet;
+import dev.updraft.events.StoredImage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -72,6 +73,8 @@ public final class EventLogReader implements AutoCloseable {
   private volatile long lag = -1;
   /** Nullable: no --data-dir, nothing stored. */
   private final ImageStore store;
+  /** Nullable: no --image-source. */
+  private final StorageImage storage;
   /** How long a start with a stored image waits for Kafka before serving it. */
   private final long storedAfterNanos;
   /** The stored image the image was built from, until it is found to match the log or not (reader thread). */
@@ -110,9 +113,10 @@ public final class EventLogReader implements AutoCloseable {
    *     serving a stored one
    */
   public EventLogReader(String bootstrap, KafkaClientConfig kafka, String topic, String snapshotsTopic, String clientId, LiveImage live,
-      MeterRegistry registry, Stored stored) {
+      MeterRegistry registry, StoredImages stored) {
     this.kafka = kafka;
-    this.store = stored == null ? null : new ImageStore(stored.dataDir(), topic, stored.interval(), registry);
+    this.store = stored == null || stored.dataDir() == null ? null : new ImageStore(stored.dataDir(), topic, stored.interval(), registry);
+    this.storage = stored == null || stored.source() == null ? null : stored.source().open(registry);
     this.storedAfterNanos = stored == null ? 0 : stored.serveAfter().toNanos();
     this.topic = topic;
     this.snapshotsTopic = snapshotsTopic;
@@ -145,15 +149,6 @@ public final class EventLogReader implements AutoCloseable {
     thread.setDaemon(true);
   }
 
-  /**
-   * The image kept under a data directory ({@code --data-dir}).
-   *
-   * @param dataDir where the file is
-   * @param interval how often it is written when it changed ({@code --image-interval})
-   * @param serveAfter how long a start with a stored image waits for Kafka before serving it ({@code --stored-image-after})
-   */
-  public record Stored(java.nio.file.Path dataDir, Duration interval, Duration serveAfter) {}
-
   /** Sets a property of the Kafka consumer (tests: smaller fetches); before {@link #start()}. */
   void consumerProperty(String key, String value) {
     props.put(key, value);
@@ -180,7 +175,7 @@ public final class EventLogReader implements AutoCloseable {
   private void run() {
     long t0 = System.nanoTime();
     startNanos = t0;
-    restored = store == null ? null : StoredStart.restore(store, folder, live, topic);
+    restored = store == null && storage == null ? null : StoredStart.restore(store, storage, folder, live, topic);
     serveStoredAt = restored == null ? 0 : t0 + storedAfterNanos;
     // the snapshots are read and decoded while this consumer connects and finds the partitions
     CompletableFuture<SnapshotSet.Result> loading = restored != null ? null : loadingSnapshots();
@@ -390,8 +385,8 @@ public final class EventLogReader implements AutoCloseable {
     if (serveStoredAt != 0 && restored != null && !live.ready() && System.nanoTime() - serveStoredAt >= 0
         && live.lastHeardNanos() - startNanos < 0) {
       live.markReadyFromStore();
-      LOG.warn("{} cannot be read (Kafka unreachable or refusing, or the topic missing): serving the image stored in {}, {} s old,"
-          + " offsets {}; it catches up from those offsets when Kafka answers", topic, store.file(), Math.round(live.stalenessNanos() / 1e9),
+      LOG.warn("{} cannot be read (Kafka unreachable or refusing, or the topic missing): serving the image from {}, {} s old,"
+          + " offsets {}; it catches up from those offsets when Kafka answers", topic, live.storedFrom(), Math.round(live.stalenessNanos() / 1e9),
           live.offsets());
     }
   }

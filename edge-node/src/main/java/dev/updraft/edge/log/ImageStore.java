@@ -1,5 +1,6 @@
 package dev.updraft.edge.log;
 
+import dev.updraft.events.StoredImage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -122,15 +123,20 @@ final class ImageStore implements AutoCloseable {
     changes++;
   }
 
-  /** The image starts from {@code stored}, which is whole as it is; reader thread. */
-  synchronized void startFrom(StoredImage stored) {
+  /**
+   * The image starts from {@code stored}, which is whole as it is; reader thread.
+   *
+   * @param onDisk whether it is this store's file (else, the control plane's from the asset storage, it is written at
+   *     the next interval)
+   */
+  synchronized void startFrom(StoredImage stored, boolean onDisk) {
     snapshots = stored.snapshotRecords();
     events.clear();
     events.addAll(stored.events());
     wholeCount = events.size();
     wholeOffsets = stored.nextOffsets();
     wholeHeardAtMillis = stored.heardAtMillis();
-    savedChanges = changes; // the file holds exactly this
+    savedChanges = onDisk ? changes : -1; // the file holds exactly this, or not yet
     savedHeardAtMillis = wholeHeardAtMillis;
   }
 

@@ -4,6 +4,7 @@ import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.image.ResolveImage;
 import dev.updraft.events.SnapshotSet;
+import dev.updraft.events.StoredImage;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -14,8 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The start of an edge from the image it stored ({@link StoredImage}): the image is rebuilt from the stored
- * records before Kafka is asked anything ({@link #restore}), and, once Kafka answers, checked against the log
+ * The start of an edge from the image it stored ({@link StoredImage}) under {@code --data-dir}, or else from the
+ * newest one the control plane wrote to the asset storage ({@link StorageImage}, {@code --image-source}): the image
+ * is rebuilt from the stored records before Kafka is asked anything ({@link #restore}), and, once Kafka answers, checked against the log
  * ({@link #matching}): a stored offset beyond a partition's end or before its start, or a partition the
  * topic no longer has, means the image is of another log (a topic recreated, a restore into new topics), and
  * the edge starts from Kafka as if there were none. Reader thread only.
@@ -29,8 +31,13 @@ final class StoredStart {
    * Builds the image from the stored one (not ready yet: the reader serves it once Kafka has not answered for
    * {@code --stored-image-after}); null when there is none or it cannot be used, or its records do not fold.
    */
-  static StoredImage restore(ImageStore store, RecordFolder folder, LiveImage live, String topic) {
-    StoredImage stored = store.load();
+  static StoredImage restore(ImageStore store, StorageImage storage, RecordFolder folder, LiveImage live, String topic) {
+    StoredImage stored = store == null ? null : store.load();
+    String from = store == null ? null : "data-dir " + store.file();
+    if (stored == null && storage != null) {
+      stored = storage.load(topic);
+      from = "storage " + storage.describe();
+    }
     if (stored == null) {
       return null;
     }
@@ -55,15 +62,17 @@ final class StoredStart {
       live.publish(ResolveImage.EMPTY);
       live.loadedSnapshots(0);
       folder.snapshots(new SnapshotSet().result());
-      return store.unusable("corrupt", "its records do not fold: " + e);
+      return unusable(store, "corrupt", "the image from " + from + ": its records do not fold: " + e);
     }
-    live.restoredFromStore(stored.events().size());
+    live.restoredFromStore(stored.events().size(), from);
     live.offsets(stored.nextOffsets());
     long ageMillis = Math.max(0, System.currentTimeMillis() - stored.heardAtMillis());
     live.heard(System.nanoTime() - ageMillis * 1_000_000);
     live.phases().since("storedImage", t0);
-    store.startFrom(stored);
-    LOG.info("image rebuilt from {} in {} ms: {} app snapshots, {} events, offsets {}, {} s old; apps={} groups={}", store.file(),
+    if (store != null) {
+      store.startFrom(stored, from.startsWith("data-dir "));
+    }
+    LOG.info("image rebuilt from {} in {} ms: {} app snapshots, {} events, offsets {}, {} s old; apps={} groups={}", from,
         (System.nanoTime() - t0) / 1_000_000, stored.snapshotRecords().size(), stored.events().size(), stored.nextOffsets(),
         ageMillis / 1000, live.image().appCount(), live.image().groupCount());
     return stored;
@@ -100,12 +109,21 @@ final class StoredStart {
     if (mismatch == null) {
       return from;
     }
-    store.unusable("other-log", mismatch);
+    unusable(store, "other-log", "the image from " + live.storedFrom() + ": " + mismatch);
     live.publish(ResolveImage.EMPTY);
     live.unready();
     live.loadedSnapshots(0);
     live.offsets(Map.of());
     folder.snapshots(new SnapshotSet().result());
+    return null;
+  }
+
+  /** Logs and counts an image that is not used (under the data directory's counter when there is one). */
+  private static StoredImage unusable(ImageStore store, String reason, String detail) {
+    if (store != null) {
+      return store.unusable(reason, detail);
+    }
+    LOG.warn("stored image not used ({}: {}); starting from Kafka", reason, detail);
     return null;
   }
 }

@@ -2,6 +2,7 @@ package dev.updraft.edge.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.updraft.events.StoredImage;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;

@@ -10,6 +10,7 @@ import dev.updraft.events.EventEnvelope;
 import dev.updraft.events.EventPayload;
 import dev.updraft.events.UpdateEvents.PlatformUpdate;
 import dev.updraft.events.UpdateEvents.UpdateGroup;
+import dev.updraft.events.StoredImage;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -68,7 +69,7 @@ class StoredStartTest {
     LiveImage live = new LiveImage(Duration.ofSeconds(30));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ImageStore store = new ImageStore(dir, TOPIC, Duration.ofSeconds(30), registry);
-    StoredImage restored = StoredStart.restore(store, new RecordFolder(TOPIC, live, registry), live, TOPIC);
+    StoredImage restored = StoredStart.restore(store, null, new RecordFolder(TOPIC, live, registry), live, TOPIC);
 
     assertThat(restored).isNotNull();
     ResolveImage image = live.image();
@@ -96,8 +97,33 @@ class StoredStartTest {
     LiveImage live = new LiveImage();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ImageStore store = new ImageStore(dir, TOPIC, Duration.ofSeconds(30), registry);
-    assertThat(StoredStart.restore(store, new RecordFolder(TOPIC, live, registry), live, TOPIC)).isNull();
+    assertThat(StoredStart.restore(store, null, new RecordFolder(TOPIC, live, registry), live, TOPIC)).isNull();
     assertThat(live.image().appCount()).isZero();
     assertThat(live.fromStore()).isFalse();
+  }
+
+  @Test
+  void anEmptyDataDirStartsFromTheStoragesImageTooOldForMaxStaleAndKeepsItOnDisk(@TempDir Path dir) throws Exception {
+    Path storage = dir.resolve("storage");
+    java.nio.file.Files.createDirectories(storage);
+    long heardAt = System.currentTimeMillis() - 60_000;
+    dev.updraft.events.ImageSeal seal = dev.updraft.events.ImageSeal.of(java.util.Base64.getEncoder().encodeToString(new byte[32]), "k");
+    StoredImage written = new StoredImage(heardAt, heardAt, TOPIC, Map.of(0, 5L), Map.of(), records());
+    StorageImageTest.write(storage, written, seal);
+    LiveImage live = new LiveImage(Duration.ofSeconds(30));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Path data = dir.resolve("data");
+    ImageStore store = new ImageStore(data, TOPIC, Duration.ofSeconds(30), registry);
+    StorageImage source = new StorageImage(ImageFetch.of(storage.toString(), null, null), seal, registry);
+
+    assertThat(StoredStart.restore(store, source, new RecordFolder(TOPIC, live, registry), live, TOPIC)).isNotNull();
+    assertThat(live.image().groupCount()).isEqualTo(2);
+    assertThat(live.fromStorage()).isTrue();
+    assertThat(live.offsets()).isEqualTo(Map.of(0, 5L));
+    assertThat(live.stalenessNanos() / 1e9).as("its age counts from when the control plane read the log").isGreaterThanOrEqualTo(60);
+    assertThat(live.tooStale()).as("--max-stale applies as to a data-dir image").isTrue();
+    store.saveIfDue();
+    assertThat(StoredImage.read(data.resolve(StoredImage.FILE_NAME))).as("kept under --data-dir from then on")
+        .isInstanceOf(StoredImage.Read.Loaded.class);
   }
 }

@@ -1,5 +1,11 @@
 package dev.updraft.systemtests.reliability;
 
+import static dev.updraft.systemtests.reliability.StaticEdges.errorCode;
+import static dev.updraft.systemtests.reliability.StaticEdges.get;
+import static dev.updraft.systemtests.reliability.StaticEdges.metrics;
+import static dev.updraft.systemtests.reliability.StaticEdges.offsets;
+import static dev.updraft.systemtests.reliability.StaticEdges.readyz;
+import static dev.updraft.systemtests.reliability.StaticEdges.total;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,21 +18,15 @@ import dev.updraft.events.Topics;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.protocol.SignatureVerifier;
 import io.vertx.core.Vertx;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
 
 /**
  * Static stability: an edge, a process of its own ({@code updraft edge --data-dir}), serves the last publish
@@ -45,7 +45,6 @@ class EdgeWithoutKafkaIT {
   static final String APP = "static";
   static final String PREFIX = "static.";
   static final Duration START_BOUND = Duration.ofSeconds(30);
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   @Test
   void anEdgeStartedDuringAKafkaOutageServesItsStoredImageThenCatchesUpFromItsOffsets(@TempDir Path dir)
@@ -157,52 +156,8 @@ class EdgeWithoutKafkaIT {
   }
 
   private static ChildJvm edge(Path dir, List<ChildJvm> edges, String id, int port, Path data, String bootstrap, String... extra) {
-    List<String> args = new ArrayList<>(List.of("edge", "--kafka-bootstrap", bootstrap, "--topic-prefix", PREFIX,
-        "--edge-port", Integer.toString(port), "--bind", "127.0.0.1", "--event-loops", "1", "--warmup-requests", "0",
-        "--data-dir", data.toString(), "--image-interval", "1s", "--edge-id", id));
+    List<String> args = new ArrayList<>(List.of("--data-dir", data.toString(), "--image-interval", "1s"));
     args.addAll(List.of(extra));
-    ChildJvm e = ChildJvm.start(dir.resolve(id + ".log"), Map.of(), args.toArray(String[]::new));
-    edges.add(e);
-    return e;
-  }
-
-  private static String readyz(int port) {
-    return "http://127.0.0.1:" + port + "/readyz";
-  }
-
-  private static String metrics(int port) {
-    return "http://127.0.0.1:" + port + "/metrics";
-  }
-
-  private static Map<Integer, Long> offsets(JsonNode readyz) {
-    Map<Integer, Long> out = new HashMap<>();
-    readyz.path("image").path("offsets").properties().forEach(e -> out.put(Integer.parseInt(e.getKey()), e.getValue().asLong()));
-    return out;
-  }
-
-  private static long total(Map<Integer, Long> offsets) {
-    return offsets.values().stream().mapToLong(Long::longValue).sum();
-  }
-
-  private static JsonNode get(String url) {
-    try {
-      HttpResponse<byte[]> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).GET().build(),
-          HttpResponse.BodyHandlers.ofByteArray());
-      return CliRun.JSON.readTree(r.body());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /** The error code of a JSON error answer at {@code url}, or null when there is none (or nothing answers yet). */
-  private static String errorCode(String url) {
-    try {
-      return get(url).path("error").path("code").asText(null);
-    } catch (UncheckedIOException e) {
-      return null;
-    }
+    return StaticEdges.start(dir, edges, id, port, bootstrap, PREFIX, Map.of(), args.toArray(String[]::new));
   }
 }

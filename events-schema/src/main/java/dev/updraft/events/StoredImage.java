@@ -1,4 +1,4 @@
-package dev.updraft.edge.log;
+package dev.updraft.events;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -23,7 +23,8 @@ import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 /**
- * An edge's durable image: what it folded, as the records it folded them from, and where in
+ * An edge's durable image (under its {@code --data-dir}, or written by the control plane to the asset storage,
+ * sealed by {@link ImageSeal}): what it folded, as the records it folded them from, and where in
  * {@code updraft.events} that leaves it. An edge started from it builds the same image as the edge that
  * wrote it (the snapshot records go through {@link dev.updraft.events.SnapshotSet} as when they were read
  * from {@code updraft.snapshots}, the event records through the same fold), and reads the events topic
@@ -54,26 +55,26 @@ import java.util.zip.CRC32C;
  * @param snapshotRecords the latest record of each key of {@code updraft.snapshots} the image started from, by key
  * @param events the event records folded after those snapshots, in the order they were folded
  */
-record StoredImage(
+public record StoredImage(
     long writtenAtMillis, long heardAtMillis, String topic, Map<Integer, Long> nextOffsets,
     Map<String, byte[]> snapshotRecords, List<EventRecord> events) {
 
   /** The format this build writes and the newest it reads. */
-  static final int VERSION = 1;
+  public static final int VERSION = 1;
   /** The file's name under {@code --data-dir}. */
-  static final String FILE_NAME = "edge-image.bin";
+  public static final String FILE_NAME = "edge-image.bin";
   private static final byte[] MAGIC = "UPDRAFTI".getBytes(StandardCharsets.US_ASCII);
   /** Bounds a length read from a file, so a damaged one cannot ask for a huge array. */
   private static final int MAX_FIELD_BYTES = 256 << 20;
 
-  StoredImage {
+  public StoredImage {
     nextOffsets = Map.copyOf(nextOffsets);
     snapshotRecords = java.util.Collections.unmodifiableMap(new TreeMap<>(snapshotRecords));
     events = List.copyOf(events);
   }
 
   /** One record of the events topic; key and value nullable as in Kafka. */
-  record EventRecord(int partition, long offset, byte[] key, byte[] value) {
+  public record EventRecord(int partition, long offset, byte[] key, byte[] value) {
     @Override
     public boolean equals(Object o) {
       return o instanceof EventRecord r && r.partition == partition && r.offset == offset && Arrays.equals(r.key, key)
@@ -92,7 +93,7 @@ record StoredImage(
   }
 
   /** What {@link #read} found. */
-  sealed interface Read {
+  public sealed interface Read {
     /** No file: nothing was stored yet. */
     record Absent() implements Read {}
 
@@ -108,7 +109,7 @@ record StoredImage(
   }
 
   /** Reads the file at {@code file}; I/O failures other than its absence are {@link Read.Unusable} too. */
-  static Read read(Path file) {
+  public static Read read(Path file) {
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(file);
@@ -121,7 +122,7 @@ record StoredImage(
   }
 
   /** Decodes a file's bytes. */
-  static Read decode(byte[] bytes) {
+  public static Read decode(byte[] bytes) {
     if (bytes.length < MAGIC.length + 4 + 8 || !Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
       return new Read.Unusable("corrupt", "not an edge image (" + bytes.length + " bytes, no UPDRAFTI header)");
     }
@@ -183,7 +184,7 @@ record StoredImage(
   }
 
   /** The file's bytes. */
-  byte[] encode() {
+  public byte[] encode() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
       writeTo(out);
@@ -235,7 +236,7 @@ record StoredImage(
    * Writes the file atomically: to a temporary file beside it, forced to the disk, then renamed over it (and
    * the directory forced), so a reader finds the previous file or this one, never a part.
    */
-  void write(Path file) throws IOException {
+  public void write(Path file) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     Files.createDirectories(dir);
     Path tmp = dir.resolve(file.getFileName() + ".tmp");
