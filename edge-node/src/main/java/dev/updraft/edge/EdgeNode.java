@@ -162,7 +162,7 @@ public final class EdgeNode {
     }, false);
 
     List<String> deployments = new ArrayList<>();
-    java.util.concurrent.atomic.AtomicReference<ManifestHandler> handlerOf = new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<FrontDoor> handlerOf = new java.util.concurrent.atomic.AtomicReference<>();
     List<HttpVerticle> servers = new CopyOnWriteArrayList<>();
     AtomicInteger loops = new AtomicInteger(); // the instances' indexes: the loop tag of their delay probes
     // port 0 on several instances: Vert.x shares one random port between the servers given the same negative
@@ -171,10 +171,10 @@ public final class EdgeNode {
     MetricsEndpoint scrapes = new MetricsEndpoint(vertx, registry, config.metrics());
     return opened
         .compose(p -> {
-          ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
+          FrontDoor handler = new FrontDoor(live, p.emitter, p.recorder, registry, config.edgeId(),
               config.accessLogSample(), p.assets, config.metrics().separatePort() ? null : scrapes);
           handlerOf.set(handler);
-          ManifestHandler warmHandler = config.warmupRequests() > 0 ? handler.forWarmup() : null;
+          FrontDoor warmHandler = config.warmupRequests() > 0 ? handler.forWarmup() : null;
           return vertx.deployVerticle(() -> {
             HttpVerticle v = new HttpVerticle(serverOptions(config, port), handler,
                 EventLoopDelay.forLoop(registry, loops.getAndIncrement()),

@@ -23,8 +23,8 @@ import javax.management.ObjectName;
 final class HotPath {
   /** The methods every device request runs whose top-tier code arrived last in the recordings. */
   static final List<String> METHODS = List.of(
-      "dev.updraft.edge.ManifestHandler.device",
-      "dev.updraft.edge.ManifestHandler.answer",
+      "dev.updraft.edge.DeviceRoute.handle",
+      "dev.updraft.edge.DeviceRoute.answer",
       "dev.updraft.edge.checkin.KafkaSink.send",
       "io.netty.handler.codec.http.HttpObjectDecoder.decode");
 

@@ -13,21 +13,21 @@ import io.vertx.core.http.HttpServerOptions;
  */
 final class HttpVerticle extends VerticleBase {
   private final HttpServerOptions options;
-  private final ManifestHandler handler;
+  private final FrontDoor handler;
   private final EventLoopDelay loopDelay;
   private final long headerTimeoutNanos;
   private final Counter headerTimeouts;
   /** The warm-up's handler (first instance only, else null), served on a loopback server of its own. */
-  private final ManifestHandler warmHandler;
+  private final FrontDoor warmHandler;
   private HttpServer server;
   private volatile HttpServer warmServer;
 
   /**
-   * @param warmHandler the warm-up's handler ({@link ManifestHandler#forWarmup}) to serve on a server of its own,
+   * @param warmHandler the warm-up's handler ({@link FrontDoor#forWarmup}) to serve on a server of its own,
    *     on 127.0.0.1 and a free port, until {@link #closeWarmup}; null: none
    */
-  HttpVerticle(HttpServerOptions options, ManifestHandler handler, EventLoopDelay loopDelay, long headerTimeoutNanos,
-      Counter headerTimeouts, ManifestHandler warmHandler) {
+  HttpVerticle(HttpServerOptions options, FrontDoor handler, EventLoopDelay loopDelay, long headerTimeoutNanos,
+      Counter headerTimeouts, FrontDoor warmHandler) {
     this.options = options;
     this.handler = handler;
     this.warmHandler = warmHandler;
@@ -49,7 +49,7 @@ final class HttpVerticle extends VerticleBase {
     return server.listen().compose(s -> warm.listen());
   }
 
-  private HttpServer server(HttpServerOptions o, ManifestHandler h) {
+  private HttpServer server(HttpServerOptions o, FrontDoor h) {
     return vertx.createHttpServer(o)
         .requestHandler(h)
         .connectionHandler(c -> HttpGuard.install(c, headerTimeoutNanos, headerTimeouts))

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Warm before ready: once the image has caught up with the log, the edge sends itself {@code requests}
  * device requests over loopback HTTP (a server of the warm-up's own on 127.0.0.1, the same server code and
- * {@link ManifestHandler} code as the devices'; {@link ManifestHandler#forWarmup}), spread over every
+ * {@link FrontDoor} code as the devices'; {@link FrontDoor#forWarmup}), spread over every
  * app's lines ({@link AppImage#warmupLines}) and varied as devices vary them (platform, protocol 0 and 1,
  * multipart and JSON, signed with each key of the ring, client ids in every bucket), so that the JIT has
  * compiled the hot path before {@code /readyz} answers 200 and a load balancer sends traffic. It sends at most

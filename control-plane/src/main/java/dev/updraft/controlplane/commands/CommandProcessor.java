@@ -3,7 +3,6 @@ package dev.updraft.controlplane.commands;
 import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.log.EventLog;
 import dev.updraft.controlplane.log.LogWriteException;
-import dev.updraft.controlplane.log.Settlement;
 import dev.updraft.controlplane.snapshots.Snapshotter;
 import dev.updraft.controlplane.state.AppState;
 import dev.updraft.controlplane.state.ControlState;
@@ -43,9 +42,9 @@ import org.slf4j.LoggerFactory;
  * (they may be read back over several polls), so readers on any thread see whole commands only and the
  * writer's own answers reflect its write.
  *
- * <p>Failure handling: when another instance fences this one, every later command is refused with 503
- * {@code fenced} and {@link #health()} turns {@link Health#FENCED}. When a commit's outcome is unknown
- * the instance stops writing and finds out what it can ({@link EventLog#settle}): whether the write was
+ * <p>Failure handling ({@link WriterHealth}): when another instance fences this one, every later command is
+ * refused with 503 {@code fenced} and {@link #health()} turns {@link Health#FENCED}. When a commit's outcome is
+ * unknown the instance stops writing and finds out what it can ({@link EventLog#settle}): whether the write was
  * committed (then it is answered as a success) and whether another instance took over (then this one is
  * {@link Health#FENCED}, and a write that was not committed is refused as fenced, "nothing was written").
  * When another instance did not take over, or that stays unknown, it is {@link Health#BROKEN}: a restart
@@ -90,8 +89,7 @@ public final class CommandProcessor implements AutoCloseable {
   /** The state being folded from records read back or replayed, published whole by {@link #publishFolded} (command thread only). */
   private ControlState folding;
   private volatile long stateVersion;
-  private volatile Health health = Health.STARTING;
-  private volatile String healthReason = "starting: replaying the event log";
+  private final WriterHealth writer = new WriterHealth();
 
   /**
    * @param afterCommit nullable test hook run after a commit and before the read-back; if it throws, the
@@ -117,7 +115,7 @@ public final class CommandProcessor implements AutoCloseable {
     this.malformed = Counter.builder("updraft_control_events_malformed_total").description("records in updraft.events that are not events").register(metrics);
     this.appended = Counter.builder("updraft_control_events_appended_total").description("events appended by this instance").register(metrics);
     metrics.gauge("updraft_control_apps", this, p -> p.state.apps().size());
-    metrics.gauge("updraft_control_writable", this, p -> p.health == Health.OK ? 1 : 0);
+    metrics.gauge("updraft_control_writable", this, p -> p.writer.health() == Health.OK ? 1 : 0);
   }
 
   /**
@@ -167,12 +165,12 @@ public final class CommandProcessor implements AutoCloseable {
   }
 
   public Health health() {
-    return health;
+    return writer.health();
   }
 
   /** Why the instance is not {@link Health#OK}, for {@code /healthz}. */
   public String healthReason() {
-    return healthReason;
+    return writer.reason();
   }
 
   public Clock clock() {
@@ -202,8 +200,7 @@ public final class CommandProcessor implements AutoCloseable {
             publishFolded();
           }
           replaying = false;
-          health = Health.OK;
-          healthReason = "ok";
+          writer.ok();
           if (snaps != null) {
             snapshotTimer = vertx.setPeriodic(1000, 1000, id -> snapshotDue(vertx, false).onFailure(t -> LOG.warn("snapshot: {}", t.getMessage())));
           }
@@ -221,7 +218,7 @@ public final class CommandProcessor implements AutoCloseable {
    */
   public Future<Integer> snapshotDue(Vertx vertx, boolean all) {
     return onThread(vertx, () -> {
-      if (snapshots == null || health != Health.OK) {
+      if (snapshots == null || writer.health() != Health.OK) {
         return 0;
       }
       try {
@@ -239,7 +236,7 @@ public final class CommandProcessor implements AutoCloseable {
         });
       } catch (LogWriteException e) {
         if (e.kind() == LogWriteException.Kind.FENCED) {
-          throw refuse(e);
+          throw writer.refusal(e);
         }
         LOG.warn("snapshot not written ({}); the previous ones stay: {}", e.kind(), e.getMessage());
         return 0;
@@ -283,28 +280,13 @@ public final class CommandProcessor implements AutoCloseable {
             ctx.runOnContext(v -> promise.complete(result));
           });
     } catch (RejectedExecutionException e) {
-      promise.fail(
-          new CommandException(
-              503, health == Health.CLOSED ? "closed" : "busy",
-              health == Health.CLOSED
-                  ? "the control plane is shutting down; retry against another instance"
-                  : "too many commands waiting (1000); retry shortly"));
+      promise.fail(writer.notQueued());
     }
     return promise.future();
   }
 
   private <T> T run(Decision<T> decision) {
-    switch (health) {
-      case FENCED:
-        throw fencedRefusal(healthReason);
-      case BROKEN:
-        throw new CommandException(
-            503, "unavailable", "this control plane instance stopped writing (" + healthReason + "); it must be restarted");
-      case OK:
-        break;
-      default:
-        throw new CommandException(503, "unavailable", "the control plane is " + health.name().toLowerCase(java.util.Locale.ROOT) + "; retry shortly");
-    }
+    writer.admit();
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     ControlState before = state;
     Plan<T> plan = decision.decide(before, now);
@@ -330,68 +312,26 @@ public final class CommandProcessor implements AutoCloseable {
       written = log.append(envelopes);
     } catch (LogWriteException e) {
       if (e.kind() != LogWriteException.Kind.UNCERTAIN) {
-        throw refuse(e);
+        throw writer.refusal(e);
       }
-      written = settle(e);
+      written = writer.settle(log, e, SETTLE_TIMEOUT);
     }
     appended.increment(envelopes.size());
     if (afterCommit != null) {
       try {
         afterCommit.run();
       } catch (RuntimeException e) {
-        health = Health.BROKEN;
-        healthReason = "stopped after commit: " + e.getMessage();
-        throw new CommandException(503, "unavailable", "the control plane stopped before answering: " + e.getMessage());
+        throw writer.stoppedAfterCommit(e);
       }
     }
     try {
       log.awaitOwn(written, this::fold, READ_BACK_TIMEOUT);
     } catch (LogWriteException e) {
-      throw refuse(e);
+      throw writer.refusal(e);
     } finally {
       publishFolded(); // the command's events arrive over one or more polls: readers see them all at once
     }
     return plan.result().apply(state);
-  }
-
-  /**
-   * After an append whose commit outcome was unknown: the records when it was committed (the writer has
-   * stopped, {@link Health#FENCED} or {@link Health#BROKEN}, but this write is answered); otherwise the
-   * refusal to throw.
-   */
-  private List<RecordMetadata> settle(LogWriteException uncertain) {
-    Settlement s = log.settle(uncertain, SETTLE_TIMEOUT);
-    return switch (s.outcome()) {
-      case WRITTEN_THEN_FENCED -> {
-        stop(Health.FENCED, s.reason());
-        yield s.records();
-      }
-      case WRITTEN_WRITER_LOST -> {
-        stop(Health.BROKEN, s.reason());
-        yield s.records();
-      }
-      case FENCED_NOTHING_WRITTEN -> {
-        stop(Health.FENCED, s.reason());
-        throw fencedRefusal(s.reason());
-      }
-      case NOTHING_WRITTEN_WRITER_LOST -> {
-        stop(Health.BROKEN, s.reason());
-        throw new CommandException(
-            503, "unavailable", "this control plane instance stopped writing (" + s.reason() + "); nothing was written; retry after it restarts");
-      }
-      case UNKNOWN -> throw refuse(uncertain);
-    };
-  }
-
-  private void stop(Health h, String reason) {
-    health = h;
-    healthReason = reason;
-    LOG.warn("instance stops writing ({}): {}", h.name().toLowerCase(java.util.Locale.ROOT), reason);
-  }
-
-  private static CommandException fencedRefusal(String reason) {
-    return new CommandException(
-        503, "fenced", "this control plane instance was replaced by a newer one (" + reason + "); nothing was written; retry: your request reaches the active instance");
   }
 
   /** {@code events} with what {@link #follow} adds before each. */
@@ -408,28 +348,6 @@ public final class CommandProcessor implements AutoCloseable {
       out.add(ne);
     }
     return out;
-  }
-
-  private CommandException refuse(LogWriteException e) {
-    switch (e.kind()) {
-      case FENCED:
-        health = Health.FENCED;
-        healthReason = e.getMessage();
-        LOG.warn("fenced: {}", e.getMessage());
-        return fencedRefusal(e.getMessage());
-      case TOO_LARGE:
-        return new CommandException(413, "event-too-large", e.getMessage() + "; nothing was written. A publish carries its"
-            + " manifests (every asset's entry) and expoConfig once per platform: make expoConfig smaller, or publish fewer assets");
-      case ABORTED:
-        LOG.warn("append aborted: {}", e.getMessage());
-        return new CommandException(503, "log-unavailable", "the event log is unavailable (" + e.getMessage() + "); nothing was written; retry");
-      default:
-        health = Health.BROKEN;
-        healthReason = e.getMessage();
-        LOG.error("append outcome unknown, instance stops writing: {}", e.getMessage(), e);
-        return new CommandException(
-            503, "unavailable", "the event log did not confirm the write (" + e.getMessage() + "); this instance stops writing; retry with the same idempotency key after it restarts");
-    }
   }
 
   /** Folds one record read from the log (replay or read-back). Command thread only. */
@@ -481,10 +399,7 @@ public final class CommandProcessor implements AutoCloseable {
     if (snapshotTimer >= 0) {
       timerVertx.cancelTimer(snapshotTimer);
     }
-    if (health != Health.FENCED && health != Health.BROKEN) {
-      health = Health.CLOSED;
-      healthReason = "closed";
-    }
+    writer.closing();
     thread.shutdown();
     try {
       if (!thread.awaitTermination(30, TimeUnit.SECONDS)) {
