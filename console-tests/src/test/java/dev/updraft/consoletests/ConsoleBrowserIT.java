@@ -905,7 +905,10 @@ class ConsoleBrowserIT {
     assertThat(after.body()).contains("session-expired");
     driver.get(bareBase + "/console/#/apps/" + BARE_APP + "/channels");
     waitForHeading("Sign in");
-    assertThat(browserErrors()).as("no script error or blocked resource in the browser console").isEmpty();
+    // this control plane runs without PostgreSQL: the access page's read of which keys devices ask for answers 503
+    // telemetry-unavailable (shown as "unknown"), a server answer; nothing else may be in the browser console
+    assertThat(browserErrors()).as("no script error or blocked resource in the browser console")
+        .allMatch(m -> m.contains("/v1/apps/" + BARE_APP + "/key-usage - Failed to load resource: the server responded with a status of 503"));
   }
 
   // ------------------------------------------------------------------ helpers
