@@ -60,6 +60,8 @@ import java.util.Set;
  *     stored image's writer, last heard from the log) is not served: device requests get 503 and {@code /readyz} 503
  * @param metrics {@code --metrics-token} or {@code --metrics-token-file} (default none: {@code /metrics} is public) and
  *     {@code --metrics-port} (default none: {@code /metrics} on the edge port; 0: any free port)
+ * @param addressBuckets {@code --address-bucket-key} or {@code --address-bucket-key-file} (default: a random key per
+ *     process) and {@code --trust-forwarded-for} (default false): the check-ins' address bucket ({@link AddressBuckets})
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -88,7 +90,8 @@ public record EdgeConfig(
     Duration storedImageAfter,
     Duration maxStale,
 
-    MetricsAccess metrics) {
+    MetricsAccess metrics,
+    AddressBuckets addressBuckets) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -121,7 +124,10 @@ public record EdgeConfig(
 
           "metrics-token",
           "metrics-token-file",
-          MetricsAccess.PORT_FLAG);
+          MetricsAccess.PORT_FLAG,
+          "address-bucket-key",
+          "address-bucket-key-file",
+          "trust-forwarded-for");
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -219,7 +225,8 @@ public record EdgeConfig(
         s.duration("image-interval", Duration.ofSeconds(30)),
         s.duration("stored-image-after", Duration.ofSeconds(5)),
         maxStale(s),
-        MetricsAccess.from(s, true));
+        MetricsAccess.from(s, true),
+        AddressBuckets.from(s));
   }
 
   private static Duration maxStale(Settings s) {

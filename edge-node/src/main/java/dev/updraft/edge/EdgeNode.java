@@ -170,7 +170,8 @@ public final class EdgeNode {
     return opened
         .compose(p -> {
           ManifestHandler handler = new ManifestHandler(vertx, live, p.emitter, p.recorder, registry, config.edgeId(),
-              config.accessLogSample(), p.assets, config.metrics().separatePort() ? null : scrapes);
+              config.accessLogSample(), p.assets, config.metrics().separatePort() ? null : scrapes)
+              .withAddressBuckets(config.addressBuckets());
           handlerOf.set(handler);
           ManifestHandler warmHandler = config.warmupRequests() > 0 ? handler.forWarmup() : null;
           return vertx.deployVerticle(() -> {

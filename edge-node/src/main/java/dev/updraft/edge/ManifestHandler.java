@@ -66,6 +66,8 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
   /** Nullable: {@code /metrics} is on the {@code --metrics-port} listener, not here (404). */
   private final MetricsEndpoint scrapes;
   private volatile Warmup warmup;
+  /** Nullable (tests): no address bucket in the check-ins. */
+  private AddressBuckets buckets;
 
   ManifestHandler(Vertx vertx, LiveImage live, CheckInEmitter checkins, RequestRecorder recorder,
       PrometheusMeterRegistry registry, String edgeId, double accessLog, AssetRoute assets, MetricsEndpoint scrapes) {
@@ -94,8 +96,17 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
    * never by a test in the code: the code the warm-up compiles has seen no branch devices take otherwise.
    */
   ManifestHandler forWarmup() {
-    return new ManifestHandler(vertx, live, checkins, null, new RequestMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)),
-        CheckInEmitter.WARMUP, registry, edgeId, 0, assets, scrapes);
+    ManifestHandler w = new ManifestHandler(vertx, live, checkins, null,
+        new RequestMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), CheckInEmitter.WARMUP, registry, edgeId, 0,
+        assets, scrapes);
+    w.buckets = buckets;
+    return w;
+  }
+
+  /** Puts the address bucket of each request into its check-in (call before serving). */
+  ManifestHandler withAddressBuckets(AddressBuckets b) {
+    this.buckets = b;
+    return this;
   }
 
   /** {@code /readyz} answers 200 only once {@code w} is done too (see {@link Warmup}). */
@@ -169,7 +180,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
           "no app id: call /apps/{appId}/manifest, or send the expo-app-id header (or ?app=)", null, null);
       return;
     }
-    DeviceRequest r = new DeviceRequest(req, appId);
+    DeviceRequest r = new DeviceRequest(req, appId, buckets);
     if (!live.ready()) {
       req.response().headers().add(Names.RETRY_AFTER, Names.FIVE);
       refuse(req, t0, 503, pvOut, "not-ready", "this edge is still reading the event log; retry in a few seconds", r, null);
@@ -409,6 +420,7 @@ final class ManifestHandler implements Handler<HttpServerRequest> {
         .atEpochMillis(System.currentTimeMillis())
         .edgeId(edgeId)
         .keyId(r.ringKeyId)
+        .addressBucket(r.addressBucket)
         .build();
     checkins.offer(c, lane);
   }
