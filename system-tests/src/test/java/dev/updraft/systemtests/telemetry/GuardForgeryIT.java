@@ -14,9 +14,16 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -84,8 +91,28 @@ class GuardForgeryIT {
     TelemetryStack.poll(() -> stack.controlMetric("updraft_guard_passes_total") >= passes + 2, () -> "the guard did not run");
     assertThat(status(forged)).as("the rollout flooded from one network").isEqualTo("active");
     assertThat(revert(forged)).isNull();
+    // what the ingester stored: one bucket for the stranger's 30 ids, 30 for the real devices; never an address
+    assertThat(buckets("forged")).hasSize(1).allMatch(b -> b.matches("[0-9a-f]{16}"));
+    assertThat(buckets("real")).hasSize(30).allMatch(b -> b.matches("[0-9a-f]{16}"));
     // the insights still show every report (they count devices, not the guard's cap)
     assertThat(stack.get("/v1/apps/forged/insights/updates/" + forged.group).get("total").get("failedDevices").asLong()).isEqualTo(30);
+  }
+
+  /** The distinct address buckets of {@code app}'s rows in update_failures. */
+  static Set<String> buckets(String app) {
+    Set<String> out = new HashSet<>();
+    try (Connection c = DriverManager.getConnection(stack.jdbcUrl());
+        PreparedStatement q = c.prepareStatement("SELECT DISTINCT address_bucket FROM update_failures WHERE app_id = ?")) {
+      q.setString(1, app);
+      try (ResultSet rs = q.executeQuery()) {
+        while (rs.next()) {
+          out.add(String.valueOf(rs.getString(1)));
+        }
+      }
+    } catch (SQLException e) {
+      throw new AssertionError("reading update_failures: " + e, e);
+    }
+    return out;
   }
 
   record Rollout(String app, String group, String rolloutId, String updateId) {}
