@@ -39,6 +39,7 @@ final class DeviceCheckIn {
         .atEpochMillis(System.currentTimeMillis())
         .edgeId(edgeId)
         .keyId(r.ringKeyId)
+        .addressBucket(r.addressBucket)
         .build();
   }
 }

@@ -47,8 +47,14 @@ final class DeviceRequest {
    */
   String ringKeyId;
   final String accept;
+  /** The request's {@link AddressBuckets address bucket} (CheckIn.addressBucket); null when none is known. */
+  final String addressBucket;
 
   DeviceRequest(HttpServerRequest req, String appId) {
+    this(req, appId, null);
+  }
+
+  DeviceRequest(HttpServerRequest req, String appId, AddressBuckets buckets) {
     MultiMap h = req.headers();
     String query = req.query();
     this.appId = appId;
@@ -66,6 +72,8 @@ final class DeviceRequest {
     this.expectSignature = expect != null;
     this.expectKeyId = expect == null ? null : expectKeyId(expect);
     this.accept = h.get(Names.ACCEPT);
+    this.addressBucket = buckets == null ? null
+        : buckets.of(req.remoteAddress(), buckets.trustsForwardedFor() ? h.get(Names.X_FORWARDED_FOR) : null);
   }
 
   /** The app id of {@code GET /manifest}: {@code expo-app-id}, else {@code ?app=}; null when neither. */

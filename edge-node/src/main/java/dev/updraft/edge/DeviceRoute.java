@@ -49,6 +49,8 @@ final class DeviceRoute {
   private final int lane;
   private final String edgeId;
   private final double accessLog;
+  /** Nullable (tests): no address bucket in the check-ins; set by {@link FrontDoor#withAddressBuckets} before serving. */
+  AddressBuckets buckets;
 
   DeviceRoute(LiveImage live, CheckInEmitter checkins, RequestRecorder recorder, RequestMetrics metrics, int lane,
       String edgeId, double accessLog) {
@@ -87,7 +89,7 @@ final class DeviceRoute {
       refuse(req, t0, pvOut, Refusal.MISSING_APP_ID, null, null);
       return;
     }
-    DeviceRequest r = new DeviceRequest(req, appId);
+    DeviceRequest r = new DeviceRequest(req, appId, buckets);
     if (!live.ready()) {
       refuse(req, t0, pvOut, Refusal.NOT_READY, r, null);
       return;

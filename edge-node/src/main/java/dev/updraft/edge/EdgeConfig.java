@@ -63,6 +63,8 @@ import java.util.Set;
  *     with no image of its own under {@code --data-dir} reads the newest one the control plane wrote to the asset storage
  * @param metrics {@code --metrics-token} or {@code --metrics-token-file} (default none: {@code /metrics} is public) and
  *     {@code --metrics-port} (default none: {@code /metrics} on the edge port; 0: any free port)
+ * @param addressBuckets {@code --address-bucket-key} or {@code --address-bucket-key-file} (default: a random key per
+ *     process) and {@code --trust-forwarded-for} (default false): the check-ins' address bucket ({@link AddressBuckets})
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -91,7 +93,8 @@ public record EdgeConfig(
     Duration storedImageAfter,
     Duration maxStale,
     ImageSource imageSource,
-    MetricsAccess metrics) {
+    MetricsAccess metrics,
+    AddressBuckets addressBuckets) {
 
   /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
   public static final Set<String> FLAGS =
@@ -127,7 +130,10 @@ public record EdgeConfig(
           "edge-image-key",
           "metrics-token",
           "metrics-token-file",
-          MetricsAccess.PORT_FLAG);
+          MetricsAccess.PORT_FLAG,
+          "address-bucket-key",
+          "address-bucket-key-file",
+          "trust-forwarded-for");
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -226,7 +232,8 @@ public record EdgeConfig(
         s.duration("stored-image-after", Duration.ofSeconds(5)),
         maxStale(s),
         ImageSource.from(s),
-        MetricsAccess.from(s, true));
+        MetricsAccess.from(s, true),
+        AddressBuckets.from(s));
   }
 
   private static Duration maxStale(Settings s) {

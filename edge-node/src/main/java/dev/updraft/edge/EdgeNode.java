@@ -101,13 +101,8 @@ public final class EdgeNode {
     this.port = port;
   }
 
-  /**
-   * Starts a node: the log reader, the check-in emitter, the request recorder (when configured) and one
-   * HTTP server per event loop. Completes when the servers listen; fails (having released everything)
-   * when a server cannot bind.
-   */
-  public static Future<EdgeNode> start(Vertx vertx, EdgeConfig config) {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  /** The JVM's meters and the image's gauges on {@code registry}; the GC meters, which hold resources, returned to close. */
+  private static JvmGcMetrics bindMeters(PrometheusMeterRegistry registry, LiveImage live) {
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ClassLoaderMetrics().bindTo(registry);
@@ -115,8 +110,6 @@ public final class EdgeNode {
     new UptimeMetrics().bindTo(registry);
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(registry);
-    LiveImage live = new LiveImage(config.maxStale());
-    live.phases().jvmToNow();
     Gauge.builder("updraft.edge.image.apps", live, l -> l.image().appCount()).description("Apps in the image").register(registry);
     Gauge.builder("updraft.edge.image.groups", live, l -> l.image().groupCount()).description("Update groups in the image").register(registry);
     Gauge.builder("updraft.edge.image.bytes", live, l -> l.image().bytes())
@@ -126,6 +119,19 @@ public final class EdgeNode {
     Gauge.builder("updraft.edge.image.stored.serving", live, l -> l.servingStored() ? 1 : 0)
         .description("1 while the edge serves a stored image (--data-dir or --image-source) without having caught up with Kafka")
         .register(registry);
+    return gc;
+  }
+
+  /**
+   * Starts a node: the log reader, the check-in emitter, the request recorder (when configured) and one
+   * HTTP server per event loop. Completes when the servers listen; fails (having released everything)
+   * when a server cannot bind.
+   */
+  public static Future<EdgeNode> start(Vertx vertx, EdgeConfig config) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    LiveImage live = new LiveImage(config.maxStale());
+    live.phases().jvmToNow();
+    JvmGcMetrics gc = bindMeters(registry, live);
     Counter headerTimeouts = Counter.builder("updraft.edge.header.timeouts")
         .description("Connections closed because a request head took longer than --header-timeout")
         .register(registry);
@@ -172,7 +178,8 @@ public final class EdgeNode {
     return opened
         .compose(p -> {
           FrontDoor handler = new FrontDoor(live, p.emitter, p.recorder, registry, config.edgeId(),
-              config.accessLogSample(), p.assets, config.metrics().separatePort() ? null : scrapes);
+              config.accessLogSample(), p.assets, config.metrics().separatePort() ? null : scrapes)
+              .withAddressBuckets(config.addressBuckets());
           handlerOf.set(handler);
           FrontDoor warmHandler = config.warmupRequests() > 0 ? handler.forWarmup() : null;
           return vertx.deployVerticle(() -> {

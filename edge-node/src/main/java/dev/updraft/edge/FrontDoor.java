@@ -64,8 +64,16 @@ final class FrontDoor implements Handler<HttpServerRequest> {
    * never by a test in the code: the code the warm-up compiles has seen no branch devices take otherwise.
    */
   FrontDoor forWarmup() {
-    return new FrontDoor(live, checkins, registry, edgeId, assets, scrapes, new DeviceRoute(live, checkins, null,
+    FrontDoor w = new FrontDoor(live, checkins, registry, edgeId, assets, scrapes, new DeviceRoute(live, checkins, null,
         new RequestMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), CheckInEmitter.WARMUP, edgeId, 0));
+    w.device.buckets = device.buckets;
+    return w;
+  }
+
+  /** Puts the {@link AddressBuckets address bucket} of each device request into its check-in (call before serving). */
+  FrontDoor withAddressBuckets(AddressBuckets b) {
+    device.buckets = b;
+    return this;
   }
 
   /** {@code /readyz} answers 200 only once {@code w} is done too (see {@link Warmup}). */

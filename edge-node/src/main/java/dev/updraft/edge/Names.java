@@ -20,6 +20,8 @@ final class Names {
   static final AsciiString EMBEDDED_UPDATE_ID = AsciiString.cached("expo-embedded-update-id");
   static final AsciiString RECENT_FAILED_UPDATE_IDS = AsciiString.cached("expo-recent-failed-update-ids");
   static final AsciiString FATAL_ERROR = AsciiString.cached("expo-fatal-error");
+  /** Read only with {@code --trust-forwarded-for}: the address bucket then comes from its last entry. */
+  static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
   static final AsciiString EXPECT_SIGNATURE = AsciiString.cached("expo-expect-signature");
   /** An SF-dictionary of strings the app sets with {@code Updates.setExtraParamAsync}; read for {@link DeviceRequest#CHANNEL_PARAM}. */
   static final AsciiString EXTRA_PARAMS = AsciiString.cached("expo-extra-params");

@@ -44,7 +44,8 @@ class EdgeConfigTest {
         "--metrics-token", "scrape-secret-0123456789", "--metrics-port", "9464");
     assertThat(c).isEqualTo(new EdgeConfig("k:1", KafkaClientConfig.none(), "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
         Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096, Duration.ofSeconds(3), 262144, 1048576, false, 500,
-        Duration.ofSeconds(2), false, Path.of("/tmp/edge"), Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofHours(1), null, c.metrics()));
+        Duration.ofSeconds(2), false, Path.of("/tmp/edge"), Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofHours(1), null, c.metrics(),
+        c.addressBuckets()));
     assertThat(from("--edge-id", "x").maxStale()).as("no age limit by default").isNull();
     assertThat(from("--edge-id", "x", "--max-stale", "unlimited").maxStale()).isNull();
     assertThat(from("--edge-id", "x").dataDir()).as("nothing stored by default").isNull();

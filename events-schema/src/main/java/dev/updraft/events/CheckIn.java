@@ -34,6 +34,10 @@ import java.util.List;
  * @param keyId nullable: the {@code keyid} of the app's key ring the device asked for in
  *     {@code expo-expect-signature} (the ring's own spelling); absent when it asked for no signature, asked for a
  *     keyid the ring does not have, and in check-ins written before the field
+ * @param addressBucket nullable: a keyed hash of the network prefix the request came from (the /24 of an IPv4
+ *     address, the /48 of an IPv6 one), never the address itself: the rollout guard counts at most a few
+ *     failing devices per bucket, so one address cannot forge a revert. Absent in check-ins written before the
+ *     field and from edges that know no peer address
  */
 public record CheckIn(
     int v,
@@ -57,7 +61,8 @@ public record CheckIn(
     long atEpochMillis,
     String edgeId,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> skippedUpdateIds,
-    String keyId) {
+    String keyId,
+    String addressBucket) {
 
   public static final int CURRENT_VERSION = 1;
 
@@ -147,6 +152,7 @@ public record CheckIn(
     b.edgeId = edgeId;
     b.skippedUpdateIds = skippedUpdateIds;
     b.keyId = keyId;
+    b.addressBucket = addressBucket;
     return b;
   }
 
@@ -174,6 +180,7 @@ public record CheckIn(
     private String edgeId;
     private List<String> skippedUpdateIds = List.of();
     private String keyId;
+    private String addressBucket;
 
     private Builder() {}
 
@@ -287,6 +294,11 @@ public record CheckIn(
       return this;
     }
 
+    public Builder addressBucket(String addressBucket) {
+      this.addressBucket = addressBucket;
+      return this;
+    }
+
     public CheckIn build() {
       return new CheckIn(
           v,
@@ -310,7 +322,8 @@ public record CheckIn(
           atEpochMillis,
           edgeId,
           skippedUpdateIds,
-          keyId);
+          keyId,
+          addressBucket);
     }
   }
 }

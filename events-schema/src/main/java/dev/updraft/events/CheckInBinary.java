@@ -18,7 +18,8 @@ import java.util.List;
  * strings; {@code inBranchRollout} and whether {@code rolloutBucket} is present as one flags byte, the
  * bucket then as a varint; {@code atEpochMillis} as a zig-zag varint. A later layout only appends fields
  * and raises {@link #LAYOUT}; a reader refuses a layout newer than its own (the record becomes a reject,
- * not a silently wrong row). Layout 2 appended {@code keyId}; a layout 1 record decodes with none.
+ * not a silently wrong row). Layout 2 appended {@code keyId}; a layout 1 record decodes with none. Layout 3 appended
+ * {@code addressBucket}; a layout 1 or 2 record decodes with none.
  *
  * <p>{@link #encode} reuses the instance's buffer: not thread-safe (one instance per sender thread).
  * {@link #decode} is static and thread-safe.
@@ -27,7 +28,7 @@ public final class CheckInBinary {
   /** The first byte of every compact record: 0xC1 never occurs in UTF-8. */
   public static final byte MAGIC = (byte) 0xC1;
   /** The layout this build writes and the newest it reads. */
-  public static final int LAYOUT = 2;
+  public static final int LAYOUT = 3;
 
   private byte[] buf = new byte[512];
   private int len;
@@ -62,6 +63,7 @@ public final class CheckInBinary {
     string(c.edgeId());
     list(c.skippedUpdateIds());
     string(c.keyId()); // layout 2
+    string(c.addressBucket()); // layout 3
     return Arrays.copyOf(buf, len);
   }
 
@@ -97,6 +99,9 @@ public final class CheckInBinary {
     b.edgeId(r.string()).skippedUpdateIds(r.list());
     if (layout >= 2) {
       b.keyId(r.string());
+    }
+    if (layout >= 3) {
+      b.addressBucket(r.string());
     }
     return b.build();
   }

@@ -18,7 +18,7 @@ class CheckInBinaryTest {
 
   @Test
   void theGoldenCompactRecordsDecodeAsTheirJsonTwins() throws IOException {
-    for (String name : List.of("check-in", "check-in.with-skipped", "check-in.with-keyid")) {
+    for (String name : List.of("check-in", "check-in.with-skipped", "check-in.with-keyid", "check-in.with-address")) {
       byte[] json = GoldenFilesTest.golden("/golden-checkin/v1/" + name + ".json");
       byte[] compact = GoldenFilesTest.golden("/golden-checkin/v1/" + name + ".bin");
       CheckIn fromJson = CheckInCodec.decode(json);
@@ -29,25 +29,42 @@ class CheckInBinaryTest {
   }
 
   @Test
-  void thisBuildWritesLayout2WithTheAskedKeyIdAtTheEnd() throws IOException {
-    byte[] withKeyId = GoldenFilesTest.golden("/golden-checkin/v1/check-in.with-keyid.bin");
-    CheckIn c = CheckInCodec.decode(GoldenFilesTest.golden("/golden-checkin/v1/check-in.with-keyid.json"));
+  void thisBuildWritesLayout3WithTheAddressBucketAfterTheKeyId() throws IOException {
+    byte[] withAddress = GoldenFilesTest.golden("/golden-checkin/v1/check-in.with-address.bin");
+    CheckIn c = CheckInCodec.decode(GoldenFilesTest.golden("/golden-checkin/v1/check-in.with-address.json"));
 
     assertThat(c.keyId()).isEqualTo("k2");
-    assertThat(new CheckInBinary().encode(c)).isEqualTo(withKeyId);
+    assertThat(c.addressBucket()).isEqualTo("3f9a0c1d5e7b2468");
+    assertThat(withAddress[1]).isEqualTo((byte) 3);
+    assertThat(new CheckInBinary().encode(c)).isEqualTo(withAddress);
   }
 
   @Test
-  void layout1RecordsDecodeWithNoKeyIdAndReencodeAsLayout2WithAnEmptyOne() throws IOException {
+  void layout2RecordsDecodeWithTheirKeyIdAndNoAddressBucket() throws IOException {
+    byte[] layout2 = GoldenFilesTest.golden("/golden-checkin/v1/check-in.with-keyid.bin");
+    CheckIn c = CheckInCodec.decode(layout2);
+
+    assertThat(layout2[1]).isEqualTo((byte) 2);
+    assertThat(c.keyId()).isEqualTo("k2");
+    assertThat(c.addressBucket()).isNull();
+    // layout 3 = the layout 2 bytes with the layout byte raised and a null string (0) appended
+    byte[] expected = Arrays.copyOf(layout2, layout2.length + 1);
+    expected[1] = 3;
+    assertThat(new CheckInBinary().encode(c)).isEqualTo(expected);
+  }
+
+  @Test
+  void layout1RecordsDecodeWithNoKeyIdNorAddressBucketAndReencodeAsLayout3() throws IOException {
     for (String name : List.of("check-in", "check-in.with-skipped")) {
       byte[] layout1 = GoldenFilesTest.golden("/golden-checkin/v1/" + name + ".bin");
       CheckIn c = CheckInCodec.decode(layout1);
 
       assertThat(layout1[1]).as(name).isEqualTo((byte) 1);
       assertThat(c.keyId()).as(name).isNull();
-      // layout 2 = the layout 1 bytes with the layout byte raised and a null string (0) appended
-      byte[] expected = Arrays.copyOf(layout1, layout1.length + 1);
-      expected[1] = 2;
+      assertThat(c.addressBucket()).as(name).isNull();
+      // layout 3 = the layout 1 bytes with the layout byte raised and two null strings (0 0) appended
+      byte[] expected = Arrays.copyOf(layout1, layout1.length + 2);
+      expected[1] = 3;
       assertThat(new CheckInBinary().encode(c)).as(name).isEqualTo(expected);
     }
   }
@@ -80,6 +97,7 @@ class CheckInBinaryTest {
           .edgeId(rnd.nextBoolean() ? null : "edge-" + rnd.nextInt(4))
           .skippedUpdateIds(rnd.nextBoolean() ? List.of() : List.of("k" + rnd.nextInt()))
           .keyId(rnd.nextBoolean() ? null : "k" + rnd.nextInt(3))
+          .addressBucket(rnd.nextBoolean() ? null : Long.toHexString(rnd.nextLong()))
           .build();
 
       byte[] b = w.encode(c);

@@ -104,6 +104,8 @@ final class Batch {
     long first = Long.MAX_VALUE;
     long last = Long.MIN_VALUE;
     long reports;
+    /** The address bucket of the batch's first report (CheckIn.addressBucket); null when it had none. */
+    String addressBucket;
 
     Failure(DeviceUpdateKey key) {
       this.key = key;
@@ -288,6 +290,9 @@ final class Batch {
       if (client != null) {
         Failure f = failures.computeIfAbsent(new DeviceUpdateKey(app, failedId, client), Failure::new);
         f.platform = platform;
+        if (at < f.first) {
+          f.addressBucket = c.addressBucket();
+        }
         f.first = Math.min(f.first, at);
         f.last = Math.max(f.last, at);
         f.reports++;

@@ -100,6 +100,7 @@ final class Tables {
           .millis("first_reported", LEAST, f -> f.first)
           .millis("last_reported", GREATEST, f -> f.last)
           .bigint("reports", ADD, f -> f.reports)
+          .text("address_bucket", KEEP, f -> f.addressBucket)
           .build();
 
   /**

@@ -20,7 +20,10 @@ import java.util.Objects;
  *
  * <p>Contract: the devices counted are those first served one of the rollout's updates at or after
  * {@code now - windowSeconds} ({@code update_receipts}); the failed ones are those of them that reported
- * that update in {@code expo-recent-failed-update-ids} at any time ({@code update_failures}). A check
+ * that update in {@code expo-recent-failed-update-ids} in a check-in after the one that served it
+ * ({@code update_failures.last_reported} later than the receipt), counting at most {@code maxFailuresPerAddress}
+ * devices per address bucket (the keyed hash of the /24 or /48 of their first report, {@code CheckIn.addressBucket}):
+ * a stranger's fresh client ids with made-up failure ids, all from one network, move the count by at most that. A check
  * <em>exceeds</em> the guard when at least {@code minDevices} devices (and at least one) received the
  * update(s) and the failure rate is strictly above {@code maxFailureRatePercent}. The guard fires when
  * the rollout's updates together exceed it, or any one of them does on its own (a crash on one platform
@@ -28,7 +31,8 @@ import java.util.Objects;
  * rollout's numbers are the sums of its updates' (one per platform: a device is served one of them).
  *
  * <p>Cost: at most one counter row per minute of the window and platform, plus the receipts of the
- * window's first partial minute; nothing grows with the devices served.
+ * window's first partial minute, plus the update's failure rows (one per failing device, kept
+ * {@code --postgres-retention-failures}) each with its receipt; nothing grows with the healthy devices served.
  *
  * <p>The control plane calls {@link #evaluate} periodically for each rollout with a guard and, when it
  * fires, appends {@code rollout.reverted} with actor {@code guard} and {@link GuardVerdict#reason()}.
@@ -36,27 +40,51 @@ import java.util.Objects;
  */
 public final class RolloutGuardEvaluator {
   /**
-   * Received and failed devices per update within the window: the whole minutes from the counters the
-   * ingester keeps ({@code receipt_minutes}, one row per minute and platform), the window's first partial
-   * minute ({@code $3} up to {@code $4}, the next whole minute) counted row by row over
-   * {@code update_receipts}' time index. One statement, so one snapshot. Public for the query-plan check
-   * ({@code InsightsPlansIT}, beside the insights' statements).
+   * Received and failed devices per update within the window. Received: the whole minutes from the counters
+   * the ingester keeps ({@code receipt_minutes}, one row per minute and platform), the window's first partial
+   * minute ({@code $3} up to {@code $4}, the next whole minute) counted row by row over {@code update_receipts}'
+   * time index. Failed: the devices of {@code update_failures} whose receipt is in the window and whose last
+   * report came after that receipt (a report in the very request that served the update, or before it, does
+   * not count), grouped by the address bucket of their first report and each bucket counted at most {@code $5}
+   * (a NULL bucket, from edges older than check-in layout 3, is not capped). One statement, so one snapshot.
+   * Public for the query-plan check ({@code InsightsPlansIT}, beside the insights' statements).
    */
   public static final String SQL =
       "SELECT update_id, sum(received)::bigint AS received, sum(failed)::bigint AS failed FROM ("
-          + " SELECT m.update_id, m.received, m.failed FROM receipt_minutes m"
+          + " SELECT m.update_id, m.received, 0::bigint AS failed FROM receipt_minutes m"
           + "   WHERE m.app_id = $1 AND m.update_id = ANY($2::text[]) AND m.minute >= $4"
-          + " UNION ALL SELECT r.update_id, 1, CASE WHEN f.client_id IS NULL THEN 0 ELSE 1 END"
-          + "   FROM update_receipts r LEFT JOIN update_failures f"
-          + "     ON f.app_id = r.app_id AND f.update_id = r.update_id AND f.client_id = r.client_id"
+          + " UNION ALL SELECT r.update_id, 1, 0 FROM update_receipts r"
           + "   WHERE r.app_id = $1 AND r.update_id = ANY($2::text[]) AND r.first_served >= $3 AND r.first_served < $4"
+          + " UNION ALL SELECT b.update_id, 0, CASE WHEN b.bucket IS NULL THEN b.n ELSE least(b.n, $5) END FROM ("
+          + "   SELECT f.update_id, f.address_bucket AS bucket, count(*) AS n FROM update_failures f"
+          + "     JOIN update_receipts r ON r.app_id = f.app_id AND r.update_id = f.update_id AND r.client_id = f.client_id"
+          + "     WHERE f.app_id = $1 AND f.update_id = ANY($2::text[]) AND r.first_served >= $3"
+          + "       AND f.last_reported > r.first_served"
+          + "     GROUP BY f.update_id, f.address_bucket) b"
           + ") x GROUP BY update_id";
 
-  private final Pool pool;
+  /** How many failing devices one address bucket counts for unless {@code --guard-max-failures-per-address} says otherwise. */
+  public static final int DEFAULT_MAX_FAILURES_PER_ADDRESS = 10;
 
-  /** An evaluator reading through {@code pool} (the caller owns and closes it). */
+  private final Pool pool;
+  private final int maxFailuresPerAddress;
+
+  /** An evaluator reading through {@code pool} (the caller owns and closes it), with the default cap per address. */
   public RolloutGuardEvaluator(Pool pool) {
+    this(pool, DEFAULT_MAX_FAILURES_PER_ADDRESS);
+  }
+
+  /**
+   * An evaluator counting at most {@code maxFailuresPerAddress} failing devices per address bucket.
+   *
+   * @throws IllegalArgumentException when {@code maxFailuresPerAddress} is under 1
+   */
+  public RolloutGuardEvaluator(Pool pool, int maxFailuresPerAddress) {
     this.pool = Objects.requireNonNull(pool, "pool");
+    if (maxFailuresPerAddress < 1) {
+      throw new IllegalArgumentException("maxFailuresPerAddress must be at least 1: got " + maxFailuresPerAddress);
+    }
+    this.maxFailuresPerAddress = maxFailuresPerAddress;
   }
 
   /**
@@ -84,7 +112,8 @@ public final class RolloutGuardEvaluator {
     Instant windowStart = now.minusSeconds(guard.windowSeconds());
     Instant firstWholeMinute = windowStart.plusSeconds(59).plusNanos(999_999_999).truncatedTo(ChronoUnit.MINUTES);
     return pool.preparedQuery(SQL)
-        .execute(Tuple.of(appId, ids.toArray(new String[0]), TelemetryDb.utc(windowStart), TelemetryDb.utc(firstWholeMinute)))
+        .execute(Tuple.of(appId, ids.toArray(new String[0]), TelemetryDb.utc(windowStart), TelemetryDb.utc(firstWholeMinute),
+            (long) maxFailuresPerAddress))
         .map(
             rows -> {
               Map<String, long[]> per = new HashMap<>();

@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  * {@code --insights-timeout} (env {@code UPDRAFT_INSIGHTS_TIMEOUT}) how long an insights request may wait
  * for PostgreSQL, default 5s, between 100ms and 60s: the server-side {@code statement_timeout}, the wait for
  * a pooled connection, and the request's own deadline (a stalled network answers no cancel); then 503.
+ * {@code --guard-max-failures-per-address} (env {@code UPDRAFT_GUARD_MAX_FAILURES_PER_ADDRESS}) how many failing
+ * devices one address bucket (an IPv4 /24, an IPv6 /48) counts for in a guard's window, default 10, 1 to 1000000
+ * ({@link RolloutGuardEvaluator}).
  *
  * <p>PostgreSQL is not needed to start: mounting connects nothing, the first request (or guard pass)
  * connects and applies the telemetry schema if missing. While PostgreSQL cannot be used the routes answer
@@ -42,7 +45,7 @@ public final class InsightsExtension implements ControlPlaneExtension {
   private static final Logger LOG = LoggerFactory.getLogger(InsightsExtension.class);
 
   /** The flags this extension reads from the control plane's settings (pass to {@link ControlPlaneConfig#from(Settings, Set)}). */
-  public static final Set<String> FLAGS = Set.of("guard-interval", "insights-timeout");
+  public static final Set<String> FLAGS = Set.of("guard-interval", "insights-timeout", "guard-max-failures-per-address");
 
   /** How often the guard runs unless {@code --guard-interval} says otherwise. */
   public static final Duration DEFAULT_GUARD_INTERVAL = Duration.ofSeconds(30);
@@ -62,6 +65,7 @@ public final class InsightsExtension implements ControlPlaneExtension {
   private final Duration guardInterval;
   private final Duration queryTimeout;
   private final Clock clock;
+  private int maxFailuresPerAddress = RolloutGuardEvaluator.DEFAULT_MAX_FAILURES_PER_ADDRESS;
   private TelemetryDb db;
   private AutoRevertGuard guard;
 
@@ -73,10 +77,18 @@ public final class InsightsExtension implements ControlPlaneExtension {
 
   /** Reads {@code --guard-interval} and {@code --insights-timeout}; validated here, before anything starts. */
   public static InsightsExtension from(Settings settings) {
-    return new InsightsExtension(
+    InsightsExtension e = new InsightsExtension(
         settings.duration("guard-interval", DEFAULT_GUARD_INTERVAL),
         settings.duration("insights-timeout", DEFAULT_QUERY_TIMEOUT),
         Clock.systemUTC());
+    e.maxFailuresPerAddress = settings.integer("guard-max-failures-per-address",
+        RolloutGuardEvaluator.DEFAULT_MAX_FAILURES_PER_ADDRESS, 1, 1_000_000);
+    return e;
+  }
+
+  /** How many failing devices one address bucket counts for in a guard's window. */
+  public int maxFailuresPerAddress() {
+    return maxFailuresPerAddress;
   }
 
   /** An extension whose guard runs every {@code guardInterval} ({@link Duration#ZERO}: no guard). */
@@ -129,7 +141,7 @@ public final class InsightsExtension implements ControlPlaneExtension {
     if (!guardInterval.isZero()) {
       guard =
           new AutoRevertGuard(
-              ctx.vertx(), ctx.rollouts(), new RolloutGuardEvaluator(telemetry.pool()), telemetry,
+              ctx.vertx(), ctx.rollouts(), new RolloutGuardEvaluator(telemetry.pool(), maxFailuresPerAddress), telemetry,
               () -> writable(ctx), ctx.meterRegistry(), clock, guardInterval);
       guard.start();
     }

@@ -61,6 +61,17 @@ class InsightsExtensionTest {
   }
 
   @Test
+  void readsTheGuardsCapPerAddressAndRefusesOneUnderOne() {
+    assertThat(InsightsExtension.from(Settings.of(Map.of(), Map.of())).maxFailuresPerAddress()).isEqualTo(10);
+    assertThat(InsightsExtension.from(Settings.of(Map.of("guard-max-failures-per-address", "3"), Map.of())).maxFailuresPerAddress())
+        .isEqualTo(3);
+    assertThat(InsightsExtension.from(Settings.of(Map.of(), Map.of("UPDRAFT_GUARD_MAX_FAILURES_PER_ADDRESS", "50")))
+        .maxFailuresPerAddress()).isEqualTo(50);
+    assertThatThrownBy(() -> InsightsExtension.from(Settings.of(Map.of("guard-max-failures-per-address", "0"), Map.of())))
+        .hasMessageContaining("guard-max-failures-per-address");
+  }
+
+  @Test
   void tellsAnOutageFromABugInAQuery() {
     assertThat(TelemetryDb.isOutage(new ConnectException("Connection refused"))).isTrue();
     assertThat(TelemetryDb.isOutage(ClosedConnectionException.INSTANCE)).isTrue();

@@ -63,6 +63,8 @@ final class CheckInJson {
       }
       put((byte) ']');
     }
+    string("keyId", c.keyId());
+    string("addressBucket", c.addressBucket());
     put((byte) '}');
     return Arrays.copyOf(buf, len);
   }

@@ -69,6 +69,8 @@ class CheckInJsonTest {
         .fatalError(pick(r))
         .atEpochMillis(r.nextLong(0, Long.MAX_VALUE))
         .edgeId(nonNull(r))
+        .keyId(pick(r))
+        .addressBucket(pick(r))
         .build();
   }
 }

@@ -85,7 +85,7 @@ class InsightsPlansIT {
   @Test
   void theGuardReadsMinuteCountersAndOnlyThePartialMinuteOfReceipts() throws Exception {
     String p = plan(RolloutGuardEvaluator.SQL, Tuple.of(APP, new String[] {"u-ios"}, Insights.utc(NOW.minusSeconds(3599)),
-        Insights.utc(NOW.minusSeconds(3540))));
+        Insights.utc(NOW.minusSeconds(3540)), 10L));
     assertThat(p).as(p).doesNotContain("Seq Scan").contains("receipt_minutes_pkey");
   }
 }

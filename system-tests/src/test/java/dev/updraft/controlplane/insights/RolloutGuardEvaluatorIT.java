@@ -71,6 +71,25 @@ class RolloutGuardEvaluatorIT {
       list.add(TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of("old-failures"),
           CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, NOW.minus(Duration.ofMinutes(5))));
     }
+    // 25 devices report "reported-first" failed before an edge ever served it to them, then are served it
+    for (int d = 0; d < 25; d++) {
+      String client = "first-" + d;
+      list.add(TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of("reported-first"),
+          CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, inWindow));
+      list.add(TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of(),
+          CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "reported-first", inWindow.plus(Duration.ofMinutes(5))));
+    }
+    // 30 devices served "capped"; then 15 report it failed from address bucket b1, 5 from b2, 4 with no bucket
+    for (int d = 0; d < 30; d++) {
+      String client = "capped-" + d;
+      list.add(TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of(),
+          CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "capped", inWindow));
+      if (d < 24) {
+        CheckIn report = TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of("capped"),
+            CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, inWindow.plus(Duration.ofMinutes(10)));
+        list.add(report.toBuilder().addressBucket(d < 15 ? "b1" : d < 20 ? "b2" : null).build());
+      }
+    }
     // a failure report without a client id never counts
     list.add(TelemetryFixture.checkIn(APP, null, "ios", "production", "emb", "emb", List.of("at-limit"),
         CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, NOW.minus(Duration.ofMinutes(5))));
@@ -83,6 +102,25 @@ class RolloutGuardEvaluatorIT {
     if (fixture != null) {
       fixture.close();
     }
+  }
+
+  @Test
+  void aFailureReportedBeforeTheDeviceWasServedTheUpdateDoesNotCount() throws Exception {
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("reported-first"), GUARD, NOW));
+    assertThat(v.total().receivedDevices()).isEqualTo(25);
+    assertThat(v.total().failedDevices()).isZero();
+    assertThat(v.fire()).isFalse();
+  }
+
+  @Test
+  void oneAddressBucketCountsAtMostTheCapAndReportsWithoutABucketAreNotCapped() throws Exception {
+    // default cap 10: b1 counts 10 of its 15, b2 its 5, the 4 without a bucket all
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("capped"), GUARD, NOW));
+    assertThat(v.total().receivedDevices()).isEqualTo(30);
+    assertThat(v.total().failedDevices()).isEqualTo(19);
+    // cap 3: 3 + 3 + 4
+    GuardVerdict tight = await(new RolloutGuardEvaluator(fixture.pool, 3).evaluate(APP, List.of("capped"), GUARD, NOW));
+    assertThat(tight.total().failedDevices()).isEqualTo(10);
   }
 
   @Test

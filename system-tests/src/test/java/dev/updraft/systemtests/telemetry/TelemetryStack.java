@@ -390,7 +390,7 @@ final class TelemetryStack implements AutoCloseable {
     assertThat(metric(edgeUrl() + "/metrics", "updraft_edge_checkins_sent_total")).isEqualTo((double) n);
   }
 
-  private String edgeUrl() {
+  String edgeUrl() {
     return "http://127.0.0.1:" + edge.port();
   }
 
