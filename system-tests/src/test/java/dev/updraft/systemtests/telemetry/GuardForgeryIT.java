@@ -80,12 +80,15 @@ class GuardForgeryIT {
     stack.awaitIngested(sent);
 
     TelemetryStack.poll(() -> status(real).equals("reverted"), () -> "the guard did not revert the rollout whose served devices failed");
-    // the guard may fire before the last reports are in: at any f of 70 devices with f / 70 above 20 %, so f >= 15
-    // (more than the 10 one address bucket may count for)
+    // the guard may fire before the last check-ins are in: at f failed of n devices seen so far (n at most the 70 served,
+    // f at most the 30 that failed), with f / n above its 20 % (the forged rollout above, one bucket capped at 10 of 70, stays active)
     Matcher m = Pattern.compile("guard fired: (\\d+) of (\\d+) devices").matcher(revert(real).get("summary").asText());
     assertThat(m.find()).as(revert(real).get("summary").asText()).isTrue();
-    assertThat(Integer.parseInt(m.group(2))).isEqualTo(70);
-    assertThat(Integer.parseInt(m.group(1))).isBetween(15, 30);
+    int f = Integer.parseInt(m.group(1));
+    int n = Integer.parseInt(m.group(2));
+    assertThat(n).as("devices the guard counted").isBetween(f, 70);
+    assertThat(f).as("failed devices the guard counted").isBetween(1, 30);
+    assertThat(f * 100.0 / n).as("failure share when it fired").isGreaterThan(20.0);
     // with every check-in in PostgreSQL, the guard looked at the forged rollout at least twice more: it holds
     double passes = stack.controlMetric("updraft_guard_passes_total");
     TelemetryStack.poll(() -> stack.controlMetric("updraft_guard_passes_total") >= passes + 2, () -> "the guard did not run");
