@@ -6,6 +6,8 @@ public final class Topics {
   public static final String EVENTS = "updraft.events";
   /** Device check-ins: key = EAS client id, kept for days. */
   public static final String TELEMETRY = "updraft.telemetry";
+  /** Errors apps report over OTLP/HTTP ({@link ErrorReport}): key = client id, kept like the telemetry. */
+  public static final String ERRORS = "updraft.errors";
   /** Per-app snapshots of the folded state and per-partition markers: compacted (SnapshotCodec). */
   public static final String SNAPSHOTS = "updraft.snapshots";
   /**
@@ -34,5 +36,9 @@ public final class Topics {
 
   public static String telemetry(String prefix) {
     return prefix + TELEMETRY;
+  }
+
+  public static String errors(String prefix) {
+    return prefix + ERRORS;
   }
 }
