@@ -51,6 +51,11 @@ public final class EdgeNode {
   private final int port;
 
   /** What a node owns besides its HTTP servers; closed in reverse order. */
+  /** The OTLP route's bounds (docs/protocol.md, "Errors from the app"). */
+  static final int OTLP_MAX_BODY_BYTES = 512 * 1024;
+  static final int OTLP_MAX_ERRORS_PER_REQUEST = 100;
+  static final int OTLP_REQUESTS_PER_ADDRESS_MINUTE = 600;
+
   private static final class Parts {
     final PrometheusMeterRegistry registry;
     final LiveImage live;
@@ -60,6 +65,9 @@ public final class EdgeNode {
     RequestRecorder recorder;
     PatchCache patches;
     AssetRoute assets;
+    /** Null when check-ins are off: then no OTLP route either. */
+    dev.updraft.edge.otlp.ErrorSink errors;
+    dev.updraft.edge.otlp.OtlpRoute otlp;
     Warmup warmup;
     /** Nullable: the {@code --metrics-port} listener. */
     io.vertx.core.http.HttpServer metricsServer;
@@ -88,6 +96,9 @@ public final class EdgeNode {
       }
       if (emitter != null) {
         emitter.close(Duration.ofSeconds(10));
+      }
+      if (errors != null) {
+        errors.close();
       }
       gc.close();
       registry.close();
@@ -147,6 +158,11 @@ public final class EdgeNode {
         parts.emitter = CheckInEmitter.kafka(config.kafkaBootstrap(), config.kafka(), Topics.telemetry(config.topicPrefix()),
             "updraft-edge-checkins-" + config.edgeId(), config.checkinBuffer(), config.checkinProducerBuffer(),
             config.checkinCompact(), registry);
+        dev.updraft.edge.otlp.ErrorSink errors = new dev.updraft.edge.otlp.ErrorSink(config.kafkaBootstrap(), config.kafka(),
+            Topics.errors(config.topicPrefix()), "updraft-edge-" + config.edgeId(), registry);
+        parts.errors = errors;
+        parts.otlp = new dev.updraft.edge.otlp.OtlpRoute(live, errors::send, registry, config.edgeId(), OTLP_MAX_BODY_BYTES,
+            OTLP_MAX_ERRORS_PER_REQUEST, OTLP_REQUESTS_PER_ADDRESS_MINUTE);
       }
       if (config.recordRequests() != null) {
         parts.recorder = new RequestRecorder(config.recordRequests(), config.recordSampleRate(), registry);
@@ -179,7 +195,7 @@ public final class EdgeNode {
         .compose(p -> {
           FrontDoor handler = new FrontDoor(live, p.emitter, p.recorder, registry, config.edgeId(),
               config.accessLogSample(), p.assets, config.metrics().separatePort() ? null : scrapes)
-              .withAddressBuckets(config.addressBuckets());
+              .withAddressBuckets(config.addressBuckets()).withOtlp(p.otlp);
           handlerOf.set(handler);
           FrontDoor warmHandler = config.warmupRequests() > 0 ? handler.forWarmup() : null;
           return vertx.deployVerticle(() -> {

@@ -3,6 +3,7 @@ package dev.updraft.edge;
 import dev.updraft.edge.assets.AssetRoute;
 import dev.updraft.edge.checkin.CheckInEmitter;
 import dev.updraft.edge.image.LiveImage;
+import dev.updraft.edge.otlp.OtlpRoute;
 import dev.updraft.edge.replay.RequestRecorder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -18,6 +19,8 @@ import java.nio.charset.StandardCharsets;
  * <ul>
  *   <li>{@code GET /apps/{appId}/manifest} and {@code GET /manifest}: the device route ({@link DeviceRoute});
  *   <li>{@code GET /apps/{appId}/assets/{sha256}}: the launch-asset route ({@link AssetRoute});
+ *   <li>{@code POST /v1/logs}, {@code POST /v1/traces} (also under {@code /apps/{appId}/}): the errors apps report
+ *       over OTLP/HTTP ({@link OtlpRoute}), when the edge has a sink for them;
  *   <li>{@code /healthz}, {@code /readyz}, {@code /metrics}: the operators' routes ({@link OpsRoutes});
  *   <li>anything else: 404 {@code not-found} ({@link Refusal#noRoute}), counted like a device refusal.
  * </ul>
@@ -38,6 +41,8 @@ final class FrontDoor implements Handler<HttpServerRequest> {
   private final MetricsEndpoint scrapes;
   private final DeviceRoute device;
   private final OpsRoutes ops;
+  /** Null: no OTLP route (404 as any unknown path). Set before serving. */
+  private OtlpRoute otlp;
 
   FrontDoor(LiveImage live, CheckInEmitter checkins, RequestRecorder recorder, PrometheusMeterRegistry registry,
       String edgeId, double accessLog, AssetRoute assets, MetricsEndpoint scrapes) {
@@ -76,6 +81,12 @@ final class FrontDoor implements Handler<HttpServerRequest> {
     return this;
   }
 
+  /** Serves the OTLP/HTTP error route with {@code r} (call before serving). */
+  FrontDoor withOtlp(OtlpRoute r) {
+    otlp = r;
+    return this;
+  }
+
   /** {@code /readyz} answers 200 only once {@code w} is done too (see {@link Warmup}). */
   void warmup(Warmup w) {
     ops.warmup(w);
@@ -95,6 +106,9 @@ final class FrontDoor implements Handler<HttpServerRequest> {
           return;
         }
       }
+      if (otlp != null && slash > APPS.length() && otlp(req, path, slash, decode(path.substring(APPS.length(), slash)))) {
+        return;
+      }
       int end = path.length() - MANIFEST.length();
       if (end > APPS.length() && path.endsWith(MANIFEST) && path.indexOf('/', APPS.length()) == end) {
         String appId = decode(path.substring(APPS.length(), end));
@@ -106,12 +120,27 @@ final class FrontDoor implements Handler<HttpServerRequest> {
     } else if (path.equals(MANIFEST)) {
       device.handle(req, t0, null);
       return;
+    } else if (otlp != null && otlp(req, path, 0, null)) {
+      return;
     } else if (ops.serves(path)) {
       ops.handle(req, path);
       return;
     }
     device.refuse(req, t0, DeviceRoute.protocolOf(req.headers().get(Names.PROTOCOL_VERSION)), Refusal.noRoute(path),
         null, null);
+  }
+
+  /** Hands {@code /v1/logs} and {@code /v1/traces} (from {@code at} in the path) to the OTLP route; false for other paths. */
+  private boolean otlp(HttpServerRequest req, String path, int at, String appId) {
+    String signal = path.startsWith("/v1/logs", at) && path.length() == at + 8 ? OtlpRoute.LOGS
+        : path.startsWith("/v1/traces", at) && path.length() == at + 10 ? OtlpRoute.TRACES : null;
+    if (signal == null || (at > 0 && appId == null)) {
+      return false;
+    }
+    AddressBuckets b = device.buckets;
+    otlp.handle(req, appId, signal, b == null ? null
+        : b.of(req.remoteAddress(), b.trustsForwardedFor() ? req.headers().get(Names.X_FORWARDED_FOR) : null));
+    return true;
   }
 
   /** A percent-decoded path segment, or {@code null} when it does not decode, is empty or holds a '/'. */

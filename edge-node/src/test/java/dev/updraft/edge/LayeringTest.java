@@ -11,7 +11,7 @@ class LayeringTest {
   static final PackageLayers LAYERS =
       PackageLayers.of("dev.updraft.edge")
           .layer("composition root and the manifest route", "")
-          .layer("asset route, log reader, check-ins, request replay", "assets", "log", "checkin", "replay")
+          .layer("asset route, log reader, check-ins, request replay, OTLP errors", "assets", "log", "checkin", "replay", "otlp")
           .layer("the in-memory image", "image");
 
   @Test

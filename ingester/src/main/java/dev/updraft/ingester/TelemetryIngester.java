@@ -65,6 +65,8 @@ public final class TelemetryIngester {
   private final List<Thread> threads = new ArrayList<>();
   private final HttpServer http;
   private final HistoryProjection history;
+  /** The error reports' loop (dev.updraft.ingester.errors), set once started. */
+  private volatile dev.updraft.ingester.errors.ErrorProjection errors;
   /** Null when retention is off. */
   private volatile RetentionJob retention;
   private Future<Void> closed;
@@ -165,6 +167,7 @@ public final class TelemetryIngester {
                   .map(
                       ok -> {
                         ingester.startRetention(registry);
+                      ingester.startErrors();
                         ingester.startLoops();
                         LOG.info("telemetry ingester started: {}", config);
                         return ingester;
@@ -178,6 +181,13 @@ public final class TelemetryIngester {
             registry.close();
           });
         });
+  }
+
+  /** Starts the error reports' loop (blocking consumer creation on a worker). */
+  private void startErrors() {
+    vertx.executeBlocking(() -> errors = dev.updraft.ingester.errors.ErrorProjection.start(config.kafkaBootstrap(), config.kafka(),
+        dev.updraft.events.Topics.errors(config.topicPrefix()), SESSION_TIMEOUT_MS, pool, registry), false)
+        .onFailure(e -> LOG.error("the error-report loop did not start", e));
   }
 
   /** Starts the retention job when a table has a retention (its own thread and connection). */
@@ -268,6 +278,9 @@ public final class TelemetryIngester {
         exits.add(retention.close());
       }
       exits.add(history.close());
+      if (errors != null) {
+        exits.add(errors.close());
+      }
       closed =
           Future.join(exits)
               .compose(v -> http == null ? Future.<Void>succeededFuture() : http.close())

@@ -11,7 +11,7 @@ class LayeringTest {
   static final PackageLayers LAYERS =
       PackageLayers.of("dev.updraft.ingester")
           .layer("composition root and the check-in consumer", "")
-          .layer("the history projection", "history")
+          .layer("the history projection, the error reports", "history", "errors")
           .layer("Kafka consumer plumbing", "kafka");
 
   @Test

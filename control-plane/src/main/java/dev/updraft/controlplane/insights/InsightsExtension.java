@@ -138,6 +138,7 @@ public final class InsightsExtension implements ControlPlaneExtension {
     }
     db = telemetry;
     new InsightsRoutes(ctx, telemetry, Insights.create(telemetry.pool()), clock).mount();
+    new ErrorRoutes(ctx, telemetry).mount();
     if (!guardInterval.isZero()) {
       guard =
           new AutoRevertGuard(

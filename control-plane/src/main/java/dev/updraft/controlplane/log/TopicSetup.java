@@ -60,9 +60,9 @@ public final class TopicSetup {
   }
 
   /**
-   * Updraft's three topics as the control plane creates them (and {@code updraft restore}, which must create
+   * Updraft's topics as the control plane creates them (and {@code updraft restore}, which must create
    * them the same way): the event log kept forever with records up to {@link EventLog#RECORD_LIMIT_BYTES}, the
-   * telemetry for {@code telemetryRetention}, and the compacted snapshots in one partition (a reader reads it
+   * telemetry and the error reports apps send ({@code updraft.errors}) for {@code telemetryRetention}, and the compacted snapshots in one partition (a reader reads it
    * whole; compaction keeps one manifest per app and one marker per events partition).
    */
   public static List<Spec> updraftTopics(String prefix, int eventsPartitions, int telemetryPartitions, Duration telemetryRetention) {
@@ -81,6 +81,7 @@ public final class TopicSetup {
     return List.of(
         new Spec(Topics.events(prefix), eventsPartitions, events),
         new Spec(Topics.telemetry(prefix), telemetryPartitions, telemetry),
+        new Spec(Topics.errors(prefix), telemetryPartitions, telemetry),
         new Spec(Topics.snapshots(prefix), 1, snapshots));
   }
 
