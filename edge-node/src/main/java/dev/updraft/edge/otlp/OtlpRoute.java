@@ -35,6 +35,8 @@ public final class OtlpRoute {
   /** Requests being read or decoded at once, per edge. */
   static final int MAX_IN_FLIGHT = 64;
   static final int MAX_ID = 200;
+  /** How long a refused body is discarded before the connection is closed. */
+  static final long DISCARD_MILLIS = 5_000;
 
   private final LiveImage live;
   private final Consumer<ErrorReport> sink;
@@ -107,8 +109,7 @@ public final class OtlpRoute {
       }
     }
     if (length > maxBodyBytes) {
-      refuse(req, 413, "body-too-large", "the body is " + length + " bytes; this edge takes at most " + maxBodyBytes);
-      req.connection().close();
+      tooLarge(req, "the body is " + length + " bytes; this edge takes at most " + maxBodyBytes);
       return;
     }
     if (!window.admit(addressBucket, System.currentTimeMillis())) {
@@ -135,8 +136,7 @@ public final class OtlpRoute {
       if (body.length() + chunk.length() > maxBodyBytes) {
         over[0] = true;
         inFlight.decrementAndGet();
-        refuse(req, 413, "body-too-large", "the body is over " + maxBodyBytes + " bytes, the most this edge takes");
-        req.connection().close();
+        tooLarge(req, "the body is over " + maxBodyBytes + " bytes, the most this edge takes");
         return;
       }
       body.appendBuffer(chunk);
@@ -243,6 +243,25 @@ public final class OtlpRoute {
     }
     int semi = header.indexOf(';');
     return (semi < 0 ? header : header.substring(0, semi)).trim().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * 413 with {@code connection: close}; what the client still sends is discarded (never buffered) until its request
+   * ends, then the connection is closed, at the latest {@link #DISCARD_MILLIS} after the answer (a client may only
+   * read the answer once it has sent its body; one that sends for longer is cut off).
+   */
+  private void tooLarge(HttpServerRequest req, String message) {
+    if (!req.response().ended()) {
+      req.response().putHeader("connection", "close");
+    }
+    refuse(req, 413, "body-too-large", message);
+    req.handler(chunk -> {});
+    req.endHandler(v -> req.connection().close());
+    vertxOf().setTimer(DISCARD_MILLIS, t -> req.connection().close());
+  }
+
+  private static Vertx vertxOf() {
+    return Vertx.currentContext().owner();
   }
 
   private void refuse(HttpServerRequest req, int status, String code, String message) {

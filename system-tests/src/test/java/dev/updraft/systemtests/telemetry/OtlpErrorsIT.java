@@ -1,0 +1,200 @@
+package dev.updraft.systemtests.telemetry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Errors from the app (issue 42), reported with the real OpenTelemetry JS SDK: a Node script
+ * ({@code otel/report-errors.cjs}) exports log records (OTLP/HTTP JSON and protobuf) and a span's exception event
+ * (JSON) from devices tagged as an app on an update, to a live edge; through Kafka and the ingester they land in
+ * PostgreSQL, and the control plane's {@code GET /v1/apps/{app}/updates/{groupId}/errors} shows them grouped by type
+ * and top frame, with exact device counts, and which groups are new in the update. The packages come from
+ * {@code .ci/install-otel-js.sh} (~/.cache/updraft/otel-js, or $UPDRAFT_OTEL_JS_HOME): without them this test fails,
+ * it never skips.
+ */
+@ExtendWith(RealInfrastructure.class)
+class OtlpErrorsIT {
+  static final String APP = "otlp-app";
+  static final String LOGIN_STACK = "TypeError: undefined is not an object (evaluating 'user.name')\n"
+      + "    at LoginScreen (http://127.0.0.1:8081/index.bundle?platform=ios&dev=false:1:%d)\n    at renderWithHooks (index.bundle:1:999)";
+  static TelemetryStack stack;
+
+  @BeforeAll
+  static void start(Infra infra, @TempDir Path dir) {
+    stack = TelemetryStack.start(infra.kafkaBootstrap(), infra.topicPrefix(), infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database(),
+        infra.pgUser(), dir, Duration.ofMillis(200));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  static Path otelModules() {
+    String home = System.getenv("UPDRAFT_OTEL_JS_HOME");
+    Path dir = (home == null ? Path.of(System.getProperty("user.home"), ".cache", "updraft", "otel-js") : Path.of(home)).resolve("node_modules");
+    assertThat(dir.resolve("@opentelemetry/exporter-logs-otlp-http/package.json"))
+        .as("the OpenTelemetry JS SDK is not installed: run bash .ci/install-otel-js.sh (CI runs it from .ci/run)").exists();
+    return dir;
+  }
+
+  @Test
+  void errorsTheJsSdkExportsAppearInTheUpdatesErrorGroupsWithExactDeviceCounts() throws Exception {
+    stack.ok("apps", "create", APP);
+    JsonNode base = publish(Fixtures.update1());
+    JsonNode next = publish(Fixtures.update2());
+    stack.awaitEdgeCaughtUp();
+    String baseIos = TelemetryEndToEndIT.ids(base).get("ios");
+    String nextIos = TelemetryEndToEndIT.ids(next).get("ios");
+    String nextAndroid = TelemetryEndToEndIT.ids(next).get("android");
+
+    // the previous update already had the RangeError (one device); the TypeError is new in the next one
+    report("logs-json", devices(baseIos, "ios", "base-", 1), "RangeError", "Maximum call stack size exceeded",
+        "RangeError: Maximum call stack size exceeded\n    at deepClone (index.bundle:1:500)");
+    // 3 devices by JSON logs, 2 of the same by protobuf logs (same devices: counted once), 1 more by a span event on Android
+    report("logs-json", devices(nextIos, "ios", "dev-", 3), "TypeError", "undefined is not an object", LOGIN_STACK.formatted(1200));
+    report("logs-proto", devices(nextIos, "ios", "dev-", 2), "TypeError", "undefined is not an object", LOGIN_STACK.formatted(1200));
+    report("traces-json", devices(nextAndroid, "android", "droid-", 1), "TypeError", "undefined is not an object", LOGIN_STACK.formatted(7777));
+    report("logs-proto", devices(nextIos, "ios", "other-", 2), "RangeError", "Maximum call stack size exceeded",
+        "RangeError: Maximum call stack size exceeded\n    at deepClone (index.bundle:1:640)");
+
+    String path = "/v1/apps/" + APP + "/updates/" + next.get("groupId").asText() + "/errors";
+    TelemetryStack.poll(() -> occurrences(stack.get(path)) == 8, () -> "the 8 reports did not reach the update's error groups: " + stack.get(path));
+    JsonNode errors = stack.get(path);
+    assertThat(errors.get("previousGroupId").asText()).isEqualTo(base.get("groupId").asText());
+    assertThat(errors.get("devices").asLong()).as("distinct devices that reported errors").isEqualTo(6);
+    JsonNode groups = errors.get("groups");
+    assertThat(groups).hasSize(2);
+    JsonNode type = groups.get(0);
+    assertThat(type.get("errorType").asText()).isEqualTo("TypeError");
+    assertThat(type.get("topFrame").asText()).isEqualTo("LoginScreen (index.bundle)");
+    assertThat(type.get("devices").asLong()).isEqualTo(4);
+    assertThat(type.get("occurrences").asLong()).isEqualTo(6);
+    assertThat(type.get("newInUpdate").asBoolean()).isTrue();
+    assertThat(type.get("sampleMessage").asText()).isEqualTo("undefined is not an object");
+    JsonNode range = groups.get(1);
+    assertThat(range.get("errorType").asText()).isEqualTo("RangeError");
+    assertThat(range.get("topFrame").asText()).isEqualTo("deepClone (index.bundle)");
+    assertThat(range.get("devices").asLong()).isEqualTo(2);
+    assertThat(range.get("newInUpdate").asBoolean()).as("the previous update had it").isFalse();
+  }
+
+  @Test
+  void malformedOrOversizedRequestsAreRefusedWithAJsonErrorNamingTheProblem() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    String edge = stack.edgeUrl();
+    HttpResponse<String> notJson = post(http, edge + "/v1/logs", "application/json", "{\"resourceLogs\":[".getBytes(StandardCharsets.UTF_8));
+    assertThat(notJson.statusCode()).isEqualTo(400);
+    assertThat(code(notJson)).isEqualTo("invalid-otlp");
+    HttpResponse<String> wrongType = post(http, edge + "/v1/traces", "text/plain", "x".getBytes(StandardCharsets.UTF_8));
+    assertThat(wrongType.statusCode()).isEqualTo(415);
+    assertThat(code(wrongType)).isEqualTo("unsupported-content-type");
+    HttpResponse<String> big = post(http, edge + "/v1/logs", "application/json", new byte[600 * 1024]);
+    assertThat(big.statusCode()).isEqualTo(413);
+    assertThat(code(big)).isEqualTo("body-too-large");
+    HttpResponse<String> unknown = post(http, edge + "/apps/no-such-app/v1/logs", "application/json", "{}".getBytes(StandardCharsets.UTF_8));
+    assertThat(unknown.statusCode()).isEqualTo(404);
+    assertThat(code(unknown)).isEqualTo("app-not-found");
+    HttpResponse<String> badProto = post(http, edge + "/v1/logs", "application/x-protobuf", new byte[] {0x0a, 0x7f, 0x01});
+    assertThat(badProto.statusCode()).isEqualTo(400);
+    assertThat(code(badProto)).isEqualTo("invalid-otlp");
+    assertThat(TelemetryStack.JSON.readTree(badProto.body()).get("error").get("message").asText()).contains("runs past");
+    HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(edge + "/v1/logs")).GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(get.statusCode()).isEqualTo(405);
+  }
+
+  static JsonNode publish(Path export) {
+    return stack.ok("publish", "--app", APP, "--branch", "main", "--runtime-version", TelemetryStack.RUNTIME, "--dist", export.toString(), "--json")
+        .json();
+  }
+
+  static HttpResponse<String> post(HttpClient http, String url, String type, byte[] body) throws IOException, InterruptedException {
+    return http.send(HttpRequest.newBuilder(URI.create(url)).header("content-type", type).timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static String code(HttpResponse<String> r) throws IOException {
+    assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+    return TelemetryStack.JSON.readTree(r.body()).get("error").get("code").asText();
+  }
+
+  static long occurrences(JsonNode errors) {
+    long n = 0;
+    for (JsonNode g : errors.get("groups")) {
+      n += g.get("occurrences").asLong();
+    }
+    return n;
+  }
+
+  static List<Map<String, String>> devices(String updateId, String platform, String prefix, int n) {
+    List<Map<String, String>> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Map<String, String> d = new HashMap<>();
+      d.put("appId", APP);
+      d.put("updateId", updateId);
+      d.put("channel", "main");
+      d.put("runtimeVersion", TelemetryStack.RUNTIME);
+      d.put("platform", platform);
+      d.put("clientId", prefix + i + "-0000-4000-8000-000000000000");
+      out.add(d);
+    }
+    return out;
+  }
+
+  /** Runs the Node script: every device exports one error through the SDK's exporter {@code via}. */
+  static void report(String via, List<Map<String, String>> devices, String type, String message, String stack) throws Exception {
+    ObjectNode spec = TelemetryStack.JSON.createObjectNode();
+    spec.put("url", OtlpErrorsIT.stack.edgeUrl());
+    spec.put("via", via);
+    ArrayNode ds = spec.putArray("devices");
+    for (Map<String, String> d : devices) {
+      ObjectNode o = ds.addObject();
+      d.forEach(o::put);
+    }
+    spec.putObject("error").put("type", type).put("message", message).put("stack", stack);
+    Path script = Files.createTempFile("report-errors", ".cjs");
+    try (InputStream in = OtlpErrorsIT.class.getResourceAsStream("/otel/report-errors.cjs")) {
+      Files.write(script, in.readAllBytes());
+    }
+    ProcessBuilder pb = new ProcessBuilder("node", script.toString(), TelemetryStack.JSON.writeValueAsString(spec)).redirectErrorStream(true);
+    pb.environment().put("NODE_PATH", otelModules().toString());
+    Process p = pb.start();
+    try {
+      boolean done = p.waitFor(60, TimeUnit.SECONDS);
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(done).as("the Node script did not finish within 60 s").isTrue();
+      assertThat(p.exitValue()).as("the Node script (%s): %s", via, out).isZero();
+    } finally {
+      p.destroyForcibly();
+      Files.deleteIfExists(script);
+    }
+  }
+}
