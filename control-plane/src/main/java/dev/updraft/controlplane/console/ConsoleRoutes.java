@@ -45,6 +45,7 @@ public final class ConsoleRoutes {
           "charts.js",
           "groups.js",
           "lifecycle.js",
+          "errors.js",
           "page-signin.js",
           "page-apps.js",
           "page-channels.js",

@@ -105,6 +105,9 @@ class OtlpErrorsIT {
     assertThat(range.get("topFrame").asText()).isEqualTo("deepClone (index.bundle)");
     assertThat(range.get("devices").asLong()).isEqualTo(2);
     assertThat(range.get("newInUpdate").asBoolean()).as("the previous update had it").isFalse();
+    // the CLI prints the same groups
+    String table = stack.ok("errors", "--app", APP, "--update", next.get("groupId").asText()).out();
+    assertThat(table).contains("6 devices reported errors").contains("LoginScreen (index.bundle)").contains("deepClone (index.bundle)");
   }
 
   @Test

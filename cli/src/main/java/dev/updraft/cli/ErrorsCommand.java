@@ -1,0 +1,45 @@
+package dev.updraft.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code updraft errors}: an update group's error groups, as the app reported them over OTLP/HTTP. */
+@Command(name = "errors", footer = Root.EXIT_STATUS,
+    description = "An update group's errors, as its apps reported them over OTLP/HTTP (docs/protocol.md): grouped by error type and top"
+        + " frame, with the devices that reported each, occurrences, fatal ones, and whether the group is new in this update.")
+final class ErrorsCommand implements Action {
+  @Option(names = "--app", paramLabel = "APP", required = true, converter = Values.Text.class, description = "the app")
+  String app;
+
+  @Option(names = "--update", paramLabel = "GROUP", required = true, converter = Values.Text.class, description = "the group")
+  String group;
+
+  @Override
+  public void run(Session s) throws CliException {
+    JsonNode r = s.api().get(Session.app(app) + "/updates/" + Api.enc(group) + "/errors");
+    s.print(r, text(r));
+  }
+
+  /** The table: one row per error group, most devices first. */
+  static String text(JsonNode r) {
+    StringBuilder b = new StringBuilder();
+    b.append("group ").append(r.path("groupId").asText("?")).append(": ").append(r.path("devices").asLong()).append(" devices reported errors");
+    JsonNode prev = r.path("previousGroupId");
+    b.append(prev.isNull() || prev.isMissingNode() ? " (no previous update to compare with)\n" : " (new: not reported on " + prev.asText() + ")\n");
+    if (r.path("groups").isEmpty()) {
+      return b.append("no errors reported").toString();
+    }
+    b.append(String.format("%-8s %-7s %-11s %-5s %-28s %s%n", "DEVICES", "COUNT", "FATAL", "NEW", "TYPE", "TOP FRAME / MESSAGE"));
+    for (JsonNode g : r.path("groups")) {
+      b.append(String.format("%-8d %-7d %-11d %-5s %-28s %s%n", g.path("devices").asLong(), g.path("occurrences").asLong(),
+          g.path("fatal").asLong(), g.path("newInUpdate").asBoolean() ? "yes" : "no", cut(g.path("errorType").asText(), 28),
+          (g.path("topFrame").asText().isEmpty() ? "(no stack)" : g.path("topFrame").asText()) + " | " + cut(g.path("sampleMessage").asText(""), 80)));
+    }
+    return b.toString().stripTrailing();
+  }
+
+  private static String cut(String s, int n) {
+    return s.length() <= n ? s : s.substring(0, n - 1) + "…";
+  }
+}
