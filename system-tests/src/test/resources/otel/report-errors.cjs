@@ -3,7 +3,7 @@
 // exported over OTLP/HTTP by the SDK's own exporters. Run by OtlpErrorsIT with NODE_PATH pointing at the packages
 // .ci/install-otel-js.sh installs. Argument: a JSON spec
 //   {"url": "http://127.0.0.1:PORT", "via": "logs-json" | "logs-proto" | "traces-json",
-//    "devices": [{"appId", "updateId", "channel", "runtimeVersion", "platform", "clientId"}],
+//    "devices": [{"appId", "updateId", "channel", "runtimeVersion", "platform", "clientId", "localAddress"?}],
 //    "error": {"type", "message", "stack"}}
 // Prints one line per device and exits 0 once every export succeeded, 1 otherwise.
 'use strict';
@@ -41,9 +41,14 @@ function exported(exporter) {
   return exporter;
 }
 
+// a device on a network of its own: its requests leave from d.localAddress (127.x.y.1 on Linux loopback)
+function options(d, url) {
+  return d.localAddress ? { url, httpAgentOptions: { localAddress: d.localAddress } } : { url };
+}
+
 async function viaLogs(d, proto) {
   const url = spec.url + '/v1/logs';
-  const exporter = exported(proto ? new ProtoLogExporter({ url }) : new JsonLogExporter({ url }));
+  const exporter = exported(proto ? new ProtoLogExporter(options(d, url)) : new JsonLogExporter(options(d, url)));
   const provider = new LoggerProvider({ resource: resource(d), processors: [new SimpleLogRecordProcessor({ exporter })] });
   provider.getLogger('app').emit({
     severityNumber: 17,
@@ -61,7 +66,7 @@ async function viaLogs(d, proto) {
 }
 
 async function viaTraces(d) {
-  const exporter = exported(new OTLPTraceExporter({ url: spec.url + '/v1/traces' }));
+  const exporter = exported(new OTLPTraceExporter(options(d, spec.url + '/v1/traces')));
   const provider = new TracerProvider({ resource: resource(d), spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const span = provider.getTracer('app').startSpan('render LoginScreen');
   const err = new Error(spec.error.message);

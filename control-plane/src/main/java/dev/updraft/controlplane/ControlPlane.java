@@ -413,10 +413,21 @@ public final class ControlPlane {
               new ActiveRollout(
                   app.appId(), g.groupId(), g.rollout().rolloutId(), g.group().branch(), g.group().runtimeVersion(),
                   g.rollout().percentage(), g.rollout().controlGroupId(), g.rollout().guard(), Map.copyOf(ids),
-                  g.rollout().startedAt(), g.rollout().changedAt()));
+                  g.rollout().startedAt(), g.rollout().changedAt(), controlUpdateIds(app, g.rollout().controlGroupId())));
         }
       }
       return out;
+    }
+
+    private static List<String> controlUpdateIds(AppState app, String controlGroupId) {
+      GroupState c = controlGroupId == null ? null : app.group(controlGroupId);
+      List<String> ids = new ArrayList<>();
+      if (c != null) {
+        for (PlatformUpdate p : c.group().platforms()) {
+          ids.add(p.updateId());
+        }
+      }
+      return ids;
     }
 
     @Override

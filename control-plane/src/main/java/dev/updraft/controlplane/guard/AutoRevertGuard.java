@@ -170,7 +170,7 @@ public final class AutoRevertGuard {
   private Future<Void> check(ActiveRollout r) {
     Future<GuardVerdict> verdict;
     try {
-      verdict = db.ready().compose(v -> evaluator.evaluate(r.appId(), List.copyOf(r.updateIds().values()), r.guard(), clock.instant()));
+      verdict = db.ready().compose(v -> evaluator.evaluate(r.appId(), List.copyOf(r.updateIds().values()), r.controlUpdateIds(), r.guard(), clock.instant()));
     } catch (RuntimeException e) {
       evaluateErrors.increment();
       LOG.error("guard: cannot evaluate the guard of app={} group={}: {}", r.appId(), r.groupId(), e.getMessage());

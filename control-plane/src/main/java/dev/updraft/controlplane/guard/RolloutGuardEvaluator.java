@@ -68,6 +68,7 @@ public final class RolloutGuardEvaluator {
 
   private final Pool pool;
   private final int maxFailuresPerAddress;
+  private final ErrorGuard errors;
 
   /** An evaluator reading through {@code pool} (the caller owns and closes it), with the default cap per address. */
   public RolloutGuardEvaluator(Pool pool) {
@@ -85,6 +86,18 @@ public final class RolloutGuardEvaluator {
       throw new IllegalArgumentException("maxFailuresPerAddress must be at least 1: got " + maxFailuresPerAddress);
     }
     this.maxFailuresPerAddress = maxFailuresPerAddress;
+    this.errors = new ErrorGuard(pool, maxFailuresPerAddress);
+  }
+
+  /**
+   * {@link #evaluate(String, List, EventPayload.RolloutGuard, Instant)}, then, when the failures hold, the errors the
+   * apps reported ({@link ErrorGuard}): the guard also fires when the share of served devices that reported an error
+   * group new in the rollout's updates (none of {@code controlUpdateIds} reported it) is above the guard's maximum.
+   */
+  public Future<GuardVerdict> evaluate(String appId, List<String> updateIds, List<String> controlUpdateIds, EventPayload.RolloutGuard guard,
+      Instant now) {
+    List<String> ids = List.copyOf(updateIds);
+    return evaluate(appId, ids, guard, now).compose(v -> errors.evaluate(appId, ids, controlUpdateIds, v));
   }
 
   /**

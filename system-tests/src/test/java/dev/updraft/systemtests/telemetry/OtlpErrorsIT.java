@@ -3,26 +3,21 @@ package dev.updraft.systemtests.telemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.testing.Fixtures;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (JSON) from devices tagged as an app on an update, to a live edge; through Kafka and the ingester they land in
  * PostgreSQL, and the control plane's {@code GET /v1/apps/{app}/updates/{groupId}/errors} shows them grouped by type
  * and top frame, with exact device counts, and which groups are new in the update. The packages come from
- * {@code .ci/install-otel-js.sh} (~/.cache/updraft/otel-js, or $UPDRAFT_OTEL_JS_HOME): without them this test fails,
+ * {@code .ci/install-otel-js.sh} (see {@link OtelJs}): without them this test fails,
  * it never skips.
  */
 @ExtendWith(RealInfrastructure.class)
@@ -56,14 +51,6 @@ class OtlpErrorsIT {
     if (stack != null) {
       stack.close();
     }
-  }
-
-  static Path otelModules() {
-    String home = System.getenv("UPDRAFT_OTEL_JS_HOME");
-    Path dir = (home == null ? Path.of(System.getProperty("user.home"), ".cache", "updraft", "otel-js") : Path.of(home)).resolve("node_modules");
-    assertThat(dir.resolve("@opentelemetry/exporter-logs-otlp-http/package.json"))
-        .as("the OpenTelemetry JS SDK is not installed: run bash .ci/install-otel-js.sh (CI runs it from .ci/run)").exists();
-    return dir;
   }
 
   @Test
@@ -172,32 +159,7 @@ class OtlpErrorsIT {
     return out;
   }
 
-  /** Runs the Node script: every device exports one error through the SDK's exporter {@code via}. */
   static void report(String via, List<Map<String, String>> devices, String type, String message, String stack) throws Exception {
-    ObjectNode spec = TelemetryStack.JSON.createObjectNode();
-    spec.put("url", OtlpErrorsIT.stack.edgeUrl());
-    spec.put("via", via);
-    ArrayNode ds = spec.putArray("devices");
-    for (Map<String, String> d : devices) {
-      ObjectNode o = ds.addObject();
-      d.forEach(o::put);
-    }
-    spec.putObject("error").put("type", type).put("message", message).put("stack", stack);
-    Path script = Files.createTempFile("report-errors", ".cjs");
-    try (InputStream in = OtlpErrorsIT.class.getResourceAsStream("/otel/report-errors.cjs")) {
-      Files.write(script, in.readAllBytes());
-    }
-    ProcessBuilder pb = new ProcessBuilder("node", script.toString(), TelemetryStack.JSON.writeValueAsString(spec)).redirectErrorStream(true);
-    pb.environment().put("NODE_PATH", otelModules().toString());
-    Process p = pb.start();
-    try {
-      boolean done = p.waitFor(60, TimeUnit.SECONDS);
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(done).as("the Node script did not finish within 60 s").isTrue();
-      assertThat(p.exitValue()).as("the Node script (%s): %s", via, out).isZero();
-    } finally {
-      p.destroyForcibly();
-      Files.deleteIfExists(script);
-    }
+    OtelJs.report(OtlpErrorsIT.stack.edgeUrl(), via, devices, type, message, stack);
   }
 }

@@ -1,0 +1,199 @@
+package dev.updraft.systemtests.telemetry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The guard on the errors apps report (issue 42), with the real edge, Kafka, ingester, PostgreSQL, control plane and the
+ * real OpenTelemetry JS SDK. Two guarded rollouts (at most 20 % among at least 10 devices within an hour), each with 20
+ * devices the edge served the update to, each device on a network of its own (its sockets bound to 127.3.x.1 or
+ * 127.4.x.1). In the first, 8 of the served devices report a TypeError no device reported on the control update: the
+ * guard reverts it, and the audit entry names the error group and the numbers. In the second, 30 fresh client ids that
+ * no edge served report the same new error from one address, and 10 served devices report an error the control update's
+ * devices reported too: neither counts, and the rollout stays active.
+ */
+@ExtendWith(RealInfrastructure.class)
+class ErrorGuardIT {
+  static final String STACK = "TypeError: undefined is not an object (evaluating 'user.name')\n    at LoginScreen (index.bundle:1:4321)";
+  static final String OLD_STACK = "RangeError: Maximum call stack size exceeded\n    at deepClone (index.bundle:1:500)";
+  static TelemetryStack stack;
+  static long sent;
+
+  @BeforeAll
+  static void start(Infra infra, @TempDir Path dir) {
+    stack = TelemetryStack.start(infra.kafkaBootstrap(), infra.topicPrefix(), infra.pgHost() + ":" + infra.pgPort() + "/" + infra.database(),
+        infra.pgUser(), dir, Duration.ofMillis(200));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  @Test
+  void servedDevicesReportingANewErrorGroupFireTheGuardButUnservedIdsAndOldErrorsDoNot() throws Exception {
+    Rollout real = rollout("err-real");
+    Rollout flood = rollout("err-flood");
+    List<String> realIds = TelemetryEndToEndIT.clientsIn(real.rolloutId, "r", 20, true);
+    List<String> floodIds = TelemetryEndToEndIT.clientsIn(flood.rolloutId, "f", 20, true);
+    for (int i = 0; i < 20; i++) {
+      serve(real, "127.3." + i + ".1", realIds.get(i));
+      serve(flood, "127.4." + i + ".1", floodIds.get(i));
+    }
+    stack.awaitCheckInsSent(sent);
+    stack.awaitIngested(sent);
+
+    // the control update's devices report the RangeError: on the rollout's update it is not new
+    List<Map<String, String>> control = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      control.add(device(flood.app, flood.controlUpdateId, "control-" + i + "-0000-4000-8000-000000000000", null));
+    }
+    OtelJs.report(stack.edgeUrl(), "logs-json", control, "RangeError", "Maximum call stack size exceeded", OLD_STACK);
+    // 30 fresh ids nobody served, all from 127.0.0.1, report a new TypeError on the flooded rollout's update
+    List<Map<String, String>> fresh = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      fresh.add(device(flood.app, flood.updateId, String.format("fresh%03d-0000-4000-8000-000000000000", i), null));
+    }
+    OtelJs.report(stack.edgeUrl(), "logs-proto", fresh, "TypeError", "undefined is not an object", STACK);
+    // 10 served devices of the flooded rollout report the old RangeError, each from its own network
+    List<Map<String, String>> old = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      old.add(device(flood.app, flood.updateId, floodIds.get(i), "127.4." + i + ".1"));
+    }
+    OtelJs.report(stack.edgeUrl(), "logs-json", old, "RangeError", "Maximum call stack size exceeded", OLD_STACK);
+    // 8 of the real rollout's 20 served devices report the new TypeError, each from its own network: 40 % > 20 %
+    List<Map<String, String>> failing = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      failing.add(device(real.app, real.updateId, realIds.get(i), "127.3." + i + ".1"));
+    }
+    OtelJs.report(stack.edgeUrl(), "logs-json", failing, "TypeError", "undefined is not an object", STACK);
+
+    TelemetryStack.poll(() -> status(real).equals("reverted"), () -> "the guard did not revert the rollout whose served devices reported a new error");
+    String summary = revert(real).get("summary").asText();
+    assertThat(summary).contains("error group TypeError at LoginScreen (index.bundle)").contains("new in this update");
+    // the guard may fire before the last reports are in: above 20 % of the 20 served is 5 to 8 of them
+    Matcher m = Pattern.compile("(\\d+) of (\\d+) devices").matcher(summary);
+    assertThat(m.find()).as(summary).isTrue();
+    assertThat(Integer.parseInt(m.group(2))).as("devices served").isEqualTo(20);
+    assertThat(Integer.parseInt(m.group(1))).as("served devices that reported the new group").isBetween(5, 8);
+
+    // with every report stored (all 45 of the flooded app's), the guard looked at the flooded rollout twice more: it holds
+    String errors = "/v1/apps/" + flood.app + "/updates/" + flood.group + "/errors";
+    TelemetryStack.poll(() -> OtlpErrorsIT.occurrences(stack.get(errors)) == 40, () -> "the flooded app's 40 reports were not stored: " + stack.get(errors));
+    double passes = stack.controlMetric("updraft_guard_passes_total");
+    TelemetryStack.poll(() -> stack.controlMetric("updraft_guard_passes_total") >= passes + 2, () -> "the guard did not run");
+    assertThat(status(flood)).as("the rollout flooded by unserved ids and old errors").isEqualTo("active");
+    assertThat(revert(flood)).isNull();
+    // the error groups still show what was reported (30 devices with the new TypeError; the old RangeError not new)
+    JsonNode groups = stack.get(errors).get("groups");
+    assertThat(groups.get(0).get("errorType").asText()).isEqualTo("TypeError");
+    assertThat(groups.get(0).get("devices").asLong()).isEqualTo(30);
+    assertThat(groups.get(0).get("newInUpdate").asBoolean()).isTrue();
+    assertThat(groups.get(1).get("newInUpdate").asBoolean()).isFalse();
+  }
+
+  record Rollout(String app, String group, String rolloutId, String updateId, String controlUpdateId) {}
+
+  static Rollout rollout(String app) {
+    stack.ok("apps", "create", app);
+    JsonNode base = publish(app, Fixtures.update1());
+    JsonNode rolled = publish(app, Fixtures.update2(), "--rollout-percentage", "50", "--guard-max-failure-rate", "20",
+        "--guard-min-devices", "10", "--guard-window", "1h");
+    stack.awaitEdgeCaughtUp();
+    return new Rollout(app, rolled.get("groupId").asText(), rolled.get("rollout").get("rolloutId").asText(),
+        TelemetryEndToEndIT.ids(rolled).get("ios"), TelemetryEndToEndIT.ids(base).get("ios"));
+  }
+
+  static JsonNode publish(String app, Path export, String... extra) {
+    List<String> args = new ArrayList<>(List.of("publish", "--app", app, "--branch", "main", "--runtime-version", TelemetryStack.RUNTIME,
+        "--dist", export.toString(), "--json"));
+    args.addAll(List.of(extra));
+    return stack.ok(args.toArray(new String[0])).json();
+  }
+
+  static Map<String, String> device(String app, String updateId, String clientId, String localAddress) {
+    Map<String, String> d = new HashMap<>();
+    d.put("appId", app);
+    d.put("updateId", updateId);
+    d.put("channel", "main");
+    d.put("runtimeVersion", TelemetryStack.RUNTIME);
+    d.put("platform", "ios");
+    d.put("clientId", clientId);
+    if (localAddress != null) {
+      d.put("localAddress", localAddress);
+    }
+    return d;
+  }
+
+  static String status(Rollout r) {
+    return stack.get("/v1/apps/" + r.app + "/updates/" + r.group).get("rollout").get("status").asText();
+  }
+
+  static JsonNode revert(Rollout r) {
+    JsonNode found = null;
+    for (JsonNode e : stack.get("/v1/apps/" + r.app + "/audit").get("items")) {
+      if (e.get("type").asText().equals("rollout.reverted")) {
+        assertThat(found).as("one revert").isNull();
+        found = e;
+        assertThat(e.get("actor").asText()).isEqualTo("guard");
+      }
+    }
+    return found;
+  }
+
+  /** A launch from the embedded bundle, from a socket bound to {@code source}: the rollout's update is served. */
+  static void serve(Rollout r, String source, String clientId) {
+    URI edge = URI.create(stack.edgeUrl());
+    String head = "GET /apps/" + r.app + "/manifest HTTP/1.1\r\n"
+        + "host: 127.0.0.1:" + edge.getPort() + "\r\n"
+        + "accept: multipart/mixed,application/expo+json,application/json\r\n"
+        + "expo-platform: ios\r\n"
+        + "expo-protocol-version: 1\r\n"
+        + "expo-runtime-version: " + TelemetryStack.RUNTIME + "\r\n"
+        + "expo-channel-name: main\r\n"
+        + "expo-current-update-id: " + TelemetryEndToEndIT.EMB_IOS + "\r\n"
+        + "expo-embedded-update-id: " + TelemetryEndToEndIT.EMB_IOS + "\r\n"
+        + "eas-client-id: " + clientId + "\r\n"
+        + "connection: close\r\n\r\n";
+    try (Socket s = new Socket()) {
+      s.bind(new InetSocketAddress(source, 0));
+      s.connect(new InetSocketAddress("127.0.0.1", edge.getPort()), 10_000);
+      s.setSoTimeout(30_000);
+      OutputStream out = s.getOutputStream();
+      out.write(head.getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = s.getInputStream();
+      sent++;
+      String answer = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(answer).as("%s from %s", clientId, source).startsWith("HTTP/1.1 200").contains(r.updateId);
+    } catch (IOException e) {
+      throw new AssertionError("device request from " + source + " failed: " + e, e);
+    }
+  }
+}
