@@ -121,6 +121,74 @@ class OtlpErrorsIT {
     assertThat(get.statusCode()).isEqualTo(405);
   }
 
+  /**
+   * The route in the fuzz: 300 mutated OTLP bodies (JSON and protobuf, logs and traces; bytes flipped, cut, spliced, random;
+   * a fresh seed each run, printed) each get 200 or a 4xx with a JSON error, never a 5xx; afterwards the edge still serves
+   * manifests and the ingester has skipped no record.
+   */
+  @Test
+  void mutatedBodiesGet200OrA4xxJsonErrorAndTheEdgeKeepsServing() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long seed = new java.util.SplittableRandom().nextLong();
+    System.out.println("otlp fuzz seed " + seed);
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(seed);
+    String json = "{\"resourceLogs\":[{\"resource\":{\"attributes\":[{\"key\":\"expo.app.id\",\"value\":{\"stringValue\":\"" + FUZZ_APP
+        + "\"}}]},\"scopeLogs\":[{\"logRecords\":[{\"severityNumber\":17,\"attributes\":[{\"key\":\"exception.type\","
+        + "\"value\":{\"stringValue\":\"E\"}}]}]}]}]}";
+    byte[] proto = java.util.HexFormat.of().parseHex("0a480a170a150a0e6578706f2e7570646174652e696412030a0175122d122b09c01448e050caec18"
+        + "10152a030a016232190a0e657863657074696f6e2e7479706512070a055479706545");
+    stack.ok("apps", "create", FUZZ_APP);
+    stack.awaitEdgeCaughtUp();
+    java.util.Map<Integer, Integer> byStatus = new java.util.TreeMap<>();
+    for (int i = 0; i < 300; i++) {
+      boolean isJson = rnd.nextBoolean();
+      byte[] body = mutate(isJson ? json.getBytes(StandardCharsets.UTF_8) : proto, rnd);
+      String path = "/apps/" + FUZZ_APP + (rnd.nextBoolean() ? "/v1/logs" : "/v1/traces");
+      HttpResponse<String> r = post(http, stack.edgeUrl() + path, isJson ? "application/json" : "application/x-protobuf", body);
+      byStatus.merge(r.statusCode(), 1, Integer::sum);
+      assertThat(r.statusCode()).as("seed %d, input %d: %s", seed, i, r.body()).isIn(200, 400);
+      if (r.statusCode() == 400) {
+        assertThat(code(r)).isEqualTo("invalid-otlp");
+      }
+    }
+    System.out.println("otlp fuzz: answers by status " + byStatus);
+    assertThat(stack.device(FUZZ_APP, "fuzz-0000-4000-8000-000000000000", "ios", "main", TelemetryEndToEndIT.EMB_IOS, TelemetryEndToEndIT.EMB_IOS, List.of()).status())
+        .as("a manifest request after the fuzz").isIn(200, 204);
+    assertThat(stack.ingesterMetric("updraft_ingest_error_reports_skipped_total")).as("records of updraft.errors that did not decode").isZero();
+  }
+
+  static final String FUZZ_APP = "otlp-fuzz";
+
+  static byte[] mutate(byte[] in, java.util.SplittableRandom rnd) {
+    byte[] b = in.clone();
+    switch (rnd.nextInt(5)) {
+      case 0 -> {
+        for (int k = 1 + rnd.nextInt(4); k > 0; k--) {
+          b[rnd.nextInt(b.length)] = (byte) rnd.nextInt(256);
+        }
+      }
+      case 1 -> b = java.util.Arrays.copyOf(b, rnd.nextInt(b.length));
+      case 2 -> {
+        int at = rnd.nextInt(b.length);
+        byte[] out = new byte[b.length * 2 - at];
+        System.arraycopy(b, 0, out, 0, b.length);
+        System.arraycopy(b, at, out, b.length, b.length - at);
+        b = out;
+      }
+      case 3 -> {
+        b = new byte[rnd.nextInt(64)];
+        for (int k = 0; k < b.length; k++) {
+          b[k] = (byte) rnd.nextInt(256);
+        }
+      }
+      default -> {
+        int at = rnd.nextInt(b.length);
+        b[at] = (byte) (b[at] ^ (1 << rnd.nextInt(8)));
+      }
+    }
+    return b;
+  }
+
   static JsonNode publish(Path export) {
     return stack.ok("publish", "--app", APP, "--branch", "main", "--runtime-version", TelemetryStack.RUNTIME, "--dist", export.toString(), "--json")
         .json();
