@@ -119,6 +119,10 @@ class OtlpErrorsIT {
     assertThat(TelemetryStack.JSON.readTree(badProto.body()).get("error").get("message").asText()).contains("runs past");
     HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(edge + "/v1/logs")).GET().build(), HttpResponse.BodyHandlers.ofString());
     assertThat(get.statusCode()).isEqualTo(405);
+    // the control plane's read route: an unknown app or group is a 404 naming it
+    stack.ok("apps", "create", "otlp-errs");
+    assertThat(stack.api("/v1/apps/no-such-app/updates/0b6c2f0e-9f3a-4c1e-8d7b-5a4e3c2b1a00/errors").errorCode()).isEqualTo("app-not-found");
+    assertThat(stack.api("/v1/apps/otlp-errs/updates/0b6c2f0e-9f3a-4c1e-8d7b-5a4e3c2b1a00/errors").errorCode()).isEqualTo("update-not-found");
   }
 
   /**
