@@ -186,7 +186,7 @@ public final class TelemetryIngester {
   /** Starts the error reports' loop (blocking consumer creation on a worker). */
   private void startErrors() {
     vertx.executeBlocking(() -> errors = dev.updraft.ingester.errors.ErrorProjection.start(config.kafkaBootstrap(), config.kafka(),
-        dev.updraft.events.Topics.errors(config.topicPrefix()), SESSION_TIMEOUT_MS, pool, registry), false)
+        config.topicPrefix(), dev.updraft.events.Topics.errors(config.topicPrefix()), SESSION_TIMEOUT_MS, pool, registry), false)
         .onFailure(e -> LOG.error("the error-report loop did not start", e));
   }
 

@@ -13,7 +13,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * The error reports apps send over OTLP/HTTP: {@code <prefix>updraft.errors} into {@code error_reports} and
- * {@code error_groups} ({@link ErrorLoop}), with a consumer group of its own ({@value #CONSUMER_GROUP}). Runs inside the
+ * {@code error_groups} ({@link ErrorLoop}), with a consumer group of its own ({@code <prefix>}{@value #CONSUMER_GROUP}). Runs inside the
  * telemetry ingester's process, on one thread. Thread-safe.
  */
 public final class ErrorProjection {
@@ -29,9 +29,13 @@ public final class ErrorProjection {
     this.thread.setDaemon(true);
   }
 
-  /** Creates the consumer (blocking: call off the event loop) and starts consuming {@code topic} on a thread of its own. */
-  public static ErrorProjection start(String bootstrap, KafkaClientConfig kafka, String topic, int sessionTimeoutMs, Pool pool, MeterRegistry meters) {
-    Map<String, Object> p = ReadCommittedConsumer.properties(bootstrap, CONSUMER_GROUP, "updraft-errors-", sessionTimeoutMs, 500);
+  /**
+   * Creates the consumer (blocking: call off the event loop) and starts consuming {@code topic} on a thread of its own, in the
+   * consumer group {@code topicPrefix + CONSUMER_GROUP} (deployments sharing a Kafka cluster under other prefixes never share it).
+   */
+  public static ErrorProjection start(String bootstrap, KafkaClientConfig kafka, String topicPrefix, String topic, int sessionTimeoutMs, Pool pool,
+      MeterRegistry meters) {
+    Map<String, Object> p = ReadCommittedConsumer.properties(bootstrap, topicPrefix + CONSUMER_GROUP, "updraft-errors-", sessionTimeoutMs, 500);
     KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(kafka.apply(p));
     ErrorProjection e = new ErrorProjection(new ErrorLoop(topic, consumer, new ErrorWriter(pool), meters));
     e.thread.start();
