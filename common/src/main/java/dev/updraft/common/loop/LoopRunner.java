@@ -8,8 +8,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs a {@link LoopAgent} on the calling thread until {@link #stop()} (after Agrona's {@code AgentRunner}): a duty
  * cycle, then the {@link IdleStrategy} when it did no work. One error policy for every loop: a failed cycle is counted
- * ({@link #errors()}), logged with the loop's name and how many failed in a row (a refusal once per reason, see
- * {@link LoopAgent#refusal}), handed to {@link LoopAgent#recover}, and followed by the {@link ErrorBackoff} wait, cut
+ * ({@link #errors()}), logged with the loop's name (the first of a run of failures with its stack trace, the next
+ * ones on one line with how many failed in a row; a refusal once per reason, see {@link LoopAgent#refusal}), handed to {@link LoopAgent#recover}, and followed by the {@link ErrorBackoff} wait, cut
  * short by a stop. An {@link Error} ends the loop at once as a crash (nothing more is written: a simulated crash in a
  * test, or the VM's); an interrupt stops it as {@link #stop()} does.
  *
@@ -113,8 +113,10 @@ public final class LoopRunner implements Runnable {
     errors++;
     inARow++;
     String refused = agent.refusal(e);
-    if (refused == null) {
-      LOG.error("{} failed (in a row={}, errors={}); recovering and retrying", agent.name(), inARow, errors, e);
+    if (refused == null && inARow == 1) {
+      LOG.error("{} failed (errors={}); recovering and retrying", agent.name(), errors, e);
+    } else if (refused == null) {
+      LOG.warn("{} failed again (in a row={}, errors={}): {}; retrying", agent.name(), inARow, errors, e.toString()); // no stack-trace loop
     } else if (!refused.equals(lastRefusal)) {
       LOG.error("{}: {}; retrying", agent.name(), refused); // one line per cause while it lasts, no stack-trace loop
     }
