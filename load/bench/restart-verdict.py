@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Restart under load, judged from each edge's own request-time histogram (docs/benchmarks/edge.md).
+
+Reads a `load run` time series (t_seconds,source,metric,scenario,value) with the sources `edge` (the survivor) and
+`edge2` (the restarted edge), each scraped every second (rows server_requests and server_p99_ms, the p99 a bucket bound).
+The restart is where edge2 served nothing (or could not be scraped) after having served; its steady p99 is the median of
+its seconds before that, from the 5th; its first 5 s are the first 5 seconds it served again. The survivor's p99 before
+the restart (median) is set against its seconds from the stop to 10 s after edge2 returned (median and worst).
+Prints one JSON object; the issue's targets: restarted first 5 s at most 2x its steady p99, the survivor unchanged.
+Usage: load/bench/restart-verdict.py TIMESERIES.csv
+"""
+import csv
+import json
+import statistics
+import sys
+
+
+def series(rows, source, metric):
+    return {float(r["t_seconds"]): float(r["value"]) if r["value"] != "" else float("inf")
+            for r in rows if r["source"] == source and r["metric"] == metric}
+
+
+def main(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    served2 = series(rows, "edge2", "server_requests")
+    p99_2 = series(rows, "edge2", "server_p99_ms")
+    p99_1 = series(rows, "edge", "server_p99_ms")
+    times = sorted(served2)
+    stop = back = None
+    seen = False
+    prev = None
+    for t in times:
+        gap = prev is not None and t - prev > 1.5
+        if served2[t] > 0:
+            if seen and stop is None and gap:
+                stop, back = prev + 1, t
+            elif stop is not None and back is None:
+                back = t
+            seen = True
+        elif seen and stop is None:
+            stop = t
+        prev = t
+    out = {"source": path}
+    if stop is None or back is None:
+        out["verdict"] = "no restart found in the time series (edge2 never stopped and came back)"
+        print(json.dumps(out, indent=2))
+        return
+    before2 = [v for t, v in p99_2.items() if 5 <= t < stop]
+    first5 = [p99_2[t] for t in sorted(p99_2) if t >= back][:5]
+    steady2 = statistics.median(before2) if before2 else float("nan")
+    worst5 = max(first5) if first5 else float("nan")
+    before1 = [v for t, v in p99_1.items() if 5 <= t < stop]
+    during1 = [v for t, v in p99_1.items() if stop <= t < back + 10]
+    steady1 = statistics.median(before1) if before1 else float("nan")
+    out.update({
+        "restart_stop_s": stop, "restarted_serving_again_s": back,
+        "restarted_steady_p99_at_most_ms": steady2,
+        "restarted_first_5s_p99_at_most_ms": first5,
+        "restarted_first_5s_worst_over_steady": worst5 / steady2 if steady2 else None,
+        "restarted_target_met": worst5 <= 2 * steady2,
+        "survivor_steady_p99_at_most_ms": steady1,
+        "survivor_during_restart_p99_median_ms": statistics.median(during1) if during1 else None,
+        "survivor_during_restart_p99_worst_ms": max(during1) if during1 else None,
+        "survivor_unchanged": bool(during1) and statistics.median(during1) <= steady1,
+        "note": "p99 values are bucket bounds of the edge's histogram (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 100, 500 ms)",
+    })
+    print(json.dumps(out, indent=2, default=lambda x: None))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
