@@ -185,13 +185,17 @@ public record RunConfig(
         "clients".equals(s.choice("asset-encoding", "clients", "clients", "identity")));
   }
 
-  /** The configuration of the baseline run: its profile, no server metrics, no push trigger. */
+  /**
+   * The configuration of the baseline run: its profile, no server metrics, no push trigger, and the warm-up requests
+   * sent to the trivial server itself (the edge warms itself before it is ready; the trivial server has no warm-up of
+   * its own, and its JIT's first seconds would otherwise count in its CPU per request).
+   */
   public RunConfig forBaseline() {
     return new RunConfig(name, outDir, targets, path, baselineProfile, poisson, devices, seed, platforms, runtimes, channels,
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
         baselineProfile, baselineEventLoops, baselineJvmOpts, baselineCpus, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery, warmup, warmupMirror, assetPatches, assetClientEncodings);
+        discovery, warmup, false, assetPatches, assetClientEncodings);
   }
 
   /** A CPU list for {@code taskset -c} (digits, commas and ranges), or null. */
