@@ -7,7 +7,7 @@
 # CPU. Latency is judged twice: by the generator (from each request's planned send time) and by the edge itself (its
 # request-time histogram scraped every second: results.server_latency in the summary).
 #
-# Usage: load/bench/edge-pinned.sh STEP...   steps (each one command of the quiet window; `all` = up xprem cpu restart down):
+# Usage: load/bench/edge-pinned.sh STEP...   steps (each one command of the quiet window; `all` = up xprem cpu restart knee down):
 #   up       start the dev stack pinned, create the app, publish two updates, warm the check-in pipeline (~2 min)
 #   xprem    xprem's three phases at TIME_SCALE [0.25] of their length (0.25: 4 min 8 s; 1: the full 16.5 min), the
 #            push at 10:25 scaled: fills the page's xprem rows (edge-pinned-xprem-summary.json)
@@ -18,6 +18,9 @@
 #            second is stopped (SIGTERM) and started again; the generator holds it out of rotation until its /readyz
 #            answers 200 (its warm-up done) and probes both every second; per-edge p99 per second from each edge's own
 #            histogram (~2.5 min)
+#   knee     a stepped ramp against the pinned edge, KNEE_FROM [1000] to KNEE_TO [10000] req/s by KNEE_STEP [1000], 10 s
+#            holds: the highest hold with no drops and p99 <= 10 ms (capacity.measured_sustained_rps), which
+#            load/bench/pipeline.sh then uses as the edge's knee (~2.5 min)
 #   down     stop the dev stack
 # Every step prints the generator's verdict line with its drop count, and copies the summary JSON and a text line to
 # OUT [docs/benchmarks/runs/<UTC date>]. SMOKE=1: short durations, files named *-smoke-* in OUT [/tmp/edge-pinned-smoke]
@@ -66,7 +69,7 @@ gen_args() { # the device fleet and the checks of every run
 }
 report() { # name: copies the summary, prints and keeps the verdict line (with the drop count)
   local name=$1
-  local line; line=$(grep -E "^updraft load run: (VALID|INVALID)" "$WORK/$name.out" | tail -n1 || echo "no verdict: see $WORK/$name.out")
+  local line; line=$(grep -E "^updraft load run: (VALID|INVALID).*, sent " "$WORK/$name.out" | tail -n1 || echo "no verdict: see $WORK/$name.out")
   cp "$WORK/$name-summary.json" "$OUT/" 2>/dev/null || true
   { echo "$name: $line"; grep -E "^capacity:" "$WORK/$name.out" || true; } > "$OUT/$name.txt"
   log "$name: $line"
@@ -132,7 +135,7 @@ cpu() {
 
 restart() {
   require_up
-  local secs=${RESTART_SECONDS:-90} at=30 rate=2000; [ "$SMOKE" = 1 ] && { secs=40; at=12; rate=500; }
+  local secs=${RESTART_SECONDS:-90} at=30 rate=2000; [ "$SMOKE" = 1 ] && { secs=80; at=10; rate=300; }
   start_edge $EDGE bench "$EDGE_CPU" >/dev/null
   start_edge $EDGE2 bench2 "$EDGE2_CPU" >/dev/null
   log "restart: survivor on CPU $EDGE_CPU, restarted edge on CPU $EDGE2_CPU; $rate req/s for $secs s, restart at $at s"
@@ -156,6 +159,20 @@ restart() {
   pidfile_kill "$WORK/edge-bench.pid"
 }
 
+knee() {
+  require_up
+  local from=${KNEE_FROM:-1000} to=${KNEE_TO:-10000} step=${KNEE_STEP:-1000}; [ "$SMOKE" = 1 ] && { from=200; to=600; step=200; }
+  local ready; ready=$(start_edge $EDGE bench "$EDGE_CPU")
+  log "knee: edge ready in $ready ms on CPU $EDGE_CPU; $from to $to req/s by $step, 10 s holds"
+  set +e
+  "${other[@]}" ./updraft load run --name "$TAG-knee" $(gen_args) --target http://127.0.0.1:$EDGE --profile knee --knee-from "$from" \
+    --knee-to "$to" --knee-step "$step" --knee-hold 10s --knee-ramp 2s --warmup 20000 --metrics edge=http://127.0.0.1:$EDGE/metrics \
+    --pids "edge=$(cat "$WORK/edge-bench.pid"),$(dev_pids)" > "$WORK/$TAG-knee.out" 2>&1
+  set -e
+  report "$TAG-knee"
+  pidfile_kill "$WORK/edge-bench.pid"
+}
+
 down() {
   pidfile_kill "$WORK/edge-bench.pid"; pidfile_kill "$WORK/edge-bench2.pid"
   pidfile_kill "$WORK/dev.pid"
@@ -163,11 +180,11 @@ down() {
 }
 
 STEPS=${*:-all}
-[ "$STEPS" = all ] && STEPS="up xprem cpu restart down"
+[ "$STEPS" = all ] && STEPS="up xprem cpu restart knee down"
 for step in $STEPS; do
   case $step in
-    up|xprem|cpu|restart|down) $step ;;
-    *) echo "unknown step '$step' (up xprem cpu restart down all)" >&2; exit 2 ;;
+    up|xprem|cpu|restart|knee|down) $step ;;
+    *) echo "unknown step '$step' (up xprem cpu restart knee down all)" >&2; exit 2 ;;
   esac
 done
 log "done: $OUT"

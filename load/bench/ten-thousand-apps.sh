@@ -83,7 +83,7 @@ measure() { # label: start the edge, measure everything, stop it; writes $WORK/m
     --profile constant --rate "$RATE" --duration "${SECONDS_RUN}s" --warmup 20000 --metrics edge=http://127.0.0.1:$EDGE/metrics \
     --pids "edge=$EDGE_PID" > "$WORK/run-$label.out" 2>&1
   set -e
-  run_line=$(grep -E "^updraft load run: (VALID|INVALID)" "$WORK/run-$label.out" | tail -n1 || echo "no verdict")
+  run_line=$(grep -E "^updraft load run: (VALID|INVALID).*, sent " "$WORK/run-$label.out" | tail -n1 || echo "no verdict")
   log "$label: manifest run: $run_line"
   cp "$WORK/$TAG-manifest-$label-summary.json" "$OUT/" 2>/dev/null || true
   publish_to_served > "$WORK/pts-$label.txt"
