@@ -140,6 +140,8 @@ restart() {
   start_edge $EDGE2 bench2 "$EDGE2_CPU" >/dev/null
   log "restart: survivor on CPU $EDGE_CPU, restarted edge on CPU $EDGE2_CPU; $rate req/s for $secs s, restart at $at s"
   # the generator's t = 0 comes after its warm-up on the mirror: the restart is timed from its first progress line
+  # (the output of an earlier run must not start the clock)
+  rm -f "$WORK/$TAG-restart.out" "$WORK/restart-times"
   ( until grep -q "^\[target " "$WORK/$TAG-restart.out" 2>/dev/null; do sleep 0.2; done; sleep "$at"
     log "stopping edge bench2 (SIGTERM)"; echo "stop $(date +%s%N)" > "$WORK/restart-times"
     pidfile_kill "$WORK/edge-bench2.pid"

@@ -3,8 +3,9 @@
 
 Reads a `load run` time series (t_seconds,source,metric,scenario,value) with the sources `edge` (the survivor) and
 `edge2` (the restarted edge), each scraped every second (rows server_requests and server_p99_ms, the p99 a bucket bound).
-The restart is where edge2 served nothing (or could not be scraped) after having served; its steady p99 is the median of
-its seconds before that, from the 5th; its first 5 s are the first 5 seconds it served again. The survivor's p99 before
+The restart is edge2's first failed scrape (row server_up 0), else its first second serving nothing after serving; its
+steady p99 is the median of its seconds before that from the 5th (or, with none, of its seconds from 20 s after its
+return); its first 5 s are the first 5 samples in which it served again. The survivor's p99 before
 the restart (median) is set against its seconds from the stop to 10 s after edge2 returned (median and worst).
 Prints one JSON object; the issue's targets: restarted first 5 s at most 2x its steady p99, the survivor unchanged.
 Usage: load/bench/restart-verdict.py TIMESERIES.csv
@@ -24,29 +25,20 @@ def main(path):
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     served2 = series(rows, "edge2", "server_requests")
+    up2 = series(rows, "edge2", "server_up")
     p99_2 = series(rows, "edge2", "server_p99_ms")
     p99_1 = series(rows, "edge", "server_p99_ms")
-    times = sorted(served2)
-    stop = back = None
-    seen = False
-    prev = None
-    for t in times:
-        gap = prev is not None and t - prev > 1.5
-        if served2[t] > 0:
-            if seen and stop is None and gap:
-                stop, back = prev + 1, t
-            elif stop is not None and back is None:
-                back = t
-            seen = True
-        elif seen and stop is None:
-            stop = t
-        prev = t
+    # the stop: edge2's first failed scrape (server_up 0); else its first second serving nothing after serving
+    down = sorted(t for t, v in up2.items() if v == 0)
+    stop = down[0] if down else next((t for t in sorted(served2) if served2[t] == 0
+                                      and any(u < t and served2[u] > 0 for u in served2)), None)
+    back = None if stop is None else next((t for t in sorted(served2) if t > stop and served2[t] > 0), None)
     out = {"source": path}
     if stop is None or back is None:
         out["verdict"] = "no restart found in the time series (edge2 never stopped and came back)"
         print(json.dumps(out, indent=2))
         return
-    before2 = [v for t, v in p99_2.items() if 5 <= t < stop]
+    before2 = [v for t, v in p99_2.items() if 5 <= t < stop] or [v for t, v in p99_2.items() if t >= back + 20]
     first5 = [p99_2[t] for t in sorted(p99_2) if t >= back][:5]
     steady2 = statistics.median(before2) if before2 else float("nan")
     worst5 = max(first5) if first5 else float("nan")

@@ -276,6 +276,8 @@ public final class LoadRun implements RunResult {
           } else {
             targets.notReady(t, System.nanoTime());
           }
+        } catch (java.net.http.HttpTimeoutException e) {
+          // slow, not gone: a load balancer takes a server out after failed checks, not one late answer
         } catch (IOException e) {
           targets.notReady(t, System.nanoTime());
         } catch (InterruptedException e) {

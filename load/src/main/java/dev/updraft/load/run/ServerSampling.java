@@ -349,16 +349,20 @@ final class ServerSampling implements Runnable {
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
           noteError(e.getKey(), "status=" + r.statusCode());
+          ts.add(t, e.getKey(), "server_up", scenario, 0);
           continue;
         }
         body = r.body();
       } catch (IOException | IllegalArgumentException ex) {
         noteError(e.getKey(), ex.toString());
+        // a server being restarted: when it stopped answering, read by restart-verdict.py
+        ts.add(t, e.getKey(), "server_up", scenario, 0);
         continue;
       } catch (InterruptedException ex) {
         Thread.currentThread().interrupt();
         return;
       }
+      ts.add(t, e.getKey(), "server_up", scenario, 1);
       serverLatency(e.getKey(), body, t, scenario);
       for (MetricSpec s : specs) {
         double v = value(body, s.name(), s.labelFilter());
