@@ -40,11 +40,11 @@ def main(path):
         return
     before2 = [v for t, v in p99_2.items() if 5 <= t < stop] or [v for t, v in p99_2.items() if t >= back + 20]
     first5 = [p99_2[t] for t in sorted(p99_2) if t >= back][:5]
-    steady2 = statistics.median(before2) if before2 else float("nan")
+    steady2 = statistics.median_high(before2) if before2 else float("nan")
     worst5 = max(first5) if first5 else float("nan")
     before1 = [v for t, v in p99_1.items() if 5 <= t < stop]
     during1 = [v for t, v in p99_1.items() if stop <= t < back + 10]
-    steady1 = statistics.median(before1) if before1 else float("nan")
+    steady1 = statistics.median_high(before1) if before1 else float("nan")
     out.update({
         "restart_stop_s": stop, "restarted_serving_again_s": back,
         "restarted_steady_p99_at_most_ms": steady2,
@@ -52,9 +52,9 @@ def main(path):
         "restarted_first_5s_worst_over_steady": worst5 / steady2 if steady2 else None,
         "restarted_target_met": worst5 <= 2 * steady2,
         "survivor_steady_p99_at_most_ms": steady1,
-        "survivor_during_restart_p99_median_ms": statistics.median(during1) if during1 else None,
+        "survivor_during_restart_p99_median_ms": statistics.median_high(during1) if during1 else None,
         "survivor_during_restart_p99_worst_ms": max(during1) if during1 else None,
-        "survivor_unchanged": bool(during1) and statistics.median(during1) <= steady1,
+        "survivor_unchanged": bool(during1) and statistics.median_high(during1) <= steady1,
         "note": "p99 values are bucket bounds of the edge's histogram (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 100, 500 ms)",
     })
     print(json.dumps(out, indent=2, default=lambda x: None))

@@ -31,7 +31,7 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
 . "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
 other=(taskset -c "$OTHER_CPUS")
 DEV=; EDGE_PID=
-cleanup() { for p in $EDGE_PID $DEV; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() { for p in $EDGE_PID $DEV; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK/dev"; }
 trap cleanup EXIT
 wait_http() { local i=0; until curl -fs -o /dev/null "$1"; do i=$((i+1)); [ $i -gt $(( $2 * 10 )) ] && { log "no 200 from $1 after $2 s"; return 1; }; sleep 0.1; done; }
 metric() { curl -fs "$1/metrics" | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d", s }'; }
