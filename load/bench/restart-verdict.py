@@ -55,7 +55,7 @@ def main(path):
         "survivor_during_restart_p99_median_ms": statistics.median_high(during1) if during1 else None,
         "survivor_during_restart_p99_worst_ms": max(during1) if during1 else None,
         "survivor_unchanged": bool(during1) and statistics.median_high(during1) <= steady1,
-        "note": "p99 values are bucket bounds of the edge's histogram (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 100, 500 ms)",
+        "note": "p99 values are bucket bounds of the edge's histogram (0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 5, 7.5, 10, 25, 100, 500 ms)",
     })
     print(json.dumps(out, indent=2, default=lambda x: None))
 
