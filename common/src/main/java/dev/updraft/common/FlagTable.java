@@ -55,7 +55,6 @@ public final class FlagTable {
   public void rejectUnknown(Settings s, Set<String> extra) {
     Set<String> known = new LinkedHashSet<>(flags.keySet());
     known.addAll(extra);
-    known.add("help");
     s.rejectUnknown(known);
   }
 

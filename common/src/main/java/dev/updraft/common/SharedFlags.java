@@ -33,17 +33,17 @@ public final class SharedFlags {
   }
 
   /**
-   * {@code --metrics-token}, {@code --metrics-token-file} and {@code --metrics-port}; {@code portDefault} and
-   * {@code portMeaning} as the service serves metrics.
+   * {@code --metrics-token}, {@code --metrics-token-file} and {@code --metrics-port}; {@code portDefault},
+   * {@code portUnit} and {@code portMeaning} as the service serves metrics.
    */
-  public static FlagTable metrics(String portDefault, String portMeaning) {
+  public static FlagTable metrics(String portDefault, String portUnit, String portMeaning) {
     FlagTable.Builder t = FlagTable.builder();
     t.custom("metrics-token", "none (public)", "secret, at least 16 characters", "`/metrics` answers only `Authorization: Bearer <token>`;"
         + " without it or with another token, 401. Compared in constant time, never logged; not the admin token. See"
         + " [Who may read /metrics](#who-may-read-metrics).");
     t.path("metrics-token-file", "none", "A file holding that token (a mounted secret); instead of `--metrics-token`, not with it."
         + " Read once at start.");
-    t.custom(MetricsAccess.PORT_FLAG, portDefault, "port (0 = any free port)", portMeaning);
+    t.custom(MetricsAccess.PORT_FLAG, portDefault, portUnit, portMeaning);
     return t.build();
   }
 }

@@ -73,7 +73,7 @@ public final class EdgeFlags {
       + " `X-Forwarded-For` (only behind a proxy that sets it).");
 
   static {
-    T.include(SharedFlags.metrics("none: on the edge port", "`/metrics` moves to a plain-HTTP listener of its own on `--bind`, which"
+    T.include(SharedFlags.metrics("none: on the edge port", "port (0 = any free port)", "`/metrics` moves to a plain-HTTP listener of its own on `--bind`, which"
         + " serves `GET /metrics` only; the edge port then answers 404 on `/metrics`."));
   }
 

@@ -144,7 +144,7 @@ public final class ControlPlaneFlags {
 
   static {
     T.include(SharedFlags.postgres());
-    T.include(SharedFlags.metrics("none: on the control port", "`/metrics` moves to a plain-HTTP listener of its own on `--bind`,"
+    T.include(SharedFlags.metrics("none: on the control port", "port (0 = any free port)", "`/metrics` moves to a plain-HTTP listener of its own on `--bind`,"
         + " which serves `GET /metrics` only; the control port then answers 404 on `/metrics`."));
     T.include(OidcFlags.TABLE);
   }
