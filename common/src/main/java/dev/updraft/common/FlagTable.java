@@ -42,6 +42,20 @@ public final class FlagTable {
     return Collections.unmodifiableSet(new LinkedHashSet<>(flags.keySet()));
   }
 
+  /** The flags of this table named in {@code names}, in this table's order (a group another command passes on). */
+  public FlagTable only(Set<String> names) {
+    Map<String, Flag<?>> some = new LinkedHashMap<>();
+    for (String n : names) {
+      flag(n);
+    }
+    for (Flag<?> f : flags.values()) {
+      if (names.contains(f.name())) {
+        some.put(f.name(), f);
+      }
+    }
+    return new FlagTable(some);
+  }
+
   /** The declared flag; an {@link IllegalArgumentException} for one the table does not have (a bug). */
   public Flag<?> flag(String name) {
     Flag<?> f = flags.get(name);
@@ -68,7 +82,7 @@ public final class FlagTable {
     b.append("bad values stop the start with a message naming the flag.\n");
     for (Flag<?> f : flags.values()) {
       b.append("\n  --").append(f.name()).append("  ").append(f.env()).append("\n");
-      b.append("      ").append(f.unit()).append("; default: ").append(plain(f.shownDefault())).append('\n');
+      b.append("      ").append(plain(f.unit())).append("; default: ").append(plain(f.shownDefault())).append('\n');
       wrap(b, plain(f.meaning()), "      ", 100);
     }
     return b.toString();
@@ -86,7 +100,7 @@ public final class FlagTable {
 
   /** Markdown code and links as plain text: {@code `x`} is x, {@code [text](#anchor)} is text. */
   static String plain(String markdown) {
-    return markdown.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1").replace("`", "").replace("**", "");
+    return markdown.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1").replace("`", "").replace("**", "").replace("\\|", "|");
   }
 
   private static void wrap(StringBuilder b, String text, String indent, int width) {
