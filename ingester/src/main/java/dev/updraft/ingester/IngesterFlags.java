@@ -27,11 +27,17 @@ public final class IngesterFlags {
           + " `--ingest-linger` applies).");
   static final Flag<Duration> INGEST_LINGER = T.duration("ingest-linger", IngesterConfig.DEFAULT_LINGER, null, null, "How long"
       + " (0ms–10s) a batch gathers check-ins before it is written when no write is running (a full batch is written at once; `0ms`:"
-      + " at the end of each poll). A longer linger means fewer, larger transactions and less CPU per check-in, and each check-in"
-      + " reaches PostgreSQL up to the linger later. Counted from the edge's Kafka timestamp. `updraft dev` takes it too.");
+      + " at the end of each poll). Trades lag for PostgreSQL's cost: every transaction has a fixed cost (commit and fsync, the offset"
+      + " and counter rows) that its check-ins share, so at a live-fleet rate a longer linger means fewer, larger transactions and"
+      + " less CPU per check-in, and each check-in reaches PostgreSQL up to the linger later. The linger counts from when the edge"
+      + " sent the check-in (its Kafka timestamp), so the time it spent in the edge's producer and in a fetch (the consumer lets"
+      + " Kafka gather for up to the linger, at most 500 ms) is part of it, not added to it; an edge clock behind the ingester's only"
+      + " makes batches written sooner. `updraft dev` takes it too.");
   static final Flag<Integer> INGEST_MAX_ATTEMPTS = T.integer("ingest-max-attempts", IngesterConfig.DEFAULT_MAX_ATTEMPTS, 1, 100,
-      "attempts", "Writes of a batch that PostgreSQL refuses for its data (SQLSTATE class 22, 23 or 54) before the records it refuses"
-          + " alone are set aside in `ingest_dead_letters`: see [Dead letters](#dead-letters). An outage never counts.");
+      "attempts", "Writes of a batch that PostgreSQL refuses for its data (SQLSTATE class 22, 23 or 54: a value out of range, a"
+          + " constraint, an index row too large) before the ingester finds the records it refuses alone and sets them aside in"
+          + " `ingest_dead_letters`, storing the rest: see [Dead letters](#dead-letters). With the backoff (100 ms doubling) the"
+          + " default splits such a batch after about 1.5 s. An outage (PostgreSQL down, a lost connection, a timeout) never counts.");
   static final Flag<Integer> INGEST_CONSUMERS = T.integer("ingest-consumers", IngesterConfig.DEFAULT_CONSUMERS, 1, 64, "threads",
       "Kafka consumers (threads, each writing its own batches) in this process.");
   static final Flag<String> BIND = T.text("bind", IngesterConfig.DEFAULT_BIND, "Address of the HTTP server of `/metrics` and `/healthz`.");

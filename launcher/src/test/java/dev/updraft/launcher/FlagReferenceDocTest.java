@@ -8,7 +8,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -63,6 +68,31 @@ class FlagReferenceDocTest {
     }
     assertThat(actual).as("docs/operations.md's flag reference differs from the flag tables; it should read:\n" + expected)
         .isEqualTo(expected);
+  }
+
+  @Test
+  void theDocsOtherFlagTablesNameOnlyFlagsAServerHas() throws IOException {
+    String text = Files.readString(operationsDoc(), StandardCharsets.UTF_8);
+    String outside = text.substring(0, Math.max(0, text.indexOf(START)));
+    Set<String> known = new HashSet<>();
+    for (String c : COMMANDS) {
+      known.addAll(table(c).names());
+    }
+    List<String> unknown = new ArrayList<>();
+    int rows = 0;
+    for (String line : outside.split("\n")) {
+      if (line.startsWith("| `--")) {
+        rows++;
+        Matcher m = Pattern.compile("`--([a-z0-9-]+)`").matcher(line.substring(0, line.indexOf(" |", 2)));
+        while (m.find()) {
+          if (!known.contains(m.group(1))) {
+            unknown.add(m.group(1));
+          }
+        }
+      }
+    }
+    assertThat(rows).as("hand-written flag rows (transport, S3, Azure, metrics, OIDC)").isGreaterThan(20);
+    assertThat(unknown).as("flags docs/operations.md describes that no server has").isEmpty();
   }
 
   @Test
