@@ -38,7 +38,8 @@ public record AzureFlags(
     String key = s.raw("azure-account-key");
     String sas = s.raw("azure-sas-token");
     String base = s.raw("azure-public-base-url");
-    Duration ttl = AZURE_SAS_TTL.read(s);
+    // bounds checked only when this storage is chosen, as before the flag table
+    Duration ttl = chosen ? AZURE_SAS_TTL.read(s) : s.duration(AZURE_SAS_TTL.name(), MAX_SAS_TTL);
     if (!chosen) {
       if (account != null || container != null || endpoint != null || key != null || sas != null || base != null) {
         throw new ConfigException("--azure-account, --azure-container, --azure-endpoint, --azure-account-key, --azure-sas-token and"

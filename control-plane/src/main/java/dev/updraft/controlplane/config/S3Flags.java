@@ -33,7 +33,8 @@ public record S3Flags(String bucket, URI endpoint, String region, boolean pathSt
     String region = s.raw("s3-region");
     String base = s.raw("s3-public-base-url");
     boolean pathStyle = S3_PATH_STYLE.read(s);
-    Duration ttl = S3_PRESIGN_TTL.read(s);
+    // bounds checked only when this storage is chosen, as before the flag table
+    Duration ttl = chosen ? S3_PRESIGN_TTL.read(s) : s.duration(S3_PRESIGN_TTL.name(), MAX_PRESIGN_TTL);
     if (!chosen) {
       if (bucket != null || endpoint != null || base != null) {
         throw new ConfigException("--s3-bucket, --s3-endpoint and --s3-public-base-url need --storage s3");
