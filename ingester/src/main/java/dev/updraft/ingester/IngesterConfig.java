@@ -71,9 +71,9 @@ public record IngesterConfig(
   public static final String DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/updraft";
   public static final String DEFAULT_CONSUMER_GROUP = "updraft-ingester";
   public static final int DEFAULT_BATCH_SIZE = 10_000;
-  public static final Duration DEFAULT_BATCH_WAIT = Duration.ofMillis(500);
+  public static final Duration DEFAULT_BATCH_WAIT = IngesterFlags.DEFAULT_BATCH_WAIT;
   /** At live-fleet rates a quarter of a second of check-ins per transaction; far under the 2 s lag target. */
-  public static final Duration DEFAULT_LINGER = Duration.ofMillis(250);
+  public static final Duration DEFAULT_LINGER = IngesterFlags.DEFAULT_LINGER;
   public static final Duration MAX_LINGER = Duration.ofSeconds(10);
   /** Two writers keep PostgreSQL busy while the other one's batch is being decoded and sent. */
   public static final int DEFAULT_CONSUMERS = 2;

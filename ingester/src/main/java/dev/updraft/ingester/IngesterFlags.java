@@ -13,6 +13,11 @@ import java.time.Duration;
 public final class IngesterFlags {
   private IngesterFlags() {}
 
+  // Declared here, not in IngesterConfig: this class may only read compile-time constants of IngesterConfig, whose
+  // FLAGS is this TABLE's names (either class may be initialized first).
+  static final Duration DEFAULT_BATCH_WAIT = Duration.ofMillis(500);
+  static final Duration DEFAULT_LINGER = Duration.ofMillis(250);
+
   private static final FlagTable.Builder T = FlagTable.builder().include(SharedFlags.kafka()).include(SharedFlags.postgres());
 
   static final Flag<String> CONSUMER_GROUP = T.text("consumer-group", IngesterConfig.DEFAULT_CONSUMER_GROUP, "The same for every"
@@ -22,10 +27,10 @@ public final class IngesterFlags {
           + " deployment, never the telemetry's.");
   static final Flag<Integer> INGEST_BATCH_SIZE = T.integer("ingest-batch-size", IngesterConfig.DEFAULT_BATCH_SIZE, 1, 100_000,
       "check-ins", "Most check-ins written in one PostgreSQL transaction.");
-  static final Flag<Duration> INGEST_BATCH_WAIT = T.duration("ingest-batch-wait", IngesterConfig.DEFAULT_BATCH_WAIT, null, null,
+  static final Flag<Duration> INGEST_BATCH_WAIT = T.duration("ingest-batch-wait", DEFAULT_BATCH_WAIT, null, null,
       "Longest (1ms–60s) a check-in waits in a batch while the previous batch is being written (with none being written,"
           + " `--ingest-linger` applies).");
-  static final Flag<Duration> INGEST_LINGER = T.duration("ingest-linger", IngesterConfig.DEFAULT_LINGER, null, null, "How long"
+  static final Flag<Duration> INGEST_LINGER = T.duration("ingest-linger", DEFAULT_LINGER, null, null, "How long"
       + " (0ms–10s) a batch gathers check-ins before it is written when no write is running (a full batch is written at once; `0ms`:"
       + " at the end of each poll). Trades lag for PostgreSQL's cost: every transaction has a fixed cost (commit and fsync, the offset"
       + " and counter rows) that its check-ins share, so at a live-fleet rate a longer linger means fewer, larger transactions and"

@@ -34,20 +34,33 @@ public record OidcFlags(
 
   private static FlagTable table() {
     FlagTable.Builder t = FlagTable.builder();
-    t.custom("oidc-issuer", "none (off)", "https URL", "Console sign-in: the provider's issuer URL; its discovery document is read"
-        + " from `<issuer>/.well-known/openid-configuration` at the first sign-in. https, except on a loopback host. See"
-        + " [Console sign-in with an OIDC provider](#console-sign-in-with-an-oidc-provider).");
-    t.custom("oidc-client-id", "required with the issuer", "text", "The client id registered at the provider (the ID token's audience).");
-    t.path("oidc-client-secret-file", "none", "A file holding the client secret (a mounted secret). Or the environment variable"
-        + " `UPDRAFT_OIDC_CLIENT_SECRET`; never a flag value. Without either the control plane is a public client, protected by PKCE.");
-    t.custom("oidc-roles", "required with the issuer", "path", "The role mapping file; checked at start, a bad line stops it naming"
-        + " the line. Read once: restart to change it.");
-    t.custom("oidc-redirect-base-url", "required with the issuer", "https URL", "This control plane's URL as browsers reach it; the"
-        + " callback is under it, cookies are `Secure` exactly when it is https. https, except on a loopback host.");
-    t.duration("oidc-session-max-age", Duration.ofHours(8), Duration.ofMinutes(5), Duration.ofDays(7), "A session ends this long"
-        + " after sign-in, whatever is done with it; then sign in again.");
-    t.text("oidc-scopes", "openid email profile", "Scopes asked for; must include `openid`.");
-    t.text("oidc-groups-claim", "groups", "The ID token claim holding the person's groups (a list of strings, or one string).");
+    t.custom("oidc-issuer", "none (off)", "https URL",
+        "The provider's issuer URL; its discovery document is read from"
+        + " `<issuer>/.well-known/openid-configuration` at the first sign-in (and again after a failure), and"
+        + " must name this issuer. https, except on a loopback host. Console sign-in is off without it.");
+    t.custom("oidc-client-id", "required with the issuer", "text",
+        "The client id registered at the provider (the ID token's audience).");
+    t.path("oidc-client-secret-file", "none",
+        "A file holding the client secret (a mounted secret). Or the environment variable"
+        + " `UPDRAFT_OIDC_CLIENT_SECRET`; never a flag value (`--oidc-client-secret` is refused as unknown, so"
+        + " the secret never shows in a process list). Without either the control plane is a public client,"
+        + " protected by PKCE. Sent by HTTP Basic, or in the form when the provider only takes"
+        + " `client_secret_post`.");
+    t.custom("oidc-roles", "required with the issuer", "path",
+        "The role mapping file (see [Console sign-in with an OIDC provider](#console-sign-in-with-an-oidc-provider));"
+        + " checked at start, a bad line stops it naming the line. Read once:"
+        + " restart to change it (sessions then keep the roles they were opened with until they end).");
+    t.custom("oidc-redirect-base-url", "required with the issuer", "https URL",
+        "This control plane's URL as browsers reach it (`https://updraft.example.com`); the callback is under"
+        + " it, the console's origin is it (the CSRF check compares `Origin` with it), and cookies are `Secure`"
+        + " exactly when it is https. https, except on a loopback host (plain-HTTP development).");
+    t.duration("oidc-session-max-age", Duration.ofHours(8), Duration.ofMinutes(5), Duration.ofDays(7),
+        "A session ends this long after sign-in, whatever is done with it; then sign in again.");
+    t.text("oidc-scopes", "openid email profile",
+        "Scopes asked for; must include `openid`.");
+    t.text("oidc-groups-claim", "groups",
+        "The ID token claim holding the person's groups (a list of strings, or one string). Entra ID puts"
+        + " group object ids there.");
     return t.build();
   }
 
