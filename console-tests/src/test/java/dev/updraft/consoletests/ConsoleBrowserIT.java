@@ -905,10 +905,9 @@ class ConsoleBrowserIT {
     assertThat(after.body()).contains("session-expired");
     driver.get(bareBase + "/console/#/apps/" + BARE_APP + "/channels");
     waitForHeading("Sign in");
-    // this control plane runs without PostgreSQL: the access page's read of which keys devices ask for answers 503
-    // telemetry-unavailable (shown as "unknown"), a server answer; nothing else may be in the browser console
-    assertThat(browserErrors()).as("no script error or blocked resource in the browser console")
-        .allMatch(m -> m.contains("/v1/apps/" + BARE_APP + "/key-usage - Failed to load resource: the server responded with a status of 503"));
+    // this control plane runs without PostgreSQL: the access page's read of which keys devices ask for answers 200
+    // known: false (shown as "unknown"); nothing may be in the browser console
+    assertThat(browserErrors()).as("no script error, failed request or blocked resource in the browser console").isEmpty();
   }
 
   // ------------------------------------------------------------------ helpers
