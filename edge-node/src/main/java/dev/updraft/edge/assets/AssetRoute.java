@@ -78,8 +78,9 @@ public final class AssetRoute {
   private final InterimEncodings interim;
 
   /**
-   * @param reports nullable (check-ins off): where a patch served or failed goes as a check-in (outcome
-   *     {@code patch}; the caller adds its id and the edge's), never blocking
+   * @param reports nullable (check-ins off): where a patch served or failed, and a GET's full bytes once they start
+   *     (reason {@code full-served}, for the download funnel), go as a check-in (outcome {@code patch}; the caller
+   *     adds its id and the edge's), never blocking
    */
   public AssetRoute(Vertx vertx, LiveImage live, PatchCache cache, MeterRegistry registry, Consumer<CheckIn> reports) {
     this.reports = reports;
