@@ -29,10 +29,10 @@ final class UpdateFunnel {
           + " count(*) FILTER (WHERE failed) FROM (SELECT client_id, bool_or(stage = 'served') AS served, bool_or(stage = 'full') AS f,"
           + " bool_or(stage = 'patch') AS p, bool_or(stage = 'launched') AS launched, bool_or(stage = 'failed') AS failed"
           + " FROM update_funnel WHERE app_id = $1 AND update_id = $2 GROUP BY client_id) d";
-  /** Per hour: the devices whose first time at a stage fell in it (a fetch: the first of full or patch). */
+  /** Per UTC hour (whatever the server's time zone): the devices whose first time at a stage fell in it (a fetch: the first of full or patch). */
   static final String HOURLY_SQL =
       "SELECT h, s, count(*) FROM (SELECT client_id, CASE WHEN stage IN ('full', 'patch') THEN 'fetched' ELSE stage END AS s,"
-          + " date_trunc('hour', min(first_at)) AS h FROM update_funnel WHERE app_id = $1 AND update_id = $2 GROUP BY client_id, s) x"
+          + " date_trunc('hour', min(first_at), 'UTC') AS h FROM update_funnel WHERE app_id = $1 AND update_id = $2 GROUP BY client_id, s) x"
           + " GROUP BY h, s ORDER BY h, s";
 
   static final List<String> HOURLY_STAGES = List.of("served", "fetched", "launched", "failed");
