@@ -7,6 +7,7 @@ import { h, num, percent, time, empty, notice, errorBox, disclosure, shortId } f
 import { barChart, lineChart } from './charts.js';
 import { groupCard, groupTitle } from './groups.js';
 import { retentionOf } from './lifecycle.js';
+import { funnelSection } from './funnel.js';
 
 export async function updatePage(ctx) {
   const app = ctx.app;
@@ -25,6 +26,7 @@ export async function updatePage(ctx) {
     h('h2', { id: 'insights-heading' }, 'Adoption and failures'),
     g.kind === 'update' ? await insights(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no adoption numbers of its own: see the channel adoption for embedded devices.'),
     g.kind === 'update' ? [h('h2', { id: 'over-time-heading' }, 'Over the last 7 days'), await overTime(app, g)] : null,
+    g.kind === 'update' ? [h('h2', { id: 'funnel-heading' }, 'Download funnel'), await funnelSection(app, g)] : null,
     h('h2', { id: 'patches-heading' }, 'Launch assets and bundle patches'),
     g.kind === 'update' ? await patches(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no launch asset.'),
     h('h2', {}, 'What devices receive'),

@@ -173,6 +173,7 @@ final class Batch {
   private final Refusals refusals = new Refusals();
   private final Map<PatchKey, PatchOutcome> patches = new HashMap<>();
   private final KeyAsks keyAsks = new KeyAsks();
+  private final dev.updraft.ingester.funnel.FunnelRows funnel = new dev.updraft.ingester.funnel.FunnelRows();
   private final boolean keepTimes;
   private long[] times = new long[0];
   private int records;
@@ -229,6 +230,7 @@ final class Batch {
       times[checkIns - 1] = at;
     }
     keyAsks.add(c);
+    funnel.add(c);
     String app = c.appId();
     String platform = c.platform();
     String client = c.clientId();
@@ -291,7 +293,7 @@ final class Batch {
 
   /** Counts a patch served or failed under its (app, base, update, platform); one without both ids is not counted. */
   private void patch(CheckIn c, long at) {
-    if (c.currentUpdateId() == null || c.servedUpdateId() == null) {
+    if (c.currentUpdateId() == null || c.servedUpdateId() == null || CheckIn.REASON_FULL_SERVED.equals(c.reason())) {
       return;
     }
     PatchOutcome o = patches.computeIfAbsent(
@@ -303,6 +305,11 @@ final class Batch {
       o.served++;
     }
     o.last = Math.max(o.last, at);
+  }
+
+  /** The download funnel's rows ({@code update_funnel}). */
+  dev.updraft.ingester.funnel.FunnelRows funnel() {
+    return funnel;
   }
 
   /** The keyids devices asked for ({@code key_asks}). */

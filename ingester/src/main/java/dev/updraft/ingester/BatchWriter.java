@@ -170,6 +170,7 @@ final class BatchWriter {
                     execute(conn, REFUSALS_SQL, refusalsTuple(batch, newlyRefused.result()), shared);
                     execute(conn, PATCH_OUTCOMES_SQL, patches, shared);
                     execute(conn, KeyAsks.SQL, batch.keyAsks().tuple(), shared);
+                    execute(conn, dev.updraft.ingester.funnel.FunnelRows.SQL, batch.funnel().tuple(), shared);
                     shared.add(new SetCounts().failures(newFailures.result(), 1).receipts(newReceipts.result(), 1)
                         .apply(conn, false));
                     return Future.all(shared).map(d -> deviceRows);

@@ -45,6 +45,7 @@ public final class ConsoleRoutes {
           "charts.js",
           "groups.js",
           "lifecycle.js",
+          "funnel.js",
           "page-signin.js",
           "page-apps.js",
           "page-channels.js",
