@@ -67,11 +67,8 @@ final class InsightsRoutes {
     if (app == null) {
       return;
     }
-    String groupId = rc.pathParam("groupId");
-    GroupState g = app.group(groupId);
+    GroupState g = group(rc, app);
     if (g == null) {
-      ctx.fail(rc, 404, "update-not-found",
-          "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
       return;
     }
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
@@ -91,11 +88,8 @@ final class InsightsRoutes {
     if (app == null) {
       return;
     }
-    String groupId = rc.pathParam("groupId");
-    GroupState g = app.group(groupId);
+    GroupState g = group(rc, app);
     if (g == null) {
-      ctx.fail(rc, 404, "update-not-found",
-          "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
       return;
     }
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // readable asOf; windows are whole hours anyway
@@ -108,11 +102,8 @@ final class InsightsRoutes {
     if (app == null) {
       return;
     }
-    String groupId = rc.pathParam("groupId");
-    GroupState g = app.group(groupId);
+    GroupState g = group(rc, app);
     if (g == null) {
-      ctx.fail(rc, 404, "update-not-found",
-          "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
       return;
     }
     RolloutGuard guard = g.rollout() == null ? null : g.rollout().guard();
@@ -234,6 +225,17 @@ final class InsightsRoutes {
       ctx.fail(rc, 404, "app-not-found", "no app " + id + "; create it with `updraft apps create " + id + "`");
     }
     return a;
+  }
+
+  /** The path's update group of {@code app}, or null after answering 404 {@code update-not-found}. */
+  private GroupState group(RoutingContext rc, AppState app) {
+    String groupId = rc.pathParam("groupId");
+    GroupState g = app.group(groupId);
+    if (g == null) {
+      ctx.fail(rc, 404, "update-not-found",
+          "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
+    }
+    return g;
   }
 
   private <T> void reply(RoutingContext rc, Future<T> f, Function<T, JsonNode> view) {
