@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cold start of an edge (docs/benchmarks/cold-start.md, issue 19): `./updraft dev` (Kafka, PostgreSQL,
+# Cold start of an edge (docs/benchmarks/archive/cold-start.md, issue 19): `./updraft dev` (Kafka, PostgreSQL,
 # control plane, ingester) with one app and the fixture's update published; then, for each mode, a fresh
 # edge process (`./updraft edge`, its own JVM) is started and, as soon as its /readyz answers 200, the
 # issue's constant run goes at it (2,000 req/s for 40 s, signatures requested and verified, the

@@ -42,10 +42,13 @@ export async function accessPage(ctx) {
   return { title: 'Tokens and keys · ' + app, body };
 }
 
-/** Which keys devices asked for lately (GET .../key-usage): per keyid, or {unknown: why} when the server cannot tell. */
+/** Which keys devices asked for lately (GET .../key-usage): per keyid, or {unknown: why} when the server cannot tell (known: false). */
 async function usageOf(app) {
   try {
     const r = await api.get(api.p`/v1/apps/${app}/key-usage`);
+    if (r.known === false) {
+      return { unknown: r.message || r.reason };
+    }
     const byKey = {};
     for (const k of r.items || []) {
       byKey[k.keyId] = k;

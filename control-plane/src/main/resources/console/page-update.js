@@ -8,6 +8,7 @@ import { barChart, lineChart } from './charts.js';
 import { groupCard, groupTitle } from './groups.js';
 import { retentionOf } from './lifecycle.js';
 import { errorGroups } from './errors.js';
+import { funnelSection } from './funnel.js';
 
 export async function updatePage(ctx) {
   const app = ctx.app;
@@ -27,6 +28,7 @@ export async function updatePage(ctx) {
     g.kind === 'update' ? await insights(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no adoption numbers of its own: see the channel adoption for embedded devices.'),
     g.kind === 'update' ? [h('h2', { id: 'over-time-heading' }, 'Over the last 7 days'), await overTime(app, g)] : null,
     g.kind === 'update' ? [h('h2', { id: 'errors-heading' }, 'Errors reported by the app'), await errorGroups(app, g)] : null,
+    g.kind === 'update' ? [h('h2', { id: 'funnel-heading' }, 'Download funnel'), await funnelSection(app, g)] : null,
     h('h2', { id: 'patches-heading' }, 'Launch assets and bundle patches'),
     g.kind === 'update' ? await patches(app, g) : h('p', { class: 'muted' }, 'A roll back to embedded has no launch asset.'),
     h('h2', {}, 'What devices receive'),

@@ -10,6 +10,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "insights", footer = Root.EXIT_STATUS,
     description = "An update group's devices, launches and failures per platform (--update), hour by hour over 7 days (--update G --hourly),"
+        + " its download funnel: devices served, that fetched the launch asset (full, patch, patch then full), launched, failed"
+        + " (--update G --funnel),"
         + " which updates a channel's devices run (--channel), or which builds the edges refuse and why (--refused: no channel,"
         + " no runtime version, an unknown keyid...).")
 final class InsightsCommand implements Action {
@@ -28,18 +30,27 @@ final class InsightsCommand implements Action {
   @Option(names = "--hourly", description = "with --update: hour by hour over the last 7 days (the console's adoption and failure-rate charts)")
   boolean hourly;
 
+  @Option(names = "--funnel", description = "with --update: the download funnel per platform and hour, in distinct devices")
+  boolean funnel;
+
   @Override
   public void run(Session s) throws CliException {
     if ((group != null ? 1 : 0) + (channel != null ? 1 : 0) + (refused ? 1 : 0) != 1) {
       throw CliException.usage("give exactly one of --update GROUP, --channel C or --refused");
     }
-    if (hourly && group == null) {
-      throw CliException.usage("--hourly goes with --update GROUP");
+    if ((hourly || funnel) && group == null) {
+      throw CliException.usage((hourly ? "--hourly" : "--funnel") + " goes with --update GROUP");
+    }
+    if (hourly && funnel) {
+      throw CliException.usage("give --hourly or --funnel, not both");
     }
     Api api = s.api();
     if (refused) {
       JsonNode r = api.get(Session.app(app) + "/insights/refusals");
       s.print(r, InsightsText.refusals(r));
+    } else if (group != null && funnel) {
+      JsonNode r = api.get(Session.app(app) + "/updates/" + Api.enc(group) + "/funnel");
+      s.print(r, FunnelText.funnel(r));
     } else if (group != null && hourly) {
       JsonNode r = api.get(Session.app(app) + "/insights/updates/" + Api.enc(group) + "/hourly");
       s.print(r, InsightsText.hourly(r));

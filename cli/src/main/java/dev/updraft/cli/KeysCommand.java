@@ -111,6 +111,14 @@ final class KeysCommand {
     @Override
     public void run(Session s) throws CliException {
       JsonNode r = s.api().get(Session.app(app) + "/key-usage");
+      if (!r.path("known").asBoolean(true)) {
+        StringBuilder u = new StringBuilder("asks unknown (" + r.path("reason").asText() + "): " + r.path("message").asText());
+        for (JsonNode k : r.get("items")) {
+          u.append(String.format("%n%-16s devices unknown", k.get("keyId").asText()));
+        }
+        s.print(r, u.toString());
+        return;
+      }
       StringBuilder b = new StringBuilder("asks of the last " + r.path("windowDays").asInt() + " days:");
       for (JsonNode k : r.get("items")) {
         b.append(String.format("%n%-16s devices %d  last asked %s", k.get("keyId").asText(), k.path("devices").asLong(),

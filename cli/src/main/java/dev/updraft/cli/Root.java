@@ -65,9 +65,10 @@ final class Root {
           "  assets prune --app APP [--dry-run] [--grace 7d]        delete stored objects no remaining group references",
           "  builds register --app APP --platform P --runtime-version R --embedded-update-id ID --bundle FILE [--expo-updates-version V]"
               + " | builds list --app APP",
-          "  insights --app APP (--update GROUP [--hourly] | --channel C | --refused)",
+          "  insights --app APP (--update GROUP [--hourly | --funnel] | --channel C | --refused)",
           "                                                       devices on it, launches, failures (--hourly: hour by hour",
-          "                                                       over 7 days); adoption on a channel; requests the edges refused",
+          "                                                       over 7 days; --funnel: served, fetched, launched, failed);",
+          "                                                       adoption on a channel; requests the edges refused",
           "  devices get --app APP --client-id ID                 why a device got what it got",
           "  errors --app APP --update GROUP                      the errors its apps reported, by type and top frame",
           "  completion bash|zsh                                  prints a shell completion script",

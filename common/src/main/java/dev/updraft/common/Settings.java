@@ -79,16 +79,6 @@ public final class Settings {
     return positional;
   }
 
-  /** {@code base} and {@code more} in one set of flag names (a service's flags built from shared groups). */
-  public static Set<String> union(Set<String> base, String... more) {
-    Set<String> all = new TreeSet<>(base);
-    Collections.addAll(all, more);
-    if (all.size() != base.size() + more.length) {
-      throw new IllegalArgumentException("a flag is named twice: " + base + " and " + List.of(more));
-    }
-    return Set.copyOf(all);
-  }
-
   /**
    * A flag holding an absolute http(s) URL without query or fragment, returned without a trailing slash; a
    * {@link ConfigException} naming the flag, its environment variable and the value otherwise.

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Keys in use when the telemetry database cannot be used (nothing listens at --postgres-url): retiring a key is
- * refused with 503 {@code key-use-unknown} naming the keyid and the database, the key usage route answers 503, and
+ * refused with 503 {@code key-use-unknown} naming the keyid and the database, the key usage route answers 200 with {@code known: false} and the reason, and
  * {@code ?force=true} retires it, recording a forced retirement whose asks were unknown. A bad {@code force} is a 400.
  */
 @ExtendWith(RealInfrastructure.class)
@@ -56,8 +56,12 @@ class KeyUseUnknownIT {
       assertThat(unknown.json().get("error").get("message").asText())
           .contains("keyid k2", "127.0.0.1:" + deadPort + "/updraft", "?force=true");
       Http.Resp usage = admin.get("/v1/apps/" + app + "/key-usage");
-      assertThat(usage.status()).isEqualTo(503);
-      assertThat(usage.errorCode()).isEqualTo("telemetry-unavailable");
+      assertThat(usage.status()).as(usage.toString()).isEqualTo(200);
+      assertThat(usage.json().get("known").asBoolean()).isFalse();
+      assertThat(usage.json().get("reason").asText()).isEqualTo("telemetry-database-unavailable");
+      assertThat(usage.json().get("message").asText()).contains("127.0.0.1:" + deadPort + "/updraft");
+      assertThat(usage.json().get("items")).extracting(k -> k.get("keyId").asText()).containsExactly("main", "k2");
+      assertThat(usage.json().get("items")).allMatch(k -> k.get("devices").isNull() && k.get("lastAskedAt").isNull());
       Http.Resp bad = admin.delete("/v1/apps/" + app + "/keys/k2?force=yes");
       assertThat(bad.status()).isEqualTo(400);
       assertThat(bad.errorCode()).isEqualTo("invalid-parameter");

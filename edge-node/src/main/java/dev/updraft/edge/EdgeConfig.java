@@ -96,44 +96,8 @@ public record EdgeConfig(
     MetricsAccess metrics,
     AddressBuckets addressBuckets) {
 
-  /** Every flag the edge accepts, without the leading dashes (as {@link Settings#rejectUnknown} takes them). */
-  public static final Set<String> FLAGS =
-      Set.of(
-          "kafka-bootstrap",
-          KafkaClientConfig.FLAG,
-          "topic-prefix",
-          "edge-port",
-          "bind",
-          "edge-id",
-          "checkins",
-          "checkin-buffer",
-          "event-loops",
-          "access-log",
-          "record-requests",
-          "record-sample-rate",
-          "idle-timeout",
-          "max-header-size",
-          "header-timeout",
-          "checkin-producer-buffer",
-          "checkin-format",
-          "warmup-requests",
-          "warmup-timeout",
-          "warmup-until-flat",
-          "patch-cache-bytes",
-          "data-dir",
-          "image-interval",
-          "stored-image-after",
-          "max-stale",
-          "image-source",
-          "image-s3-endpoint",
-          "image-s3-region",
-          "edge-image-key",
-          "metrics-token",
-          "metrics-token-file",
-          MetricsAccess.PORT_FLAG,
-          "address-bucket-key",
-          "address-bucket-key-file",
-          "trust-forwarded-for");
+  /** Every flag the edge accepts, without the leading dashes: those of {@link EdgeFlags#TABLE}. */
+  public static final Set<String> FLAGS = EdgeFlags.TABLE.names();
 
   public EdgeConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -201,35 +165,36 @@ public record EdgeConfig(
    * @throws ConfigException naming the flag, for an unknown flag or a bad value
    */
   public static EdgeConfig from(Settings s) {
-    s.rejectUnknown(FLAGS);
+    EdgeFlags.TABLE.rejectUnknown(s, Set.of());
     if (s.has("record-sample-rate") && !s.has("record-requests")) {
       throw new ConfigException("--record-sample-rate needs --record-requests FILE");
     }
+    String edgeId = EdgeFlags.EDGE_ID.read(s);
     return new EdgeConfig(
         s.string("kafka-bootstrap", "127.0.0.1:9092"),
         KafkaClientConfig.from(s),
         s.string("topic-prefix", ""),
-        s.port("edge-port", 3000, true),
-        s.string("bind", "0.0.0.0"),
-        s.string("edge-id", defaultEdgeId()),
-        s.bool("checkins", true),
-        s.integer("checkin-buffer", 100_000, 1, 10_000_000),
-        s.integer("event-loops", Runtime.getRuntime().availableProcessors(), 1, 256),
-        accessLog(s.raw("access-log")),
-        s.path("record-requests", null),
-        share("record-sample-rate", s.raw("record-sample-rate"), 0.01),
-        s.duration("idle-timeout", Duration.ofSeconds(60)),
-        s.integer("max-header-size", 16384, 1024, 1 << 20),
-        s.duration("header-timeout", Duration.ofSeconds(10)),
-        s.longValue("checkin-producer-buffer", 64L << 20, 65536, 1L << 32),
-        s.longValue("patch-cache-bytes", 128L << 20, 0, 1L << 36),
-        checkinFormat(s.string("checkin-format", "compact")),
-        s.integer("warmup-requests", 200_000, 0, 10_000_000),
-        s.duration("warmup-timeout", Duration.ofSeconds(30)),
-        s.bool("warmup-until-flat", true),
-        s.path("data-dir", null),
-        s.duration("image-interval", Duration.ofSeconds(30)),
-        s.duration("stored-image-after", Duration.ofSeconds(5)),
+        EdgeFlags.EDGE_PORT.read(s),
+        EdgeFlags.BIND.read(s),
+        edgeId == null ? defaultEdgeId() : edgeId,
+        EdgeFlags.CHECKINS.read(s),
+        EdgeFlags.CHECKIN_BUFFER.read(s),
+        s.integer(EdgeFlags.EVENT_LOOPS.name(), Runtime.getRuntime().availableProcessors(), 1, 256),
+        accessLog(EdgeFlags.ACCESS_LOG.read(s)),
+        EdgeFlags.RECORD_REQUESTS.read(s),
+        share("record-sample-rate", EdgeFlags.RECORD_SAMPLE_RATE.read(s), 0.01),
+        EdgeFlags.IDLE_TIMEOUT.read(s),
+        EdgeFlags.MAX_HEADER_SIZE.read(s),
+        EdgeFlags.HEADER_TIMEOUT.read(s),
+        EdgeFlags.CHECKIN_PRODUCER_BUFFER.read(s),
+        EdgeFlags.PATCH_CACHE_BYTES.read(s),
+        checkinFormat(EdgeFlags.CHECKIN_FORMAT.read(s)),
+        EdgeFlags.WARMUP_REQUESTS.read(s),
+        EdgeFlags.WARMUP_TIMEOUT.read(s),
+        EdgeFlags.WARMUP_UNTIL_FLAT.read(s),
+        EdgeFlags.DATA_DIR.read(s),
+        EdgeFlags.IMAGE_INTERVAL.read(s),
+        EdgeFlags.STORED_IMAGE_AFTER.read(s),
         maxStale(s),
         ImageSource.from(s),
         MetricsAccess.from(s, true),
@@ -237,12 +202,12 @@ public record EdgeConfig(
   }
 
   private static Duration maxStale(Settings s) {
-    String v = s.raw("max-stale");
+    String v = EdgeFlags.MAX_STALE.read(s);
     return v == null || v.trim().equalsIgnoreCase("unlimited") ? null : s.duration("max-stale", null);
   }
 
   private static boolean checkinFormat(String v) {
-    return switch (v) {
+    return switch (v == null ? "compact" : v) {
       case "compact" -> true;
       case "json" -> false;
       default -> throw new ConfigException("--checkin-format must be compact or json: got " + v);

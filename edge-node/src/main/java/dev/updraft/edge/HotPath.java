@@ -8,7 +8,7 @@ import javax.management.ObjectName;
 
 /**
  * Whether the JIT has compiled the manifest route's hot path with its optimising compiler: the warm-up's
- * condition for ending ({@link WarmupCurve}). Flight recordings of a restarted edge (docs/benchmarks/cold-start.md,
+ * condition for ending ({@link WarmupCurve}). Flight recordings of a restarted edge (docs/benchmarks/archive/cold-start.md,
  * runs 9 and 10) showed the warm-up ending on the C1 plateau, the latency flat and the compilers idle while
  * the invocation counters still climbed towards C2, and these methods then compiled by C2 (0.3–1.6 s each on
  * two cores) under the first real traffic. Each is too large to be inlined into its caller, so each gets a

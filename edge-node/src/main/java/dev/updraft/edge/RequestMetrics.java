@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
  * {@code updraft_edge_requests_total{outcome}} with outcome {@code update}, {@code noUpdate},
  * {@code rollBackToEmbedded}, {@code channelPaused} (no update because the device's channel is paused: 200 with no
  * update for protocol 1, 404 {@code channel-paused} for protocol 0), {@code 4xx} or {@code 503}, and the latency histogram
- * {@code updraft_edge_request_seconds} (fixed buckets, no per-device labels). Thread-safe.
+ * {@code updraft_edge_request_seconds} (fixed buckets, no per-device labels; between 0.5 and 10 ms fine enough that a
+ * benchmark reading it every second can tell a p99 from twice that: docs/benchmarks/edge.md). Thread-safe.
  */
 final class RequestMetrics {
   final Counter update;
@@ -36,9 +37,14 @@ final class RequestMetrics {
             Duration.ofNanos(100_000),
             Duration.ofNanos(250_000),
             Duration.ofNanos(500_000),
+            Duration.ofNanos(750_000),
             Duration.ofMillis(1),
+            Duration.ofNanos(1_500_000),
             Duration.ofMillis(2),
+            Duration.ofMillis(3),
+            Duration.ofMillis(4),
             Duration.ofMillis(5),
+            Duration.ofNanos(7_500_000),
             Duration.ofMillis(10),
             Duration.ofMillis(25),
             Duration.ofMillis(100),

@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
 /**
  * Saturation throughput of the edge next to a trivial Vert.x server returning the same bytes, in one run
  * on loopback, measured with {@code wrk}. Not a test (a {@code main}); how to run it and the results:
- * {@code docs/benchmarks/edge-throughput.md}.
+ * {@code docs/benchmarks/archive/edge-throughput.md}.
  *
  * <p>Arguments (all optional): {@code seconds=15 connections=64 rounds=3 checkins=true loops=2 warmup=10
  * scenarios=manifest,noUpdate servers=trivial,edge}. Each scenario runs {@code rounds} times per server,

@@ -76,14 +76,18 @@ public record CheckIn(
   public static final String OUTCOME_ERROR = "error";
   /**
    * Not a manifest request: the edge's launch-asset route sent a bundle patch ({@link #REASON_PATCH_SERVED}) or
-   * saw the device fetch the full bundle right after one ({@link #REASON_PATCH_FAILED}: it could not use it).
-   * {@code currentUpdateId} is the patch's base, {@code servedUpdateId} the update it patches to. Counted per base
-   * and update only, never as a launch or a device's check-in (readers older than it count it as a check-in:
+   * saw the device fetch the full bundle right after one ({@link #REASON_PATCH_FAILED}: it could not use it), or
+   * sent the full bundle ({@link #REASON_FULL_SERVED}, a GET whose bytes started: every full download, the fallback
+   * after a patch too). {@code currentUpdateId} is the patch's base (the running update), {@code servedUpdateId} the
+   * update it patches to (the requested update: {@code Expo-Requested-Update-ID} / {@code If-Match}; null when the
+   * client named none). Counted per base and update (and in the download funnel) only, never as a launch or a device's check-in (readers older than it count it as a check-in:
    * upgrade ingesters before edges).
    */
   public static final String OUTCOME_PATCH = "patch";
   public static final String REASON_PATCH_SERVED = "patch-served";
   public static final String REASON_PATCH_FAILED = "patch-failed";
+  /** Outcome {@link #OUTCOME_PATCH}: the edge sent the full launch asset (200) to the device for {@code servedUpdateId}. */
+  public static final String REASON_FULL_SERVED = "full-served";
 
   /**
    * The refusal of a request whose {@code expo-platform} is missing or neither {@code ios} nor {@code android}:

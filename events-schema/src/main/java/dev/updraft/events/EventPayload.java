@@ -12,7 +12,8 @@ package dev.updraft.events;
  * {@link SigningEvents}, {@link ChannelEvents}, {@link UpdateEvents}, {@link RolloutEvents}, {@link AssetEvents}),
  * so each is still named {@code EventPayload.<Name>}; an import names its concept
  * ({@code import dev.updraft.events.UpdateEvents.UpdateGroup;}). A new event type: its record in its concept's
- * interface, in {@code permits} below, and in {@link EventType}.
+ * interface, in {@code permits} below, in {@link EventType}, and its method in {@link EventHandler}, which every
+ * fold of the log implements (the compiler then names each fold that does not handle it yet).
  */
 public sealed interface EventPayload
     extends AppEvents, SigningEvents, ChannelEvents, UpdateEvents, RolloutEvents, AssetEvents

@@ -133,38 +133,6 @@ final class Batch {
   /** A record that is not a check-in. */
   record Reject(TopicPartition partition, long offset, String error, String excerpt) {}
 
-  /** A row of {@code refusals}: an app's refused requests of one reason, runtime version and embedded update ({@code ""}: none). */
-  record RefusalKey(String appId, String reason, String runtimeVersion, String embeddedUpdateId)
-      implements Comparable<RefusalKey> {
-    @Override
-    public int compareTo(RefusalKey o) {
-      int c = appId.compareTo(o.appId);
-      if (c == 0) {
-        c = reason.compareTo(o.reason);
-      }
-      if (c == 0) {
-        c = runtimeVersion.compareTo(o.runtimeVersion);
-      }
-      return c != 0 ? c : embeddedUpdateId.compareTo(o.embeddedUpdateId);
-    }
-  }
-
-  /** The refused requests of one key in this batch; {@code devices} is added by the writer (new devices only). */
-  static final class Refusal {
-    final RefusalKey key;
-    long requests;
-    long devices;
-    long first = Long.MAX_VALUE;
-    long last = Long.MIN_VALUE;
-
-    Refusal(RefusalKey key) {
-      this.key = key;
-    }
-  }
-
-  /** A device refused under one key, with the first time in this batch. */
-  record RefusedDevice(RefusalKey key, String clientId, long first) {}
-
   /** A row of {@code patch_outcomes}: patches from one base update to one update. */
   record PatchKey(String appId, String baseUpdateId, String updateId, String platform) implements Comparable<PatchKey> {
     @Override
@@ -202,10 +170,10 @@ final class Batch {
   /** Every record covered, as consumed: what {@link DeadLetters} splits the batch by when PostgreSQL refuses it. */
   private final List<ConsumerRecord<byte[], byte[]>> consumed = new ArrayList<>();
   private final List<DeadLetter> deadLetters = new ArrayList<>();
-  private final Map<RefusalKey, Refusal> refusals = new HashMap<>();
-  private final Map<RefusalKey, Map<String, Long>> refusedDevices = new HashMap<>();
+  private final Refusals refusals = new Refusals();
   private final Map<PatchKey, PatchOutcome> patches = new HashMap<>();
   private final KeyAsks keyAsks = new KeyAsks();
+  private final dev.updraft.ingester.funnel.FunnelRows funnel = new dev.updraft.ingester.funnel.FunnelRows();
   private final boolean keepTimes;
   private long[] times = new long[0];
   private int records;
@@ -262,6 +230,7 @@ final class Batch {
       times[checkIns - 1] = at;
     }
     keyAsks.add(c);
+    funnel.add(c);
     String app = c.appId();
     String platform = c.platform();
     String client = c.clientId();
@@ -272,7 +241,7 @@ final class Batch {
     if (platform == null) {
       // a refusal whose platform was missing or not ios/android (CheckIns.clean drops it then): a refusal, and its
       // device a refused device, but no launch and no registry row, which are kept per platform of the fleet
-      refused(c, app, client, at);
+      refusals.add(c, app, client, at);
       return;
     }
     String channel = c.channel() == null ? "" : c.channel();
@@ -307,7 +276,7 @@ final class Batch {
       }
     }
     if (CheckIn.OUTCOME_ERROR.equals(c.outcome())) {
-      refused(c, app, client, at);
+      refusals.add(c, app, client, at);
     }
     if (client != null) {
       Device d = devices.computeIfAbsent(new DeviceKey(app, client), Device::new);
@@ -324,7 +293,7 @@ final class Batch {
 
   /** Counts a patch served or failed under its (app, base, update, platform); one without both ids is not counted. */
   private void patch(CheckIn c, long at) {
-    if (c.currentUpdateId() == null || c.servedUpdateId() == null) {
+    if (c.currentUpdateId() == null || c.servedUpdateId() == null || CheckIn.REASON_FULL_SERVED.equals(c.reason())) {
       return;
     }
     PatchOutcome o = patches.computeIfAbsent(
@@ -338,6 +307,11 @@ final class Batch {
     o.last = Math.max(o.last, at);
   }
 
+  /** The download funnel's rows ({@code update_funnel}). */
+  dev.updraft.ingester.funnel.FunnelRows funnel() {
+    return funnel;
+  }
+
   /** The keyids devices asked for ({@code key_asks}). */
   KeyAsks keyAsks() {
     return keyAsks;
@@ -346,19 +320,6 @@ final class Batch {
   /** Patches served and failed per key. */
   Map<PatchKey, PatchOutcome> patches() {
     return patches;
-  }
-
-  /** Counts a refused request under its (app, reason, runtime version, embedded update). */
-  private void refused(CheckIn c, String app, String client, long at) {
-    RefusalKey key = new RefusalKey(app, c.reason() == null ? "" : c.reason(),
-        c.runtimeVersion() == null ? "" : c.runtimeVersion(), c.embeddedUpdateId() == null ? "" : c.embeddedUpdateId());
-    Refusal r = refusals.computeIfAbsent(key, Refusal::new);
-    r.requests++;
-    r.first = Math.min(r.first, at);
-    r.last = Math.max(r.last, at);
-    if (client != null) {
-      refusedDevices.computeIfAbsent(key, k -> new HashMap<>()).merge(client, at, Math::min);
-    }
   }
 
   /** Adds a record that is not a check-in; call {@link #cover} for it too. */
@@ -446,19 +407,13 @@ final class Batch {
   }
 
   /** Refused requests per key. */
-  Map<RefusalKey, Refusal> refusals() {
-    return refusals;
+  Map<Refusals.RefusalKey, Refusals.Refusal> refusals() {
+    return refusals.byKey();
   }
 
   /** The refused devices of this batch, one per key and client id. */
-  List<RefusedDevice> refusedDevices() {
-    List<RefusedDevice> out = new ArrayList<>();
-    for (Map.Entry<RefusalKey, Map<String, Long>> e : refusedDevices.entrySet()) {
-      for (Map.Entry<String, Long> d : e.getValue().entrySet()) {
-        out.add(new RefusedDevice(e.getKey(), d.getKey(), d.getValue()));
-      }
-    }
-    return out;
+  List<Refusals.RefusedDevice> refusedDevices() {
+    return refusals.devices();
   }
 
   Map<DeviceUpdateKey, Receipt> receipts() {

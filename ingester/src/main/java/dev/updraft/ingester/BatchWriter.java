@@ -123,7 +123,7 @@ final class BatchWriter {
     Tuple failures = batch.failures().isEmpty() ? null : Tables.UPDATE_FAILURES.tuple(batch.failures().values());
     Tuple receipts = batch.receipts().isEmpty() ? null : Tables.UPDATE_RECEIPTS.tuple(batch.receipts().values());
     Tuple rejects = batch.rejects().isEmpty() ? null : Tables.INGEST_REJECTS.tuple(batch.rejects());
-    List<Batch.RefusedDevice> refusedList = batch.refusedDevices();
+    List<Refusals.RefusedDevice> refusedList = batch.refusedDevices();
     Tuple refused = refusedList.isEmpty() ? null : Tables.REFUSED_DEVICES.tuple(refusedList);
     Tuple patches = batch.patches().isEmpty() ? null : Tables.PATCH_OUTCOMES.tuple(new TreeMap<>(batch.patches()).values());
     int expectedPartitions = batch.ranges().size();
@@ -170,6 +170,7 @@ final class BatchWriter {
                     execute(conn, REFUSALS_SQL, refusalsTuple(batch, newlyRefused.result()), shared);
                     execute(conn, PATCH_OUTCOMES_SQL, patches, shared);
                     execute(conn, KeyAsks.SQL, batch.keyAsks().tuple(), shared);
+                    execute(conn, dev.updraft.ingester.funnel.FunnelRows.SQL, batch.funnel().tuple(), shared);
                     shared.add(new SetCounts().failures(newFailures.result(), 1).receipts(newReceipts.result(), 1)
                         .apply(conn, false));
                     return Future.all(shared).map(d -> deviceRows);
@@ -205,7 +206,7 @@ final class BatchWriter {
     }
     if (newDevices != null) {
       for (Row r : newDevices) {
-        Batch.Refusal f = batch.refusals().get(new Batch.RefusalKey(r.getString(0), r.getString(1), r.getString(2), r.getString(3)));
+        Refusals.Refusal f = batch.refusals().get(new Refusals.RefusalKey(r.getString(0), r.getString(1), r.getString(2), r.getString(3)));
         if (f != null) {
           f.devices += r.getLong(4);
         }

@@ -172,7 +172,7 @@ final class DeadLetters {
 
   private Throwable writeNow(Batch b) {
     try {
-      writer.write(b).toCompletionStage().toCompletableFuture().get(IngestLoop.WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      writer.write(b).toCompletionStage().toCompletableFuture().get(Writes.WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
       return null;
     } catch (ExecutionException e) {
       return e.getCause();

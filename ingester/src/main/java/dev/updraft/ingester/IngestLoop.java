@@ -1,18 +1,19 @@
 package dev.updraft.ingester;
 
 import dev.updraft.common.KafkaRefusal;
+import dev.updraft.common.loop.ErrorBackoff;
+import dev.updraft.common.loop.IdleStrategy;
+import dev.updraft.common.loop.LoopAgent;
+import dev.updraft.common.loop.LoopClock;
+import dev.updraft.common.loop.LoopRunner;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -54,10 +55,15 @@ import org.slf4j.LoggerFactory;
  * {@code ingest_rejects} by the same transaction, and skipped. Partitions moved by the group are handled
  * by {@link Rebalance}.
  *
+ * <p>Run by a {@link LoopRunner} (this is its {@link LoopAgent}): a duty cycle is one poll and what it makes due; a
+ * cycle that fails (Kafka, or anything unexpected) drops what is uncommitted, reads on from the offsets stored in
+ * PostgreSQL, and is retried after the runner's backoff (100 ms doubling up to 5 s); a Kafka refusal is logged once
+ * per reason.
+ *
  * <p>Not thread-safe except {@link #stop()}, {@link #halt()} and {@link #exited()}, which any thread may
  * call.
  */
-final class IngestLoop implements Runnable {
+final class IngestLoop implements Runnable, LoopAgent {
   private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
 
   /** Named points of the loop where tests inject faults (a thrown {@link Error} stops the loop at once). */
@@ -84,36 +90,28 @@ final class IngestLoop implements Runnable {
     void committed(long commitMillis, long[] checkInTimes);
   }
 
-  static final long WRITE_TIMEOUT_MS = 60_000;
-
   private final String topic;
   private final Consumer<byte[], byte[]> consumer;
-  private final BatchWriter writer;
   private final IngestMetrics metrics;
   private final IngestMetrics.Loop gauges;
   private final PgHealth health;
   private final Partitions partitions;
   private final Intake intake;
-  private final DeadLetters deadLetters;
   private final Hook hook;
   private final CommitListener listener;
   private final int batchSize;
   private final long batchWaitNanos;
   private final long lingerNanos;
-  private final CompletableFuture<Void> exited = new CompletableFuture<>();
-  private volatile boolean stopping;
+  private final LoopClock clock;
+  private final LoopRunner runner;
   /** Stop without writing what is held (another loop of the process died abruptly). */
   private volatile boolean halted;
 
+  private final Writes writes;
+
   // consumer-thread state
   private Batch current;
-  private Flight inflight;
-  /** A batch whose write failed, to be retried before anything else is written. */
-  private Batch failed;
   private boolean closing;
-  private int loopErrors;
-  /** The Kafka refusal last logged (credentials, TLS, an ACL); null once a step succeeds. Loop thread only. */
-  private String lastRefusal;
   /** Incremented by every {@link #resetToStored()}. */
   private int resets;
 
@@ -128,100 +126,133 @@ final class IngestLoop implements Runnable {
       Duration linger,
       Hook hook,
       CommitListener listener) {
+    this(topic, consumer, writer, metrics, batchSize, maxAttempts, batchWait, linger, hook, listener, LoopClock.SYSTEM);
+  }
+
+  IngestLoop(
+      String topic,
+      Consumer<byte[], byte[]> consumer,
+      BatchWriter writer,
+      IngestMetrics metrics,
+      int batchSize,
+      int maxAttempts,
+      Duration batchWait,
+      Duration linger,
+      Hook hook,
+      CommitListener listener,
+      LoopClock clock) {
     this.topic = topic;
     this.consumer = consumer;
-    this.writer = writer;
     this.metrics = metrics;
     this.gauges = metrics.newLoop();
-    this.health = new PgHealth(gauges);
+    this.clock = clock;
+    this.health = new PgHealth(gauges, clock);
     this.partitions = new Partitions(topic, consumer, writer, metrics, gauges, health);
     this.intake = new Intake(topic, metrics, linger.toNanos());
-    this.deadLetters = new DeadLetters(writer, intake, metrics, maxAttempts);
     this.batchSize = batchSize;
     this.batchWaitNanos = batchWait.toNanos();
     this.lingerNanos = linger.toNanos();
     this.hook = hook;
     this.listener = listener;
+    this.writes = new Writes(this, consumer, writer, metrics, gauges, health, partitions,
+        new DeadLetters(writer, intake, metrics, maxAttempts), hook, listener, clock);
     this.current = newBatch();
+    this.runner = new LoopRunner(this, IdleStrategy.NONE, ErrorBackoff.DEFAULT, clock); // the poll is the idling
   }
 
   /** Asks the loop to write what it holds and stop; returns at once. */
   void stop() {
-    stopping = true;
-    if (!exited.isDone()) {
-      try {
-        consumer.wakeup();
-      } catch (RuntimeException e) {
-        LOG.debug("wakeup of a closing consumer: {}", e.toString());
-      }
-    }
+    runner.stop();
   }
 
   /** Stops at once without writing what is held, as if the process had died; returns at once. */
   void halt() {
     halted = true;
-    stop();
+    runner.stop();
   }
 
   /** Whether a batch write is running (consumer thread only: for tests' fault injection). */
   boolean writing() {
-    return inflight != null;
+    return writes.running();
   }
 
   /** Completed when the loop's thread is done: normally, or exceptionally when it stopped abruptly. */
   CompletableFuture<Void> exited() {
-    return exited;
+    return runner.exited();
   }
 
   @Override
   public void run() {
-    Throwable crash = null;
+    runner.run();
+  }
+
+  @Override
+  public String name() {
+    return "telemetry ingest loop topic=" + topic;
+  }
+
+  @Override
+  public void onStart() {
+    consumer.subscribe(List.of(topic), new Rebalance(this, partitions, topic));
+  }
+
+  @Override
+  public int doWork() {
     try {
-      consumer.subscribe(List.of(topic), new Rebalance(this, partitions, topic));
-      while (!stopping) {
-        try {
-          step();
-          loopErrors = 0;
-          lastRefusal = null;
-        } catch (WakeupException e) {
-          // stop() woke the poll up
-        } catch (RuntimeException e) {
-          loopError(e);
-        }
-      }
-      if (!halted) {
-        drain();
-      }
-    } catch (Error e) {
-      // a VM error, or a simulated crash in a test: stop here and write nothing more
-      crash = e;
-    } finally {
-      closing = true;
-      try {
-        // after a crash or a halt nothing more is written, but the consumer still gets a moment to leave the
-        // group, so that the partitions move on now rather than after the session timeout
-        consumer.close(CloseOptions.timeout(crash == null && !halted ? Duration.ofSeconds(5) : Duration.ofSeconds(1)));
-      } catch (RuntimeException e) {
-        LOG.warn("telemetry consumer did not close cleanly: topic={}", topic, e);
-      }
-      gauges.partitions.set(0);
-      if (crash == null) {
-        LOG.info("telemetry ingest loop {}: topic={}", halted ? "halted" : "stopped", topic);
-        exited.complete(null);
-      } else {
-        LOG.error("telemetry ingest loop stopped abruptly: topic={}", topic, crash);
-        exited.completeExceptionally(crash);
-      }
+      step();
+    } catch (WakeupException e) {
+      // stop() woke the poll up
+    }
+    return 1;
+  }
+
+  /** After a failed cycle: drops every uncommitted check-in and reads on from the offsets stored in PostgreSQL. */
+  @Override
+  public void recover(RuntimeException e) {
+    resetToStored();
+  }
+
+  @Override
+  public String refusal(RuntimeException e) {
+    return KafkaRefusal.of(e);
+  }
+
+  /** A normal stop writes what is held; a halt (another loop of the process died) writes nothing more. */
+  @Override
+  public void onStop() {
+    if (!halted) {
+      drain();
     }
   }
 
-  private void step() {
-    long now = System.nanoTime();
-    if (partitions.waiting() && failed == null && health.retryDue(now) && partitions.positionFromStored()) {
-      health.succeeded();
-      pgRecovered();
+  @Override
+  public void onClose(Throwable crash) {
+    closing = true;
+    try {
+      // after a crash or a halt nothing more is written, but the consumer still gets a moment to leave the
+      // group, so that the partitions move on now rather than after the session timeout
+      consumer.close(CloseOptions.timeout(crash == null && !halted ? Duration.ofSeconds(5) : Duration.ofSeconds(1)));
+    } catch (RuntimeException e) {
+      LOG.warn("telemetry consumer did not close cleanly: topic={}", topic, e);
     }
-    partitions.applyPauses(failed != null || current.records() >= batchSize);
+    gauges.partitions.set(0);
+    if (crash == null) {
+      LOG.info("telemetry ingest loop {}: topic={}", halted ? "halted" : "stopped", topic);
+    }
+  }
+
+  @Override
+  public void wake() {
+    consumer.wakeup();
+  }
+
+  private void step() {
+    long now = clock.nanoTime();
+    if (partitions.waiting() && !writes.failing() && health.retryDue(now) && partitions.positionFromStored()) {
+      health.succeeded();
+      writes.pgRecovered();
+    }
+    partitions.applyPauses(writes.failing() || current.records() >= batchSize);
     ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollTimeoutMs()));
     int generation = resets;
     records:
@@ -245,20 +276,15 @@ final class IngestLoop implements Runnable {
       }
     }
     hook.at(Point.AFTER_POLL, this);
-    if (inflight != null) {
-      boolean waitedEnough = !current.isEmpty() && System.nanoTime() - current.firstRecordNanos() >= batchWaitNanos;
-      complete(waitedEnough);
+    if (writes.running()) {
+      boolean waitedEnough = !current.isEmpty() && clock.nanoTime() - current.firstRecordNanos() >= batchWaitNanos;
+      writes.complete(waitedEnough);
     }
-    if (inflight == null) {
-      if (failed != null) {
-        if (health.retryDue(System.nanoTime())) {
-          metrics.pgRetries.increment();
-          Batch b = failed;
-          failed = null;
-          startWrite(b);
-        }
-      } else if (!current.isEmpty() && lingerNanosLeft(System.nanoTime()) <= 0) {
-        startWrite(takeCurrent());
+    if (!writes.running()) {
+      if (writes.failing()) {
+        writes.retryIfDue();
+      } else if (!current.isEmpty() && lingerNanosLeft(clock.nanoTime()) <= 0) {
+        writes.start(takeCurrent());
       }
     }
     partitions.updateLag();
@@ -278,14 +304,14 @@ final class IngestLoop implements Runnable {
 
   /** The batch reached the size cap in the middle of a poll: write it as soon as the running write ends. */
   private void batchFull() {
-    if (failed != null) {
+    if (writes.failing()) {
       return; // PostgreSQL is failing: the batch may grow by the rest of this poll, then everything pauses
     }
-    if (inflight != null) {
-      complete(true);
+    if (writes.running()) {
+      writes.complete(true);
     }
-    if (inflight == null && failed == null) {
-      startWrite(takeCurrent());
+    if (!writes.running() && !writes.failing()) {
+      writes.start(takeCurrent());
     }
   }
 
@@ -299,109 +325,16 @@ final class IngestLoop implements Runnable {
     return new Batch(listener != null);
   }
 
-  private void startWrite(Batch b) {
-    long t0 = System.nanoTime();
-    CompletableFuture<Integer> result = writer.write(b).toCompletionStage().toCompletableFuture();
-    result.whenComplete((rows, err) -> metrics.pgTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS));
-    inflight = new Flight(b, result);
-    gauges.inflight.set(b.records());
-  }
-
-  /**
-   * Handles the end of the running write.
-   *
-   * @param block wait for it (up to {@link #WRITE_TIMEOUT_MS}); otherwise return at once when it is running
-   */
-  private void complete(boolean block) {
-    Flight f = inflight;
-    Flight.End end = f.end(block, WRITE_TIMEOUT_MS);
-    if (end == null) {
-      return;
-    }
-    Integer rows = end.rows();
-    Throwable err = end.err();
-    inflight = null;
-    gauges.inflight.set(0);
-    if (err == null) {
-      committed(f.batch(), rows);
-    } else if (err instanceof BatchWriter.StaleBatchException) {
-      metrics.staleBatches.increment();
-      pgRecovered();
-      LOG.warn("{}; dropping uncommitted check-ins and reading on from the offsets stored in PostgreSQL", err.getMessage());
-      resetToStored();
-    } else {
-      writeFailed(f.batch(), err);
-    }
-  }
-
-  private void committed(Batch b, int deviceRows) {
-    hook.at(Point.AFTER_COMMIT, this);
-    long nowMillis = System.currentTimeMillis();
-    metrics.committed(b, deviceRows, nowMillis);
-    stored(b);
-    if (listener != null) {
-      listener.committed(nowMillis, b.times());
-    }
-  }
-
-  /** {@code b}'s offsets are in PostgreSQL: reads on from them. */
-  private void stored(Batch b) {
-    deadLetters.reset();
-    Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-    Set<TopicPartition> assigned = consumer.assignment();
-    for (Map.Entry<TopicPartition, Batch.Range> e : b.ranges().entrySet()) {
-      if (assigned.contains(e.getKey())) {
-        partitions.stored(e.getKey(), e.getValue().next);
-        commit.put(e.getKey(), new OffsetAndMetadata(e.getValue().next));
-      }
-    }
-    health.succeeded();
-    pgRecovered();
-    if (!commit.isEmpty()) {
-      // for operators' tools only (kafka-consumer-groups): PostgreSQL holds the positions that count
-      consumer.commitAsync(
-          commit,
-          (offsets, e) -> {
-            if (e != null) {
-              LOG.debug("informational Kafka offset commit failed: {}", e.toString());
-            }
-          });
-    }
-  }
-
-  private void writeFailed(Batch b, Throwable err) {
-    metrics.pgFailures.increment();
-    if (deadLetters.exhausted(err)) {
-      Throwable left = deadLetters.isolate(b, err);
-      if (left == null) {
-        stored(b); // every record stored or set aside
-      } else {
-        LOG.warn("setting aside refused records stopped ({}); reading on from the offsets stored in PostgreSQL", left.toString());
-        resetToStored();
-      }
-      return;
-    }
-    failed = b;
-    health.failed("writing a batch of " + b.records() + " records (ranges=" + BatchWriter.describe(b) + ")", err);
-  }
-
-  /** Ends a PostgreSQL outage unless a failed batch is still held. */
-  private void pgRecovered() {
-    if (failed == null) {
-      health.recovered();
-    }
-  }
-
   private long pollTimeoutMs() {
-    if (inflight != null) {
+    if (writes.running()) {
       return 5;
     }
-    if (failed != null || (health.inTrouble() && partitions.waiting())) {
+    if (writes.failing() || (health.inTrouble() && partitions.waiting())) {
       return Math.max(1, Math.min(100, health.millisUntilRetry()));
     }
     if (!current.isEmpty()) {
       // wake up when the held batch is due, to write it even if nothing more arrives
-      return Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(lingerNanosLeft(System.nanoTime()) + 999_999)));
+      return Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(lingerNanosLeft(clock.nanoTime()) + 999_999)));
     }
     return 100;
   }
@@ -409,49 +342,22 @@ final class IngestLoop implements Runnable {
   /** Drops every uncommitted record and positions all assigned partitions again from PostgreSQL. */
   void resetToStored() {
     resets++;
-    deadLetters.reset();
+    writes.reset();
     current = newBatch();
-    failed = null;
-    inflight = null; // abandoned if running: whatever it does, the stored offsets say where to resume
-    gauges.inflight.set(0);
     partitions.resetAll();
-  }
-
-  private void loopError(RuntimeException e) {
-    loopErrors++;
-    String refused = KafkaRefusal.of(e);
-    if (refused == null) {
-      LOG.error("telemetry ingest loop error (in a row={}); dropping uncommitted check-ins and reading on from the"
-          + " offsets stored in PostgreSQL", loopErrors, e);
-    } else if (!refused.equals(lastRefusal)) {
-      // one line per cause, no stack trace loop: retried with backoff until the cause goes
-      LOG.error("telemetry ingest on {}: {}; retrying", topic, refused);
-    }
-    lastRefusal = refused;
-    try {
-      resetToStored();
-    } catch (RuntimeException again) {
-      LOG.warn("could not reset the consumer: {}", again.toString());
-    }
-    PgHealth.waitBackoff(loopErrors, () -> stopping); // bounded backoff so a persistent fault does not spin
   }
 
   /** On stop: finish the running write, then try once to write what is held. */
   private void drain() {
-    if (inflight != null) {
-      complete(true);
+    if (writes.running()) {
+      writes.complete(true);
     }
-    if (failed != null) {
-      Batch b = failed;
-      failed = null;
-      startWrite(b);
-      complete(true);
+    writes.retryNow();
+    if (!writes.failing() && !current.isEmpty()) {
+      writes.start(takeCurrent());
+      writes.complete(true);
     }
-    if (failed == null && !current.isEmpty()) {
-      startWrite(takeCurrent());
-      complete(true);
-    }
-    int left = (failed == null ? 0 : failed.records()) + current.records();
+    int left = writes.failedRecords() + current.records();
     if (left > 0) {
       LOG.warn("stopping with {} consumed records not written to PostgreSQL; the next ingester reads them again", left);
     }
@@ -467,16 +373,16 @@ final class IngestLoop implements Runnable {
    * PostgreSQL is failing, drops it all to be read again from the stored offsets.
    */
   void settleBeforeHandOver() {
-    if (inflight != null) {
-      complete(true);
+    if (writes.running()) {
+      writes.complete(true);
     }
-    if (failed == null && !current.isEmpty()) {
-      startWrite(takeCurrent());
-      complete(true);
+    if (!writes.failing() && !current.isEmpty()) {
+      writes.start(takeCurrent());
+      writes.complete(true);
     }
-    if (failed != null) {
+    if (writes.failing()) {
       LOG.info("partitions revoked while PostgreSQL is failing: {} records dropped, to be read again from the stored offsets",
-          failed.records() + current.records());
+          writes.failedRecords() + current.records());
       resetToStored();
     }
   }

@@ -9,8 +9,6 @@ import dev.updraft.events.Topics;
 import dev.updraft.ingester.history.HistoryProjection;
 import io.vertx.pgclient.PgConnectOptions;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -73,9 +71,9 @@ public record IngesterConfig(
   public static final String DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/updraft";
   public static final String DEFAULT_CONSUMER_GROUP = "updraft-ingester";
   public static final int DEFAULT_BATCH_SIZE = 10_000;
-  public static final Duration DEFAULT_BATCH_WAIT = Duration.ofMillis(500);
+  public static final Duration DEFAULT_BATCH_WAIT = IngesterFlags.DEFAULT_BATCH_WAIT;
   /** At live-fleet rates a quarter of a second of check-ins per transaction; far under the 2 s lag target. */
-  public static final Duration DEFAULT_LINGER = Duration.ofMillis(250);
+  public static final Duration DEFAULT_LINGER = IngesterFlags.DEFAULT_LINGER;
   public static final Duration MAX_LINGER = Duration.ofSeconds(10);
   /** Two writers keep PostgreSQL busy while the other one's batch is being decoded and sent. */
   public static final int DEFAULT_CONSUMERS = 2;
@@ -84,25 +82,8 @@ public record IngesterConfig(
   public static final int DEFAULT_METRICS_PORT = 9400;
   public static final String DEFAULT_BIND = "0.0.0.0";
 
-  /** Every flag the ingester reads (names without the leading dashes); any other flag is rejected. */
-  public static final Set<String> FLAGS =
-      union(
-          Settings.union(RetentionConfig.FLAGS, PostgresTls.FLAGS.toArray(new String[0])),
-          "kafka-bootstrap",
-          KafkaClientConfig.FLAG,
-          "topic-prefix",
-          "postgres-url",
-          "consumer-group",
-          "ingest-batch-size",
-          "ingest-batch-wait",
-          "ingest-linger",
-          "ingest-max-attempts",
-          "ingest-consumers",
-          "metrics-port",
-          "bind",
-          "history-consumer-group",
-          "metrics-token",
-          "metrics-token-file");
+  /** Every flag the ingester reads (names without the leading dashes): those of {@link IngesterFlags#TABLE}. */
+  public static final Set<String> FLAGS = IngesterFlags.TABLE.names();
 
   public IngesterConfig {
     if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
@@ -146,30 +127,24 @@ public record IngesterConfig(
 
   /** Reads and validates the ingester's flags; unknown flags are rejected by name. */
   public static IngesterConfig from(Settings s) {
-    s.rejectUnknown(FLAGS);
+    IngesterFlags.TABLE.rejectUnknown(s, Set.of());
     return new IngesterConfig(
         s.string("kafka-bootstrap", DEFAULT_KAFKA_BOOTSTRAP),
         KafkaClientConfig.from(s),
         s.string("topic-prefix", ""),
         s.string("postgres-url", DEFAULT_POSTGRES_URL),
         PostgresTls.from(s),
-        s.string("consumer-group", DEFAULT_CONSUMER_GROUP),
-        s.integer("ingest-batch-size", DEFAULT_BATCH_SIZE, 1, 100_000),
-        s.duration("ingest-batch-wait", DEFAULT_BATCH_WAIT),
-        s.duration("ingest-linger", DEFAULT_LINGER),
-        s.integer("ingest-max-attempts", DEFAULT_MAX_ATTEMPTS, 1, 100),
-        s.integer("ingest-consumers", DEFAULT_CONSUMERS, 1, 64),
+        IngesterFlags.CONSUMER_GROUP.read(s),
+        IngesterFlags.INGEST_BATCH_SIZE.read(s),
+        IngesterFlags.INGEST_BATCH_WAIT.read(s),
+        IngesterFlags.INGEST_LINGER.read(s),
+        IngesterFlags.INGEST_MAX_ATTEMPTS.read(s),
+        IngesterFlags.INGEST_CONSUMERS.read(s),
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
-        s.string("bind", DEFAULT_BIND),
+        IngesterFlags.BIND.read(s),
         RetentionConfig.from(s),
-        s.string("history-consumer-group", null),
+        IngesterFlags.HISTORY_CONSUMER_GROUP.read(s),
         MetricsAccess.from(s, false));
-  }
-
-  private static Set<String> union(Set<String> more, String... flags) {
-    Set<String> all = new HashSet<>(more);
-    all.addAll(Arrays.asList(flags));
-    return Set.copyOf(all);
   }
 
   /** The telemetry topic: {@code <prefix>updraft.telemetry}. */

@@ -1,5 +1,6 @@
 package dev.updraft.ingester;
 
+import dev.updraft.common.loop.LoopClock;
 import io.vertx.pgclient.PgException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -20,16 +21,18 @@ final class PgHealth {
   static final long MAX_BACKOFF_MS = 5_000;
 
   private final IngestMetrics.Loop gauges;
+  private final LoopClock clock;
   /** The last PostgreSQL operation failed; consumption is paused until one succeeds. */
   private boolean trouble;
   private int attempts;
   private long retryAtNanos;
   private long troubleSinceNanos;
 
-  PgHealth(IngestMetrics.Loop gauges) {
+  PgHealth(IngestMetrics.Loop gauges, LoopClock clock) {
     this.gauges = gauges;
+    this.clock = clock;
     // nanoTime has an arbitrary origin (it may be negative): deadlines start from now, never from 0
-    this.retryAtNanos = System.nanoTime();
+    this.retryAtNanos = clock.nanoTime();
   }
 
   /** The backoff before attempt {@code attempt + 1} (1-based): 100 ms doubling up to 5 s. */
@@ -37,37 +40,20 @@ final class PgHealth {
     return Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attempt - 1, 16));
   }
 
-  /**
-   * Sleeps the backoff before attempt {@code attempt + 1}, in steps of at most 100 ms, returning early once
-   * {@code stopping} holds or the thread is interrupted (its flag is kept).
-   */
-  static void waitBackoff(int attempt, java.util.function.BooleanSupplier stopping) {
-    long pause = backoffMs(attempt);
-    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
-    while (!stopping.getAsBoolean() && System.nanoTime() - until < 0) {
-      try {
-        Thread.sleep(Math.min(100, pause));
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-  }
-
   /** PostgreSQL failed {@code what}: counts the attempt, sets the next retry time, pauses, logs. */
   void failed(String what, Throwable err) {
     attempts++;
     long backoff = backoffMs(attempts);
-    retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoff);
+    retryAtNanos = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoff);
     String detail = err instanceof PgException ? "SQLSTATE " + ((PgException) err).getSqlState() + " " + err.getMessage() : err.toString();
     if (!trouble) {
       trouble = true;
-      troubleSinceNanos = System.nanoTime();
+      troubleSinceNanos = clock.nanoTime();
       gauges.paused.set(1);
       LOG.warn("PostgreSQL failed {}: {}; consumption paused, retrying in {} ms", what, detail, backoff);
     } else if (attempts % 10 == 0) {
       LOG.warn("PostgreSQL still failing after {} attempts ({} s): {}: {}", attempts,
-          TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - troubleSinceNanos), what, detail);
+          TimeUnit.NANOSECONDS.toSeconds(clock.nanoTime() - troubleSinceNanos), what, detail);
     } else {
       LOG.debug("PostgreSQL failed again (attempt {}): {}: {}", attempts, what, detail);
     }
@@ -93,7 +79,7 @@ final class PgHealth {
       trouble = false;
       gauges.paused.set(0);
       LOG.info("PostgreSQL writable again after {} ms; consumption resumed",
-          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - troubleSinceNanos));
+          TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - troubleSinceNanos));
     }
   }
 
@@ -108,6 +94,6 @@ final class PgHealth {
 
   /** Milliseconds until the next attempt is due (negative when it is). */
   long millisUntilRetry() {
-    return TimeUnit.NANOSECONDS.toMillis(retryAtNanos - System.nanoTime());
+    return TimeUnit.NANOSECONDS.toMillis(retryAtNanos - clock.nanoTime());
   }
 }

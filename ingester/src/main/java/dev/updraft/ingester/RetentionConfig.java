@@ -1,9 +1,9 @@
 package dev.updraft.ingester;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.FlagTable;
 import dev.updraft.common.Settings;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Locale;
 import java.util.Set;
 
@@ -57,7 +57,7 @@ public record RetentionConfig(
       new RetentionConfig(null, null, null, null, null, DEFAULT_INTERVAL, DEFAULT_BATCH_SIZE);
 
   /** Every retention flag (names without the leading dashes). */
-  public static final Set<String> FLAGS = flags();
+  public static final Set<String> FLAGS = table().names();
 
   public RetentionConfig {
     for (RetainedTable t : RetainedTable.values()) {
@@ -150,15 +150,19 @@ public record RetentionConfig(
     return ms + "ms";
   }
 
-  private static Set<String> flags() {
-    Set<String> f = new HashSet<>();
-    f.add(FLAG);
-    f.add(INTERVAL_FLAG);
-    f.add(BATCH_FLAG);
-    for (RetainedTable t : RetainedTable.values()) {
-      f.add(t.flag());
+  /** The retention flags, declared once: the ingester's table includes them. */
+  static FlagTable table() {
+    FlagTable.Builder t = FlagTable.builder();
+    t.custom(FLAG, OFF, "duration \\| off", "How long every telemetry table keeps its rows (`90d`, `36h`; `off`): see"
+        + " [Retention](#retention).");
+    for (RetainedTable r : RetainedTable.values()) {
+      t.custom(r.flag(), "`--" + FLAG + "`", "duration (at least " + format(r.minimum) + ") \\| off",
+          "`" + r.table + "`, by `" + r.timeColumn + "` (" + r.why + ").");
     }
-    return Set.copyOf(f);
+    t.duration(INTERVAL_FLAG, DEFAULT_INTERVAL, null, null, "From the end of one retention run to the start of the next (1m–7d).");
+    t.integer(BATCH_FLAG, DEFAULT_BATCH_SIZE, 1, MAX_BATCH_SIZE, "rows", "Most rows one retention transaction deletes (and, for the"
+        + " tables walked by key, reads).");
+    return t.build();
   }
 
   @Override

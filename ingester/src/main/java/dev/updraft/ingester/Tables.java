@@ -120,20 +120,20 @@ final class Tables {
    * The devices a batch saw refused, once per refusal key: an existing row is left alone, so that the
    * {@code RETURNING} of {@code BatchWriter.REFUSED_DEVICES_SQL} lists only devices new to their key.
    */
-  static final Upsert<Batch.RefusedDevice> REFUSED_DEVICES =
-      Upsert.<Batch.RefusedDevice>into("refused_devices", "rd")
+  static final Upsert<Refusals.RefusedDevice> REFUSED_DEVICES =
+      Upsert.<Refusals.RefusedDevice>into("refused_devices", "rd")
           .text("app_id", KEY, d -> d.key().appId())
           .text("reason", KEY, d -> d.key().reason())
           .text("runtime_version", KEY, d -> d.key().runtimeVersion())
           .text("embedded_update_id", KEY, d -> d.key().embeddedUpdateId())
-          .text("client_id", KEY, Batch.RefusedDevice::clientId)
-          .millis("first_seen", KEEP, Batch.RefusedDevice::first)
+          .text("client_id", KEY, Refusals.RefusedDevice::clientId)
+          .millis("first_seen", KEEP, Refusals.RefusedDevice::first)
           .returning("rd.app_id, rd.reason, rd.runtime_version, rd.embedded_update_id")
           .build();
 
   /** Refused requests and distinct devices per (app, reason, runtime version, embedded update). */
-  static final Upsert<Batch.Refusal> REFUSALS =
-      Upsert.<Batch.Refusal>into("refusals", "rf")
+  static final Upsert<Refusals.Refusal> REFUSALS =
+      Upsert.<Refusals.Refusal>into("refusals", "rf")
           .text("app_id", KEY, r -> r.key.appId())
           .text("reason", KEY, r -> r.key.reason())
           .text("runtime_version", KEY, r -> r.key.runtimeVersion())

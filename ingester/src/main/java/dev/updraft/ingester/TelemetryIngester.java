@@ -239,7 +239,7 @@ public final class TelemetryIngester {
     // uncached it was parsed and planned again in every batch (~2 ms of PostgreSQL's CPU per batch of 300)
     o.setPreparedStatementCacheSqlLimit(STATEMENT_CACHE_SQL_LIMIT);
     // a stuck statement or an abandoned transaction must not hold offset locks for ever; the server gives
-    // up before the ingester does (IngestLoop.WRITE_TIMEOUT_MS), so a timed-out write is rolled back
+    // up before the ingester does (Writes.WRITE_TIMEOUT_MS), so a timed-out write is rolled back
     o.addProperty("statement_timeout", "50000");
     o.addProperty("idle_in_transaction_session_timeout", "60000");
     o.addProperty("application_name", applicationName);

@@ -367,6 +367,11 @@ class BatchWriterIT {
     Batch more = new Batch(false);
     more.cover(tp, all.size(), true, all.size());
     more.add(CheckIns.clean(patch(app, "d4", "emb", "emb", CheckIn.REASON_PATCH_FAILED, 6), 0));
+    // the full bundle sent (the fallback, and a plain full download): the download funnel's, never a patch served
+    more.cover(tp, all.size(), true, all.size() + 1);
+    more.add(CheckIns.clean(patch(app, "d4", "emb", "emb", CheckIn.REASON_FULL_SERVED, 7), 0));
+    more.cover(tp, all.size(), true, all.size() + 2);
+    more.add(CheckIns.clean(patch(app, "d5", "u1", "emb", CheckIn.REASON_FULL_SERVED, 8), 0));
     TelemetryIngesterIT.await(w.write(more));
 
     assertThat(db.rows("SELECT base_update_id, update_id, platform, from_embedded, served, failed FROM patch_outcomes"
@@ -374,6 +379,9 @@ class BatchWriterIT {
         .containsExactly(List.of("emb", "u2", "ios", true, 1L, 2L), List.of("u1", "u2", "ios", false, 2L, 1L));
     assertThat(db.scalar("SELECT count(*) FROM devices WHERE app_id = ?", app)).as("no device row").isZero();
     assertThat(db.scalar("SELECT count(*) FROM update_hourly WHERE app_id = ?", app)).as("no launch").isZero();
+    assertThat(db.rows("SELECT stage, client_id FROM update_funnel WHERE app_id = ? AND update_id = 'u2' ORDER BY stage, client_id", app))
+        .as("the download funnel: each device's fetch of u2").containsExactly(List.of("full", "d4"), List.of("full", "d5"),
+            List.of("patch", "d1"), List.of("patch", "d2"), List.of("patch", "d3"));
   }
 
   @Test

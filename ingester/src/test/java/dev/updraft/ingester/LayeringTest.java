@@ -12,6 +12,7 @@ class LayeringTest {
       PackageLayers.of("dev.updraft.ingester")
           .layer("composition root and the check-in consumer", "")
           .layer("the history projection, the error reports", "history", "errors")
+          .layer("the download funnel's rows", "funnel")
           .layer("Kafka consumer plumbing", "kafka");
 
   @Test

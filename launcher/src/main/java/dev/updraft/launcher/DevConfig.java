@@ -1,7 +1,7 @@
 package dev.updraft.launcher;
 
 import dev.updraft.common.ConfigException;
-import dev.updraft.common.KafkaClientConfig;
+import dev.updraft.common.MetricsAccess;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.config.ControlPlaneConfig;
 import java.nio.file.Path;
@@ -33,6 +33,10 @@ import java.util.Set;
  *     (external) cluster
  * @param kafkaConfig {@code --kafka-config FILE}: that cluster's client properties, passed to every service; needs
  *     {@code --kafka-bootstrap} (the embedded broker is plaintext and anonymous)
+ * @param metrics {@code --metrics-token} or {@code --metrics-token-file} as given, passed to every service: their
+ *     {@code /metrics} then need that token
+ *
+ * <p>The flags are declared in {@link DevFlags}.
  */
 record DevConfig(
     Path dataDir,
@@ -52,17 +56,14 @@ record DevConfig(
     String assetEncoding,
     java.time.Duration startTimeout,
     String kafkaBootstrap,
-    String kafkaConfig) {
+    String kafkaConfig,
+    Map<String, String> metrics) {
 
   static final Set<String> FLAGS = flags();
 
   private static Set<String> flags() {
-    Set<String> f =
-        new HashSet<>(
-            Set.of("help", "data-dir", "control-port", "edge-port", "public-url", "admin-token", "kafka-port", "postgres-port", "bind", "guard-interval",
-                "edge-public-url", "snapshot-interval-events", "snapshot-interval", "ingest-linger", "asset-encoding", "start-timeout",
-                "kafka-bootstrap", KafkaClientConfig.FLAG));
-    f.addAll(ControlPlaneConfig.STORAGE_FLAGS);
+    Set<String> f = new HashSet<>(DevFlags.TABLE.names());
+    f.add("help");
     return Set.copyOf(f);
   }
 
@@ -71,66 +72,78 @@ record DevConfig(
     if (!s.positional().isEmpty()) {
       throw new ConfigException("dev takes no arguments, only flags: got " + s.positional());
     }
-    int controlPort = s.port("control-port", 8080, false);
-    int edgePort = s.port("edge-port", 3000, false);
+    int controlPort = DevFlags.CONTROL_PORT.read(s);
+    int edgePort = DevFlags.EDGE_PORT.read(s);
     if (controlPort == edgePort) {
       throw new ConfigException("--control-port and --edge-port must differ: both are " + controlPort);
     }
-    String publicUrl = s.string("public-url", "http://127.0.0.1:" + controlPort);
+    String given = DevFlags.PUBLIC_URL.read(s);
+    String publicUrl = given == null ? "http://127.0.0.1:" + controlPort : given;
     if (!publicUrl.startsWith("http://") && !publicUrl.startsWith("https://")) {
       throw new ConfigException("--public-url (UPDRAFT_PUBLIC_URL) must start with http:// or https://: got '" + publicUrl + "'");
     }
     if (publicUrl.endsWith("/")) {
       publicUrl = publicUrl.substring(0, publicUrl.length() - 1);
     }
-    String edgeUrl = s.raw("edge-public-url");
+    String edgeUrl = DevFlags.EDGE_PUBLIC_URL.read(s);
     if (edgeUrl == null) {
       java.net.URI u = java.net.URI.create(publicUrl);
       edgeUrl = u.getScheme() + "://" + u.getHost() + ":" + edgePort;
     } else if (edgeUrl.endsWith("/")) {
       edgeUrl = edgeUrl.substring(0, edgeUrl.length() - 1);
     }
-    String kafkaBootstrap = s.raw("kafka-bootstrap");
-    String kafkaConfig = s.raw(KafkaClientConfig.FLAG);
+    String kafkaBootstrap = DevFlags.KAFKA_BOOTSTRAP.read(s);
+    String kafkaConfig = s.raw(DevFlags.KAFKA_CONFIG.name());
     if (kafkaConfig != null && kafkaBootstrap == null) {
       throw new ConfigException("--kafka-config (UPDRAFT_KAFKA_CONFIG) needs --kafka-bootstrap: the embedded broker takes plaintext,"
           + " anonymous clients; give the external cluster's --kafka-bootstrap with its --kafka-config");
     }
-    if (kafkaBootstrap != null && s.has("kafka-port")) {
+    if (kafkaBootstrap != null && DevFlags.KAFKA_PORT.given(s)) {
       throw new ConfigException("--kafka-port is the embedded broker's; with --kafka-bootstrap " + kafkaBootstrap + " none is started");
     }
     return new DevConfig(
-        s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize(),
+        dataDir(s),
         controlPort,
         edgePort,
         publicUrl,
-        s.raw("admin-token"),
-        s.port("kafka-port", 0, true),
-        s.port("postgres-port", 0, true),
-        s.string("bind", "127.0.0.1"),
-        s.has("guard-interval") ? s.duration("guard-interval", null).toMillis() + "ms" : null,
+        DevFlags.ADMIN_TOKEN.read(s),
+        DevFlags.KAFKA_PORT.read(s),
+        DevFlags.POSTGRES_PORT.read(s),
+        DevFlags.BIND.read(s),
+        millis(DevFlags.GUARD_INTERVAL.read(s)),
         edgeUrl,
-        storage(s),
-        s.raw("snapshot-interval-events"),
-        s.raw("snapshot-interval"),
-        s.has("ingest-linger") ? s.duration("ingest-linger", null).toMillis() + "ms" : null,
-        s.has("asset-encoding") ? s.choice("asset-encoding", "best", "best", "fast") : null,
+        given(s, ControlPlaneConfig.STORAGE_FLAGS),
+        DevFlags.SNAPSHOT_INTERVAL_EVENTS.read(s),
+        DevFlags.SNAPSHOT_INTERVAL.read(s),
+        millis(DevFlags.INGEST_LINGER.read(s)),
+        DevFlags.ASSET_ENCODING.given(s) ? s.choice(DevFlags.ASSET_ENCODING.name(), "best", "best", "fast") : null,
         startTimeout(s),
         kafkaBootstrap,
-        kafkaConfig);
+        kafkaConfig,
+        given(s, MetricsAccess.TOKEN_FLAGS));
   }
 
   private static java.time.Duration startTimeout(Settings s) {
-    java.time.Duration d = s.duration("start-timeout", java.time.Duration.ofMinutes(10));
+    java.time.Duration d = DevFlags.START_TIMEOUT.read(s);
     if (d.getSeconds() < 10) {
       throw new ConfigException("--start-timeout must be at least 10s: got " + d.toMillis() + "ms");
     }
     return d;
   }
 
-  private static Map<String, String> storage(Settings s) {
+  private static Path dataDir(Settings s) {
+    Path d = DevFlags.DATA_DIR.read(s);
+    return (d == null ? Path.of(".updraft") : d).toAbsolutePath().normalize();
+  }
+
+  private static String millis(java.time.Duration d) {
+    return d == null ? null : d.toMillis() + "ms";
+  }
+
+  /** The flags of {@code names} given to {@code dev}, passed on as they are (and checked by their service). */
+  private static Map<String, String> given(Settings s, Set<String> names) {
     Map<String, String> out = new LinkedHashMap<>();
-    for (String f : ControlPlaneConfig.STORAGE_FLAGS) {
+    for (String f : names) {
       if (s.has(f)) {
         out.put(f, s.raw(f));
       }

@@ -111,6 +111,7 @@ final class DevStack implements AutoCloseable {
     cp.put("data-dir", config.dataDir().toString());
     cp.put("postgres-url", postgresUrl);
     cp.putAll(config.storage()); // --storage s3 --s3-bucket ... (local storage under the data dir by default)
+    cp.putAll(config.metrics()); // --metrics-token: every service's /metrics needs it
     if (config.guardInterval() != null) {
       cp.put("guard-interval", config.guardInterval());
     }
@@ -146,6 +147,7 @@ final class DevStack implements AutoCloseable {
     in.put("postgres-url", postgresUrl);
     in.put("metrics-port", Integer.toString(metricsPort));
     in.put("bind", "127.0.0.1");
+    in.putAll(config.metrics());
     if (config.ingestLinger() != null) {
       in.put("ingest-linger", config.ingestLinger()); // checked by the ingester's configuration
     }
@@ -159,6 +161,7 @@ final class DevStack implements AutoCloseable {
     ed.put("edge-port", Integer.toString(config.edgePort()));
     ed.put("bind", config.bind());
     ed.put("edge-id", "dev-edge");
+    ed.putAll(config.metrics());
     return ed;
   }
 

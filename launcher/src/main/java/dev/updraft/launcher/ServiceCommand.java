@@ -1,12 +1,16 @@
 package dev.updraft.launcher;
 
+import dev.updraft.common.FlagTable;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.controlplane.config.ControlPlaneConfig;
+import dev.updraft.controlplane.config.ControlPlaneFlags;
 import dev.updraft.controlplane.insights.InsightsExtension;
 import dev.updraft.edge.EdgeConfig;
+import dev.updraft.edge.EdgeFlags;
 import dev.updraft.edge.EdgeNode;
 import dev.updraft.ingester.IngesterConfig;
+import dev.updraft.ingester.IngesterFlags;
 import dev.updraft.ingester.TelemetryIngester;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -14,7 +18,6 @@ import io.vertx.core.VertxOptions;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -26,8 +29,7 @@ final class ServiceCommand {
   static int runUntilSignalled(String name, String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
     Settings s = Settings.parse(args, env);
     if (s.bool("help", false)) {
-      out.println("usage: updraft " + name + " [--flag value ...]; every flag --x also reads UPDRAFT_X from the environment");
-      out.println("flags: --" + String.join(", --", new TreeSet<>(flags(name))));
+      out.print(help(name));
       return 0;
     }
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
@@ -83,17 +85,28 @@ final class ServiceCommand {
     return 0;
   }
 
-  private static java.util.Set<String> flags(String name) {
+  /** What each server is, for its {@code --help}. */
+  private static final Map<String, String> ABOUT = Map.of(
+      "control-plane", "The publisher API alone: the one writer of the event log (see docs/operations.md, Control plane).",
+      "edge", "An edge node alone: serves manifests and launch assets from its image of the event log (docs/operations.md, Edges).",
+      "ingest", "A telemetry ingester alone: check-ins from Kafka into PostgreSQL (docs/operations.md, Ingesters).");
+
+  /** The {@code --help} of a server: its usage and every flag with its variable, kind, default and meaning. */
+  static String help(String name) {
+    return table(name).help("usage: updraft " + name + " [--flag value ...]\n" + ABOUT.get(name) + "\n");
+  }
+
+  /** Every flag {@code name} takes: its service's table (the control plane's with its insights extension's). */
+  static FlagTable table(String name) {
     switch (name) {
-      case "control-plane": {
-        java.util.Set<String> all = new java.util.HashSet<>(ControlPlaneConfig.FLAGS);
-        all.addAll(InsightsExtension.FLAGS);
-        return all;
-      }
+      case "control-plane":
+        return FlagTable.builder().include(ControlPlaneFlags.TABLE).include(InsightsExtension.TABLE).build();
       case "edge":
-        return EdgeConfig.FLAGS;
+        return EdgeFlags.TABLE;
+      case "ingest":
+        return IngesterFlags.TABLE;
       default:
-        return IngesterConfig.FLAGS;
+        throw new IllegalArgumentException("unknown service " + name);
     }
   }
 

@@ -171,4 +171,18 @@ class DevConfigTest {
         .hasMessageContaining("UPDRAFT_INGEST_BATCH_SIZE");
     assertThat(tmp.resolve("postgres")).doesNotExist();
   }
+
+  @Test
+  void devTakesTheMetricsTokenAndGivesItToEveryService() {
+    String metricsToken = "metrics-token-0123456789abcdef";
+    DevConfig c = parse("--metrics-token", metricsToken);
+    assertThat(c.metrics()).containsEntry("metrics-token", metricsToken);
+    assertThat(DevStack.controlPlaneFlags(c, "127.0.0.1:9092", PG_URL, TOKEN)).containsEntry("metrics-token", metricsToken);
+    assertThat(DevStack.ingesterFlags(c, "127.0.0.1:9092", PG_URL, 0)).containsEntry("metrics-token", metricsToken);
+    assertThat(DevStack.edgeFlags(c, "127.0.0.1:9092")).containsEntry("metrics-token", metricsToken);
+    DevStack.checkConfigs(c, TOKEN, Map.of());
+    assertThat(parse().metrics()).isEmpty();
+    assertThatThrownBy(() -> DevStack.checkConfigs(parse("--metrics-token", "short"), TOKEN, Map.of()))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("--metrics-token").hasMessageContaining("at least 16 characters");
+  }
 }

@@ -73,7 +73,7 @@ public final class LoadCommand {
       "  --event-loops 1 --connections 64 --max-in-flight 10000 --max-lag 100ms --timeout 10s --grace 5s",
       "  --trigger-url URL --trigger-method POST --trigger-body JSON|@file --trigger-token T --trigger-at 625s --trigger-wait 30s",
       "  --metrics name=URL,... --metric-names alias=metric{label=\"v\"},... --pids name=PID,... --health-path /readyz",
-      "  --baseline --baseline-profile knee --baseline-event-loops 2 --baseline-jvm-opts '-Xmx512m'",
+      "  --baseline --baseline-profile knee --baseline-event-loops 2 --baseline-jvm-opts '-Xmx512m' --baseline-cpus 1 (taskset -c)",
       "  --name load --out-dir . --interval 1s --progress 5s --max-error-rate 0.001 --knee-p99 10ms --warmup 200",
       "  --warmup-on mirror|target [mirror]: the --warmup requests go to an in-process copy of the target's discovered",
       "    answers (the generator's own code warms up, signatures verified, and the target gets no warm-up traffic) or to",
@@ -157,6 +157,10 @@ public final class LoadCommand {
   private static LoadRun runBaseline(RunConfig c, Path capture, PrintStream out)
       throws IOException, InterruptedException, LoadRun.DiscoveryException {
     List<String> cmd = new ArrayList<>();
+    if (c.baselineCpus() != null) {
+      // on the CPUs the server under test had (the edge pinned with taskset): the same core for the same work
+      cmd.addAll(List.of("taskset", "-c", c.baselineCpus()));
+    }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String o : c.baselineJvmOpts().trim().split("\\s+")) {
       if (!o.isEmpty()) {

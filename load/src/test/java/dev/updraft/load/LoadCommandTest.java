@@ -28,4 +28,10 @@ class LoadCommandTest {
     assertThat(run("run", "--targte", "http://127.0.0.1:1")).isEqualTo(LoadCommand.EXIT_USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--targte");
   }
+
+  @Test
+  void aBaselineCpuListThatTasksetWouldRefuseIsAUsageErrorBeforeAnythingRuns() {
+    assertThat(run("run", "--target", "http://127.0.0.1:1", "--baseline", "--baseline-cpus", "1;rm")).isEqualTo(LoadCommand.EXIT_USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--baseline-cpus", "1;rm");
+  }
 }

@@ -23,7 +23,8 @@ import java.util.function.Function;
  * {@code --key-in-use-days}, unless the request says {@code ?force=true}, and with 503 {@code key-use-unknown} when
  * the telemetry database cannot be used to tell (unless forced); a forced retirement records {@code forced} and what
  * it overrode in its event (so in the audit). {@code GET /v1/apps/{app}/key-usage} lists the asks per key (the
- * console's key ring). Event loop.
+ * console's key ring); when the telemetry database cannot be used it answers 200 with {@code known: false} and
+ * {@code reason: telemetry-database-unavailable} (not knowing is an answer, not a server fault). Event loop.
  */
 final class KeyInUse {
   private final ApiContext ctx;
@@ -120,18 +121,39 @@ final class KeyInUse {
     KeyAskReads r = reads();
     r.usage(app.appId(), app.createdAt()).onComplete(ar -> {
       if (ar.failed()) {
-        rc.fail(TelemetryDb.isOutage(ar.cause())
-            ? new CommandException(503, "telemetry-unavailable", "the telemetry database (" + r.where()
-                + ", --postgres-url) cannot be used now: " + TelemetryDb.describe(ar.cause()) + "; retry later")
-            : ar.cause());
+        if (!TelemetryDb.isOutage(ar.cause())) {
+          rc.fail(ar.cause());
+          return;
+        }
+        // the answer is "we cannot tell", a value, not a server error: the console and CLI show it as unknown
+        Json.send(rc, 200, unknown(app, r.windowDays(), "the telemetry database (" + r.where()
+            + ", --postgres-url) cannot be used now: " + TelemetryDb.describe(ar.cause()) + "; retry later"));
         return;
       }
       Json.send(rc, 200, view(app, ar.result(), r.windowDays()));
     });
   }
 
+  /** The key ring with no numbers: {@code known} false and why ({@code reason}, {@code message}). */
+  private static ObjectNode unknown(AppState app, long windowDays, String message) {
+    ObjectNode n = Json.MAPPER.createObjectNode();
+    n.put("known", false);
+    n.put("reason", "telemetry-database-unavailable");
+    n.put("message", message);
+    n.put("windowDays", windowDays);
+    ArrayNode items = n.putArray("items");
+    for (SigningState k : app.keys()) {
+      ObjectNode i = items.addObject();
+      i.put("keyId", k.keyId());
+      i.putNull("devices");
+      i.putNull("lastAskedAt");
+    }
+    return n;
+  }
+
   private static ObjectNode view(AppState app, Map<String, Usage> asks, long windowDays) {
     ObjectNode n = Json.MAPPER.createObjectNode();
+    n.put("known", true);
     n.put("windowDays", windowDays);
     ArrayNode items = n.putArray("items");
     for (SigningState k : app.keys()) {

@@ -1,5 +1,7 @@
 package dev.updraft.controlplane.config;
 
+import static dev.updraft.controlplane.config.ControlPlaneFlags.AZURE_SAS_TTL;
+
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.storage.AzureConnect;
@@ -36,7 +38,8 @@ public record AzureFlags(
     String key = s.raw("azure-account-key");
     String sas = s.raw("azure-sas-token");
     String base = s.raw("azure-public-base-url");
-    Duration ttl = s.duration("azure-sas-ttl", MAX_SAS_TTL);
+    // bounds checked only when this storage is chosen, as before the flag table
+    Duration ttl = chosen ? AZURE_SAS_TTL.read(s) : s.duration(AZURE_SAS_TTL.name(), MAX_SAS_TTL);
     if (!chosen) {
       if (account != null || container != null || endpoint != null || key != null || sas != null || base != null) {
         throw new ConfigException("--azure-account, --azure-container, --azure-endpoint, --azure-account-key, --azure-sas-token and"
@@ -68,9 +71,6 @@ public record AzureFlags(
       if (!sas.contains("sig=")) {
         throw new ConfigException("--azure-sas-token (UPDRAFT_AZURE_SAS_TOKEN) is not a SAS token (a query string with sv=...&sig=...)");
       }
-    }
-    if (ttl.compareTo(Duration.ofSeconds(10)) < 0 || ttl.compareTo(MAX_SAS_TTL) > 0) {
-      throw new ConfigException("--azure-sas-ttl (UPDRAFT_AZURE_SAS_TTL) must be between 10s and 7d: got " + ttl);
     }
     String url = endpoint == null ? "https://" + account + ".blob.core.windows.net" : ControlPlaneConfig.checkUrl("azure-endpoint", endpoint);
     String publicBase = base == null ? null : ControlPlaneConfig.checkUrl("azure-public-base-url", base);

@@ -1,5 +1,16 @@
 package dev.updraft.controlplane.config;
 
+import static dev.updraft.controlplane.config.ControlPlaneFlags.ADMIN_TOKEN;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.BIND;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.CONTROL_PORT;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.DATA_DIR;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.EDGE_PUBLIC_URL;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.PUBLIC_URL;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.SNAPSHOT_INTERVAL;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.SNAPSHOT_INTERVAL_EVENTS;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.STORAGE;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.STORAGE_DIR;
+
 import dev.updraft.common.PostgresTls;
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.ConfigException;
@@ -9,62 +20,21 @@ import dev.updraft.controlplane.signin.OidcFlags;
 import dev.updraft.controlplane.snapshots.SnapshotPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 /**
  * The control plane's typed configuration, read once from {@link Settings} (flags and {@code UPDRAFT_*}
- * environment variables) and validated at start. Immutable and thread-safe.
- *
- * <p>Flags (see {@link #FLAGS}); defaults in brackets:
- *
- * <ul>
- *   <li>{@code --kafka-bootstrap} [127.0.0.1:9092], {@code --topic-prefix} [empty]
- *   <li>{@code --kafka-config FILE} [none]: Kafka client properties (TLS, SASL, ...) for every producer, consumer and
- *       admin client ({@link KafkaClientConfig}); keys the guarantees rest on are refused at start
- *   <li>{@code --control-port} [8080; 0 = any free port], {@code --bind} [0.0.0.0]
- *   <li>{@code --public-url} [http://127.0.0.1:&lt;port&gt;]: base of asset URLs written into manifests
- *   <li>{@code --admin-token} (required, at least 16 characters): the bootstrap admin token
- *   <li>{@code --data-dir} [./.updraft]; {@code --key-store-dir}, {@code --master-key}, {@code --allow-plaintext-keys}:
- *       {@link KeyFlags}
- *   <li>{@code --storage} local|gcs|s3|azure [local] ({@code --azure-*}: {@link AzureFlags}); {@code --storage-dir} [&lt;data-dir&gt;/assets];
- *       {@code --gcs-bucket}; {@code --gcs-base-url} (public/CDN base; without it V4 signed URLs are used);
- *       {@code --gcs-signed-url-ttl} [7d, 1h..7d]; {@code --gcs-credentials} [application default]
- *   <li>with {@code --storage s3}: {@code --s3-bucket} (required); {@code --s3-endpoint} [AWS] for S3-compatible
- *       stores (R2, MinIO, Ceph, Spaces, Supabase); {@code --s3-region} [the AWS default region chain, else
- *       us-east-1]; {@code --s3-path-style} [false]; {@code --s3-public-base-url} (public/CDN base; without it
- *       presigned URLs are used); {@code --s3-presign-ttl} [7d, 10s..7d]. Credentials only from the AWS default
- *       provider chain (never a flag)
- *   <li>{@code --max-asset-bytes} [104857600], {@code --max-request-bytes} [8388608]
- *   <li>{@code --transactional-id} [&lt;topic-prefix&gt;updraft-control-plane]
- *   <li>{@code --events-partitions} [3], {@code --telemetry-partitions} [4], {@code --telemetry-retention} [3d]
- *   <li>{@code --replication-factor} [3 on a cluster of three or more brokers, else the broker count] and
- *       {@code --min-insync-replicas} [min(2, replication factor)]: of the topics the control plane creates
- *   <li>{@code --postgres-url}: read by the insights routes mounted in the same process; TLS to it: {@link PostgresTls}
- *   <li>{@code --auth-failure-limit} [20; 0 = off] invalid tokens one address may present per
- *       {@code --auth-failure-window} [1m] before its requests are refused with 429 until the window ends
- *   <li>{@code --tls-cert} and {@code --tls-key} [none: plain HTTP]: PEM certificate (and chain) and its
- *       unencrypted key, both or neither; then HTTPS only; checked at start (readable, parses, key matches)
- *   <li>{@code --cors-origin} [none: no CORS headers]: comma-separated exact origins browsers may call the
- *       API from; only a listed {@code Origin} is echoed
- *   <li>{@code --edge-public-url} [none]: the edges' public base URL; launch assets then point at the edges'
- *       asset route (bundle patches, encodings); {@code --patch-bases} [5], {@code --patch-fleet-bases} [3],
- *       {@code --patch-max-bundle-bytes} [33554432]: what the patch job diffs against and how large a bundle it takes
- *   <li>{@code --snapshot-interval-events} [1000; 0 = off], {@code --snapshot-interval} [10m]: {@link SnapshotPolicy}
- *   <li>{@code --oidc-issuer}, {@code --oidc-client-id}, {@code --oidc-roles}, ...: console sign-in, {@link OidcFlags}
- *   <li>{@code --edge-image-key} [none: off], {@code --edge-image-interval} [1m], {@code --edge-image-keep} [3]: {@link EdgeImageFlags}
- *   <li>{@code --metrics-token} or {@code --metrics-token-file} [none: public], {@code --metrics-port} [none: the control port]: {@link MetricsAccess}
- * </ul>
+ * environment variables) through the flags declared in {@link ControlPlaneFlags} (their meanings, defaults and
+ * bounds are there, and in {@code updraft control-plane --help}) and validated at start. The concepts have records
+ * of their own: {@link HttpFlags} (transport), {@link TopicFlags} (Kafka topics), {@link KeyFlags},
+ * {@link LifecycleFlags}, {@link EdgeImageFlags}, {@link PatchFlags}, the storage back ends' {@link GcsFlags},
+ * {@link S3Flags}, {@link AzureFlags}. Immutable and thread-safe.
  *
  * <p>Refused at start: {@code --public-url} equal to {@code --edge-public-url}, and with {@code --edge-public-url}
  * local storage on a wildcard {@code --bind} without {@code --public-url} (manifests would carry URLs devices and
  * edges cannot reach).
- *
- * <p>Request heads are bounded by {@link HttpFlags#MAX_HEADER_BYTES} (431 beyond), request lines by
- * {@link HttpFlags#MAX_REQUEST_LINE_BYTES} (414 beyond), their time by {@link HttpFlags}; JSON bodies by
- * {@code --max-request-bytes} and asset uploads by {@code --max-asset-bytes} (413 beyond).
  */
 public final class ControlPlaneConfig {
 
@@ -75,19 +45,8 @@ public final class ControlPlaneConfig {
           "s3-endpoint", "s3-region", "s3-path-style", "s3-public-base-url", "s3-presign-ttl", "azure-account", "azure-container",
           "azure-endpoint", "azure-account-key", "azure-sas-token", "azure-public-base-url", "azure-sas-ttl");
 
-  /** Every flag this configuration accepts (without the leading dashes). */
-  public static final Set<String> FLAGS =
-      Settings.union(
-          Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(Settings.union(STORAGE_FLAGS,
-              EdgeImageFlags.NAMES.toArray(new String[0])), LifecycleFlags.NAMES.toArray(new String[0])),
-              HttpFlags.NAMES.toArray(new String[0])), KeyFlags.NAMES.toArray(new String[0])), PostgresTls.FLAGS.toArray(new String[0])),
-              Settings.union(MetricsAccess.FLAGS, OidcFlags.NAMES.toArray(new String[0])).toArray(new String[0])),
-          "kafka-bootstrap", KafkaClientConfig.FLAG, "topic-prefix", "control-port", "bind", "public-url", "admin-token", "data-dir",
-          "max-asset-bytes", "max-request-bytes", "transactional-id",
-          "events-partitions", "telemetry-partitions", "telemetry-retention", "replication-factor", "min-insync-replicas",
-          "postgres-url", "auth-failure-limit", "auth-failure-window", "tls-cert", "tls-key", "cors-origin",
-          "edge-public-url", "patch-bases", "patch-fleet-bases", "patch-max-bundle-bytes", "asset-encoding", "snapshot-interval-events",
-          "snapshot-interval");
+  /** Every flag this configuration accepts (without the leading dashes): those of {@link ControlPlaneFlags#TABLE}. */
+  public static final Set<String> FLAGS = ControlPlaneFlags.TABLE.names();
 
   /** Storage back ends. */
   public enum StorageKind {
@@ -115,22 +74,10 @@ public final class ControlPlaneConfig {
   private final EdgeImageFlags edgeImage;
   private final HttpFlags http;
   private final KeyFlags keys;
-  private final long maxAssetBytes;
-  private final long maxRequestBytes;
-  private final String transactionalId;
-  private final int eventsPartitions;
-  private final int telemetryPartitions;
-  private final Duration telemetryRetention;
+  private final TopicFlags topics;
   private final SnapshotPolicy snapshots;
-  private final int replicationFactor;
-  private final int minInsyncReplicas;
   private final String postgresUrl;
   private final PostgresTls postgresTls;
-  private final int authFailureLimit;
-  private final Duration authFailureWindow;
-  private final Path tlsCert;
-  private final Path tlsKey;
-  private final List<String> corsOrigins;
   private final String edgePublicUrl;
   private final PatchFlags patches;
   private final OidcFlags oidc;
@@ -139,19 +86,19 @@ public final class ControlPlaneConfig {
     kafkaBootstrap = s.string("kafka-bootstrap", "127.0.0.1:9092");
     kafka = KafkaClientConfig.from(s);
     topicPrefix = s.string("topic-prefix", "");
-    controlPort = s.port("control-port", 8080, true);
-    bind = s.string("bind", "0.0.0.0");
-    String url = s.raw("public-url");
-    publicUrl = url == null ? null : checkUrl("public-url", url);
-    adminToken = s.required("admin-token");
+    controlPort = CONTROL_PORT.read(s);
+    bind = BIND.read(s);
+    String url = PUBLIC_URL.read(s);
+    publicUrl = url == null ? null : checkUrl(PUBLIC_URL.name(), url);
+    adminToken = s.required(ADMIN_TOKEN.name());
     if (adminToken.length() < 16) {
-      throw new ConfigException(
-          "--admin-token (UPDRAFT_ADMIN_TOKEN) must be at least 16 characters: got " + adminToken.length());
+      throw new ConfigException(ADMIN_TOKEN.described() + " must be at least 16 characters: got " + adminToken.length());
     }
-    dataDir = s.path("data-dir", Path.of(".updraft")).toAbsolutePath().normalize();
-    storage =
-        StorageKind.valueOf(s.choice("storage", "local", "local", "gcs", "s3", "azure").toUpperCase(Locale.ROOT));
-    storageDir = s.path("storage-dir", dataDir.resolve("assets")).toAbsolutePath().normalize();
+    Path data = DATA_DIR.read(s);
+    dataDir = (data == null ? Path.of(".updraft") : data).toAbsolutePath().normalize();
+    storage = StorageKind.valueOf(STORAGE.read(s).toUpperCase(Locale.ROOT));
+    Path dir = STORAGE_DIR.read(s);
+    storageDir = (dir == null ? dataDir.resolve("assets") : dir).toAbsolutePath().normalize();
     gcs = GcsFlags.from(s, storage == StorageKind.GCS, storage.name().toLowerCase(Locale.ROOT));
     metrics = MetricsAccess.from(s, true);
     s3 = S3Flags.from(s, storage == StorageKind.S3);
@@ -160,47 +107,12 @@ public final class ControlPlaneConfig {
     edgeImage = EdgeImageFlags.from(s);
     http = HttpFlags.from(s);
     keys = KeyFlags.from(s, dataDir);
-    maxAssetBytes = s.longValue("max-asset-bytes", 100L * 1024 * 1024, 1024, 8L * 1024 * 1024 * 1024);
-    maxRequestBytes = s.longValue("max-request-bytes", 8L * 1024 * 1024, 64 * 1024, 256L * 1024 * 1024);
-    transactionalId = s.string("transactional-id", topicPrefix + "updraft-control-plane");
-    eventsPartitions = s.integer("events-partitions", 3, 1, 1000);
-    telemetryPartitions = s.integer("telemetry-partitions", 4, 1, 1000);
-    snapshots = SnapshotPolicy.from(s);
-    telemetryRetention = s.duration("telemetry-retention", Duration.ofDays(3));
-    if (telemetryRetention.compareTo(Duration.ofMinutes(1)) < 0) {
-      throw new ConfigException("--telemetry-retention (UPDRAFT_TELEMETRY_RETENTION) must be at least 1m");
-    }
-    // unset (0 here): chosen from the cluster's size when the topics are created (TopicSetup)
-    replicationFactor = s.has("replication-factor") ? s.integer("replication-factor", 0, 1, Short.MAX_VALUE) : 0;
-    minInsyncReplicas = s.has("min-insync-replicas") ? s.integer("min-insync-replicas", 0, 1, Short.MAX_VALUE) : 0;
-    if (replicationFactor > 0 && minInsyncReplicas > replicationFactor) {
-      throw new ConfigException(
-          "--min-insync-replicas (UPDRAFT_MIN_INSYNC_REPLICAS) must not exceed --replication-factor: got " + minInsyncReplicas
-              + " > " + replicationFactor + " (every acks=all write would be refused)");
-    }
+    topics = TopicFlags.from(s, topicPrefix);
+    snapshots = new SnapshotPolicy(SNAPSHOT_INTERVAL_EVENTS.read(s), SNAPSHOT_INTERVAL.read(s));
     postgresUrl = s.string("postgres-url", "postgresql://postgres@127.0.0.1:5432/updraft");
     postgresTls = PostgresTls.from(s);
-    authFailureLimit = s.integer("auth-failure-limit", 20, 0, 1_000_000);
-    authFailureWindow = s.duration("auth-failure-window", Duration.ofMinutes(1));
-    if (authFailureWindow.compareTo(Duration.ofSeconds(1)) < 0 || authFailureWindow.compareTo(Duration.ofDays(1)) > 0) {
-      throw new ConfigException(
-          "--auth-failure-window (UPDRAFT_AUTH_FAILURE_WINDOW) must be between 1s and 1d: got " + authFailureWindow);
-    }
-    Path cert = s.path("tls-cert", null);
-    Path key = s.path("tls-key", null);
-    if ((cert == null) != (key == null)) {
-      throw new ConfigException(
-          "--tls-cert (UPDRAFT_TLS_CERT) and --tls-key (UPDRAFT_TLS_KEY) go together: give both PEM files for HTTPS, or neither for plain HTTP (only "
-              + (cert == null ? "--tls-key" : "--tls-cert") + " was given)");
-    }
-    tlsCert = cert == null ? null : cert.toAbsolutePath().normalize();
-    tlsKey = key == null ? null : key.toAbsolutePath().normalize();
-    if (tlsCert != null) {
-      TlsFiles.load(tlsCert, tlsKey); // fails with a ConfigException naming the file and the problem
-    }
-    corsOrigins = CorsOrigins.parse(s.raw("cors-origin"));
-    String edge = s.raw("edge-public-url");
-    edgePublicUrl = edge == null ? null : checkUrl("edge-public-url", edge);
+    String edge = EDGE_PUBLIC_URL.read(s);
+    edgePublicUrl = edge == null ? null : checkUrl(EDGE_PUBLIC_URL.name(), edge);
     patches = PatchFlags.from(s);
     oidc = OidcFlags.from(s);
     checkReachable();
@@ -229,7 +141,7 @@ public final class ControlPlaneConfig {
     }
   }
 
-  /** Reads and validates the configuration; rejects flags not in {@link #FLAGS} by name. */
+  /** Reads and validates the configuration; rejects flags not in {@link ControlPlaneFlags#TABLE} by name. */
   public static ControlPlaneConfig from(Settings settings) {
     return from(settings, Set.of());
   }
@@ -239,9 +151,7 @@ public final class ControlPlaneConfig {
    * same process, which read them from the same {@link Settings}).
    */
   public static ControlPlaneConfig from(Settings settings, Set<String> extraFlags) {
-    Set<String> known = new HashSet<>(FLAGS);
-    known.addAll(extraFlags);
-    settings.rejectUnknown(known);
+    ControlPlaneFlags.TABLE.rejectUnknown(settings, extraFlags);
     return new ControlPlaneConfig(settings);
   }
 
@@ -342,23 +252,28 @@ public final class ControlPlaneConfig {
   }
 
   public long maxAssetBytes() {
-    return maxAssetBytes;
+    return http.maxAssetBytes();
   }
 
   public long maxRequestBytes() {
-    return maxRequestBytes;
+    return http.maxRequestBytes();
+  }
+
+  /** The writer's transactional id and the shape of the topics the control plane creates. */
+  public TopicFlags topics() {
+    return topics;
   }
 
   public String transactionalId() {
-    return transactionalId;
+    return topics.transactionalId();
   }
 
   public int eventsPartitions() {
-    return eventsPartitions;
+    return topics.eventsPartitions();
   }
 
   public int telemetryPartitions() {
-    return telemetryPartitions;
+    return topics.telemetryPartitions();
   }
 
   public SnapshotPolicy snapshots() {
@@ -366,17 +281,17 @@ public final class ControlPlaneConfig {
   }
 
   public Duration telemetryRetention() {
-    return telemetryRetention;
+    return topics.telemetryRetention();
   }
 
   /** {@code --replication-factor} of the topics the control plane creates; 0 when not given (min(3, brokers)). */
   public int replicationFactor() {
-    return replicationFactor;
+    return topics.replicationFactor();
   }
 
   /** {@code --min-insync-replicas} of the topics the control plane creates; 0 when not given (min(2, replication)). */
   public int minInsyncReplicas() {
-    return minInsyncReplicas;
+    return topics.minInsyncReplicas();
   }
 
   public String postgresUrl() {
@@ -389,31 +304,31 @@ public final class ControlPlaneConfig {
 
   /** Invalid tokens one address may present per {@link #authFailureWindow()}; 0 when unlimited. */
   public int authFailureLimit() {
-    return authFailureLimit;
+    return http.authFailureLimit();
   }
 
   public Duration authFailureWindow() {
-    return authFailureWindow;
+    return http.authFailureWindow();
   }
 
   /** Nullable: the TLS certificate PEM (HTTPS on the control port when set, with {@link #tlsKey()}). */
   public Path tlsCert() {
-    return tlsCert;
+    return http.tlsCert();
   }
 
   /** Nullable: the TLS private key PEM. */
   public Path tlsKey() {
-    return tlsKey;
+    return http.tlsKey();
   }
 
   /** Whether the control port speaks HTTPS. */
   public boolean tls() {
-    return tlsCert != null;
+    return http.tls();
   }
 
   /** The exact origins browsers may call the API from; empty: no CORS headers at all. */
   public List<String> corsOrigins() {
-    return corsOrigins;
+    return http.corsOrigins();
   }
 
   /**
@@ -450,6 +365,6 @@ public final class ControlPlaneConfig {
   public String toString() {
     return "ControlPlaneConfig{kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topicPrefix=" + topicPrefix + ", controlPort="
         + controlPort + ", bind=" + bind + ", publicUrl=" + publicUrl + ", dataDir=" + dataDir + ", storage=" + storage
-        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + transactionalId + ", tls=" + (tlsCert == null ? "off" : tlsCert) + ", corsOrigins=" + corsOrigins + ", " + metrics + ", adminToken=<redacted>, " + keys + ", " + oidc + "}";
+        + ", edgePublicUrl=" + edgePublicUrl + ", transactionalId=" + topics.transactionalId() + ", tls=" + (http.tls() ? http.tlsCert() : "off") + ", corsOrigins=" + http.corsOrigins() + ", " + metrics + ", adminToken=<redacted>, " + keys + ", " + oidc + "}";
   }
 }

@@ -1,10 +1,13 @@
 package dev.updraft.controlplane.config;
 
+import static dev.updraft.controlplane.config.ControlPlaneFlags.EDGE_IMAGE_INTERVAL;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.EDGE_IMAGE_KEEP;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.EDGE_IMAGE_KEY;
+
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import dev.updraft.events.ImageSeal;
 import java.time.Duration;
-import java.util.Set;
 
 /**
  * Whether and how often the control plane writes the edge image to the asset storage, validated with the rest of
@@ -17,15 +20,10 @@ import java.util.Set;
  * @param keep {@code --edge-image-keep} [3]: images kept in the storage, the newest included; older ones are deleted
  */
 public record EdgeImageFlags(ImageSeal seal, Duration interval, int keep) {
-  static final Set<String> NAMES = Set.of("edge-image-key", "edge-image-interval", "edge-image-keep");
-
   static EdgeImageFlags from(Settings s) {
-    String key = s.raw("edge-image-key");
-    Duration interval = s.duration("edge-image-interval", Duration.ofMinutes(1));
-    int keep = s.integer("edge-image-keep", 3, 2, 100);
-    if (interval.compareTo(Duration.ofSeconds(1)) < 0) {
-      throw new ConfigException("--edge-image-interval (UPDRAFT_EDGE_IMAGE_INTERVAL) must be at least 1s: got " + interval);
-    }
+    String key = EDGE_IMAGE_KEY.read(s);
+    Duration interval = EDGE_IMAGE_INTERVAL.read(s);
+    int keep = EDGE_IMAGE_KEEP.read(s);
     ImageSeal seal = null;
     if (key != null && !key.isBlank()) {
       try {

@@ -1,5 +1,8 @@
 package dev.updraft.controlplane.config;
 
+import static dev.updraft.controlplane.config.ControlPlaneFlags.GCS_CREDENTIALS;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.GCS_SIGNED_URL_TTL;
+
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import java.nio.file.Path;
@@ -18,16 +21,13 @@ public record GcsFlags(String bucket, String baseUrl, Duration signedUrlTtl, Pat
     String bucket = s.raw("gcs-bucket");
     String base = s.raw("gcs-base-url");
     String baseUrl = base == null ? null : ControlPlaneConfig.checkUrl("gcs-base-url", base);
-    Duration ttl = s.duration("gcs-signed-url-ttl", Duration.ofDays(7));
-    if (ttl.compareTo(Duration.ofHours(1)) < 0 || ttl.compareTo(Duration.ofDays(7)) > 0) {
-      throw new ConfigException("--gcs-signed-url-ttl (UPDRAFT_GCS_SIGNED_URL_TTL) must be between 1h and 7d (the V4 maximum): got " + ttl);
-    }
+    Duration ttl = GCS_SIGNED_URL_TTL.read(s);
     if (chosen && bucket == null) {
       throw new ConfigException("--gcs-bucket (UPDRAFT_GCS_BUCKET) is required with --storage gcs");
     }
     if (!chosen && (bucket != null || baseUrl != null)) {
       throw new ConfigException("--gcs-bucket and --gcs-base-url need --storage gcs (storage is " + storage + ")");
     }
-    return new GcsFlags(bucket, baseUrl, ttl, s.path("gcs-credentials", null));
+    return new GcsFlags(bucket, baseUrl, ttl, GCS_CREDENTIALS.read(s));
   }
 }

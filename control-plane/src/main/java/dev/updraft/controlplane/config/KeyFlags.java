@@ -1,11 +1,15 @@
 package dev.updraft.controlplane.config;
 
+import static dev.updraft.controlplane.config.ControlPlaneFlags.ALLOW_PLAINTEXT_KEYS;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.KEY_IN_USE_DAYS;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.KEY_STORE_DIR;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.MASTER_KEY;
+
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.Set;
 
 /**
  * Where the control plane keeps each app's private signing keys and how: {@code --key-store-dir}
@@ -17,8 +21,6 @@ import java.util.Set;
  * Immutable (the key is copied in and out).
  */
 public final class KeyFlags {
-  static final Set<String> NAMES = Set.of("key-store-dir", "master-key", "allow-plaintext-keys", "key-in-use-days");
-
   private final Path keyStoreDir;
   private final byte[] masterKey;
   private final boolean allowPlaintextKeys;
@@ -32,14 +34,15 @@ public final class KeyFlags {
   }
 
   static KeyFlags from(Settings s, Path dataDir) {
-    Path dir = s.path("key-store-dir", dataDir.resolve("keys")).toAbsolutePath().normalize();
-    String mk = s.raw("master-key");
-    boolean plaintext = s.bool("allow-plaintext-keys", false);
+    Path given = KEY_STORE_DIR.read(s);
+    Path dir = (given == null ? dataDir.resolve("keys") : given).toAbsolutePath().normalize();
+    String mk = MASTER_KEY.read(s);
+    boolean plaintext = ALLOW_PLAINTEXT_KEYS.read(s);
     if (mk != null && plaintext) {
       throw new ConfigException("--allow-plaintext-keys (UPDRAFT_ALLOW_PLAINTEXT_KEYS) and --master-key (UPDRAFT_MASTER_KEY) contradict each"
           + " other: with a master key every new key is sealed; drop --allow-plaintext-keys");
     }
-    return new KeyFlags(dir, mk == null ? null : decode(mk), plaintext, s.integer("key-in-use-days", 30, 1, 3650));
+    return new KeyFlags(dir, mk == null ? null : decode(mk), plaintext, KEY_IN_USE_DAYS.read(s));
   }
 
   private static byte[] decode(String v) {

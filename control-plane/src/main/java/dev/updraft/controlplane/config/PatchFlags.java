@@ -1,5 +1,10 @@
 package dev.updraft.controlplane.config;
 
+import static dev.updraft.controlplane.config.ControlPlaneFlags.ASSET_ENCODING;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.PATCH_BASES;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.PATCH_FLEET_BASES;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.PATCH_MAX_BUNDLE_BYTES;
+
 import dev.updraft.common.Settings;
 
 /**
@@ -14,9 +19,9 @@ import dev.updraft.common.Settings;
 public record PatchFlags(int bases, int fleetBases, long maxBundleBytes, boolean fastEncoding) {
   static PatchFlags from(Settings s) {
     return new PatchFlags(
-        s.integer("patch-bases", 5, 0, 50),
-        s.integer("patch-fleet-bases", 3, 0, 50),
-        s.longValue("patch-max-bundle-bytes", 32L * 1024 * 1024, 1024, 256L * 1024 * 1024),
-        s.choice("asset-encoding", "best", "best", "fast").equals("fast"));
+        PATCH_BASES.read(s),
+        PATCH_FLEET_BASES.read(s),
+        PATCH_MAX_BUNDLE_BYTES.read(s),
+        ASSET_ENCODING.read(s).equals("fast"));
   }
 }

@@ -1,5 +1,8 @@
 package dev.updraft.controlplane.config;
 
+import static dev.updraft.controlplane.config.ControlPlaneFlags.S3_PATH_STYLE;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.S3_PRESIGN_TTL;
+
 import dev.updraft.common.ConfigException;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.storage.S3Connect;
@@ -29,8 +32,9 @@ public record S3Flags(String bucket, URI endpoint, String region, boolean pathSt
     String endpoint = s.raw("s3-endpoint");
     String region = s.raw("s3-region");
     String base = s.raw("s3-public-base-url");
-    boolean pathStyle = s.bool("s3-path-style", false);
-    Duration ttl = s.duration("s3-presign-ttl", MAX_PRESIGN_TTL);
+    boolean pathStyle = S3_PATH_STYLE.read(s);
+    // bounds checked only when this storage is chosen, as before the flag table
+    Duration ttl = chosen ? S3_PRESIGN_TTL.read(s) : s.duration(S3_PRESIGN_TTL.name(), MAX_PRESIGN_TTL);
     if (!chosen) {
       if (bucket != null || endpoint != null || base != null) {
         throw new ConfigException("--s3-bucket, --s3-endpoint and --s3-public-base-url need --storage s3");
@@ -46,10 +50,6 @@ public record S3Flags(String bucket, URI endpoint, String region, boolean pathSt
     }
     if (region != null && !REGION.matcher(region).matches()) {
       throw new ConfigException("--s3-region (UPDRAFT_S3_REGION) must be a region name such as eu-west-1 or auto: got '" + region + "'");
-    }
-    if (ttl.compareTo(Duration.ofSeconds(10)) < 0 || ttl.compareTo(MAX_PRESIGN_TTL) > 0) {
-      throw new ConfigException(
-          "--s3-presign-ttl (UPDRAFT_S3_PRESIGN_TTL) must be between 10s and 7d (the SigV4 maximum): got " + ttl);
     }
     URI uri = endpoint == null ? null : URI.create(ControlPlaneConfig.checkUrl("s3-endpoint", endpoint));
     if (uri != null && uri.getRawPath() != null && !uri.getRawPath().isEmpty()) {

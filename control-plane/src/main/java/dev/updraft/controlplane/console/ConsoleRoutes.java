@@ -46,6 +46,7 @@ public final class ConsoleRoutes {
           "groups.js",
           "lifecycle.js",
           "errors.js",
+          "funnel.js",
           "page-signin.js",
           "page-apps.js",
           "page-channels.js",

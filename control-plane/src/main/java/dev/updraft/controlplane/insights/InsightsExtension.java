@@ -1,6 +1,8 @@
 package dev.updraft.controlplane.insights;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.Flag;
+import dev.updraft.common.FlagTable;
 import dev.updraft.common.Settings;
 import dev.updraft.controlplane.config.ControlPlaneConfig;
 import dev.updraft.controlplane.spi.ControlPlaneExtension;
@@ -44,9 +46,6 @@ import org.slf4j.LoggerFactory;
 public final class InsightsExtension implements ControlPlaneExtension {
   private static final Logger LOG = LoggerFactory.getLogger(InsightsExtension.class);
 
-  /** The flags this extension reads from the control plane's settings (pass to {@link ControlPlaneConfig#from(Settings, Set)}). */
-  public static final Set<String> FLAGS = Set.of("guard-interval", "insights-timeout", "guard-max-failures-per-address");
-
   /** How often the guard runs unless {@code --guard-interval} says otherwise. */
   public static final Duration DEFAULT_GUARD_INTERVAL = Duration.ofSeconds(30);
 
@@ -58,6 +57,22 @@ public final class InsightsExtension implements ControlPlaneExtension {
 
   static final Duration MIN_QUERY_TIMEOUT = Duration.ofMillis(100);
   static final Duration MAX_QUERY_TIMEOUT = Duration.ofSeconds(60);
+
+  private static final FlagTable.Builder T = FlagTable.builder();
+  private static final Flag<Duration> GUARD_INTERVAL = T.duration("guard-interval", DEFAULT_GUARD_INTERVAL, null, null,
+      "How often the automatic-revert guard checks active rollouts' failure rates: 100ms to 1h, or `0s` for no guard.");
+  private static final Flag<Duration> INSIGHTS_TIMEOUT = T.duration("insights-timeout", DEFAULT_QUERY_TIMEOUT, null, null,
+      "How long (100ms to 60s) an insights request waits for PostgreSQL before it is answered 503 `insights-unavailable`.");
+  private static final Flag<Integer> GUARD_MAX_FAILURES_PER_ADDRESS = T.integer("guard-max-failures-per-address",
+      RolloutGuardEvaluator.DEFAULT_MAX_FAILURES_PER_ADDRESS, 1, 1_000_000, "devices", "How many failing devices one address bucket"
+          + " counts for in a guard's window (forged failure reports from one network move it at most this much).");
+
+  /** The flags of the insights routes and the guard, declared once: {@code --help} and the docs include them. */
+  public static final FlagTable TABLE = T.build();
+
+  /** The flags this extension reads from the control plane's settings (pass to {@link ControlPlaneConfig#from(Settings, Set)}). */
+  public static final Set<String> FLAGS = TABLE.names();
+
 
   /** The control plane's gauge saying whether this instance is the caught-up writer of the event log. */
   static final String WRITABLE_GAUGE = "updraft_control_writable";
@@ -78,11 +93,10 @@ public final class InsightsExtension implements ControlPlaneExtension {
   /** Reads {@code --guard-interval} and {@code --insights-timeout}; validated here, before anything starts. */
   public static InsightsExtension from(Settings settings) {
     InsightsExtension e = new InsightsExtension(
-        settings.duration("guard-interval", DEFAULT_GUARD_INTERVAL),
-        settings.duration("insights-timeout", DEFAULT_QUERY_TIMEOUT),
+        GUARD_INTERVAL.read(settings),
+        INSIGHTS_TIMEOUT.read(settings),
         Clock.systemUTC());
-    e.maxFailuresPerAddress = settings.integer("guard-max-failures-per-address",
-        RolloutGuardEvaluator.DEFAULT_MAX_FAILURES_PER_ADDRESS, 1, 1_000_000);
+    e.maxFailuresPerAddress = GUARD_MAX_FAILURES_PER_ADDRESS.read(settings);
     return e;
   }
 

@@ -25,8 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The insights routes (role read): an update group's numbers and the same hour by hour over 7 days, a
- * channel's adoption, one device's story, and the requests the edges refused. Apps and groups are resolved
+ * The insights routes (role read): an update group's numbers and the same hour by hour over 7 days, its download
+ * funnel ({@code GET /v1/apps/{app}/updates/{groupId}/funnel}, {@link UpdateFunnel}), a channel's adoption, one device's story, and the requests the edges refused. Apps and groups are resolved
  * from the control plane's state; the numbers come from PostgreSQL. PostgreSQL unusable, slow (no answer
  * within {@code --insights-timeout}) or with every pooled connection busy is a 503 {@code insights-unavailable} naming where it was looked for;
  * the publisher API does not depend on it. Thread-safe (state is read per request; the handlers keep none).
@@ -58,6 +58,21 @@ final class InsightsRoutes {
     ctx.router().get("/v1/apps/:app/insights/channels/:channel").handler(ctx.authorize(Role.READ)).handler(this::channel);
     ctx.router().get("/v1/apps/:app/devices/:clientId").handler(ctx.authorize(Role.READ)).handler(this::device);
     ctx.router().get("/v1/apps/:app/insights/refusals").handler(ctx.authorize(Role.READ)).handler(this::refusals);
+    ctx.router().get("/v1/apps/:app/updates/:groupId/funnel").handler(ctx.authorize(Role.READ)).handler(this::funnel);
+  }
+
+  /** The group's download funnel per platform ({@link UpdateFunnel}). */
+  private void funnel(RoutingContext rc) {
+    AppState app = app(rc);
+    if (app == null) {
+      return;
+    }
+    GroupState g = group(rc, app);
+    if (g == null) {
+      return;
+    }
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    reply(rc, db.ready().compose(v -> new UpdateFunnel(db.pool()).of(app.appId(), g.group())), f -> UpdateFunnel.json(g.groupId(), now, f));
   }
 
   private void refusals(RoutingContext rc) {
@@ -73,11 +88,8 @@ final class InsightsRoutes {
     if (app == null) {
       return;
     }
-    String groupId = rc.pathParam("groupId");
-    GroupState g = app.group(groupId);
+    GroupState g = group(rc, app);
     if (g == null) {
-      ctx.fail(rc, 404, "update-not-found",
-          "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
       return;
     }
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS); // readable asOf; windows are whole hours anyway
@@ -90,11 +102,8 @@ final class InsightsRoutes {
     if (app == null) {
       return;
     }
-    String groupId = rc.pathParam("groupId");
-    GroupState g = app.group(groupId);
+    GroupState g = group(rc, app);
     if (g == null) {
-      ctx.fail(rc, 404, "update-not-found",
-          "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
       return;
     }
     RolloutGuard guard = g.rollout() == null ? null : g.rollout().guard();
@@ -216,6 +225,17 @@ final class InsightsRoutes {
       ctx.fail(rc, 404, "app-not-found", "no app " + id + "; create it with `updraft apps create " + id + "`");
     }
     return a;
+  }
+
+  /** The path's update group of {@code app}, or null after answering 404 {@code update-not-found}. */
+  private GroupState group(RoutingContext rc, AppState app) {
+    String groupId = rc.pathParam("groupId");
+    GroupState g = app.group(groupId);
+    if (g == null) {
+      ctx.fail(rc, 404, "update-not-found",
+          "app " + app.appId() + " has no update group " + groupId + " (list them with `updraft updates --app " + app.appId() + "`)");
+    }
+    return g;
   }
 
   private <T> void reply(RoutingContext rc, Future<T> f, Function<T, JsonNode> view) {

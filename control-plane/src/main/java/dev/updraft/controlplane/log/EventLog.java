@@ -5,7 +5,6 @@ import dev.updraft.events.EventCodec;
 import dev.updraft.events.EventEnvelope;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,14 +21,12 @@ import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -55,11 +52,8 @@ import org.slf4j.LoggerFactory;
  * producer took the transactional id, comparing its producer id and epoch with the ones this writer's
  * transaction had while open (asked before each commit).
  *
- * <p>Reads use one {@code read_committed} consumer assigned to every partition (no consumer group).
- * State changes only by reading: after a commit the writer reads its own records back
- * ({@link #awaitOwn}) and folds them like any replayed record. It waits for the records' offsets
- * rather than for the end offsets, because commit markers are written after {@code commitTransaction}
- * returns.
+ * <p>Reads go through a {@link LogReader}. State changes only by reading: after a commit the writer reads its
+ * own records back ({@link #awaitOwn}) and folds them like any replayed record.
  */
 public final class EventLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventLog.class);
@@ -80,8 +74,8 @@ public final class EventLog implements AutoCloseable {
   private int minInsync = 1;
   private KafkaProducer<String, byte[]> producer;
   private Admin coordinator;
-  private KafkaConsumer<String, byte[]> consumer;
-  private List<TopicPartition> partitions = List.of();
+  /** Reads the log: the replay at start, then this writer's own records; null before {@link #replay}. */
+  private LogReader reader;
 
   /** @param kafka the {@code --kafka-config} settings added to its producer, admin client and consumers */
   public EventLog(String bootstrap, KafkaClientConfig kafka, String eventsTopic, String transactionalId) {
@@ -169,51 +163,11 @@ public final class EventLog implements AutoCloseable {
    */
   public long replay(
       java.util.function.Function<List<Integer>, Map<Integer, Long>> start, Consumer<ConsumerRecord<String, byte[]>> sink, Duration timeout) {
-    consumer = new KafkaConsumer<>(readerProperties("reader"), new StringDeserializer(), new ByteArrayDeserializer());
-    long deadline = System.nanoTime() + timeout.toNanos();
-    List<PartitionInfo> infos = List.of();
-    while (infos.isEmpty()) {
-      infos = consumer.partitionsFor(topic, Duration.ofSeconds(5));
-      if (infos.isEmpty()) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("topic=" + topic + " has no partitions at bootstrap=" + bootstrap);
-        }
-        sleepQuietly(100);
-      }
+    if (reader != null) {
+      reader.close();
     }
-    List<TopicPartition> tps = new ArrayList<>();
-    for (PartitionInfo i : infos) {
-      tps.add(new TopicPartition(topic, i.partition()));
-    }
-    partitions = List.copyOf(tps);
-    consumer.assign(partitions);
-    consumer.seekToBeginning(partitions);
-    List<Integer> ids = new ArrayList<>();
-    for (TopicPartition tp : partitions) {
-      ids.add(tp.partition());
-    }
-    Map<Integer, Long> from = start.apply(ids);
-    for (TopicPartition tp : partitions) {
-      long at = from.getOrDefault(tp.partition(), 0L);
-      if (at > 0) {
-        consumer.seek(tp, at);
-      }
-    }
-    Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
-    long n = 0;
-    while (!reached(end)) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "replay of topic=" + topic + " did not reach the end offsets=" + end + " within " + timeout + " (read " + n + " records)");
-      }
-      ConsumerRecords<String, byte[]> rs = consumer.poll(Duration.ofMillis(200));
-      for (ConsumerRecord<String, byte[]> r : rs) {
-        sink.accept(r);
-        n++;
-      }
-    }
-    LOG.info("replayed topic={} records={} from={} endOffsets={}", topic, n, from, end);
-    return n;
+    reader = new LogReader(bootstrap, topic, readerProperties("reader"));
+    return reader.replay(start, sink, timeout);
   }
 
   /**
@@ -418,32 +372,7 @@ public final class EventLog implements AutoCloseable {
    */
   public void awaitOwn(List<RecordMetadata> written, Consumer<ConsumerRecord<String, byte[]>> sink, Duration timeout)
       throws LogWriteException {
-    Map<TopicPartition, Long> need = new HashMap<>();
-    for (RecordMetadata m : written) {
-      need.merge(new TopicPartition(m.topic(), m.partition()), m.offset() + 1, Math::max);
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!reached(need)) {
-      if (System.nanoTime() > deadline) {
-        throw new LogWriteException(
-            LogWriteException.Kind.UNCERTAIN,
-            "committed records were not readable within " + timeout + ": need offsets=" + need,
-            null);
-      }
-      ConsumerRecords<String, byte[]> rs = consumer.poll(Duration.ofMillis(50));
-      for (ConsumerRecord<String, byte[]> r : rs) {
-        sink.accept(r);
-      }
-    }
-  }
-
-  private boolean reached(Map<TopicPartition, Long> targets) {
-    for (Map.Entry<TopicPartition, Long> t : targets.entrySet()) {
-      if (consumer.position(t.getKey()) < t.getValue()) {
-        return false;
-      }
-    }
-    return true;
+    reader.awaitOwn(written, sink, timeout);
   }
 
   private void closeProducerQuietly() {
@@ -457,7 +386,7 @@ public final class EventLog implements AutoCloseable {
     }
   }
 
-  private static void sleepQuietly(long ms) {
+  static void sleepQuietly(long ms) {
     try {
       Thread.sleep(ms);
     } catch (InterruptedException e) {
@@ -484,13 +413,9 @@ public final class EventLog implements AutoCloseable {
       }
       coordinator = null;
     }
-    if (consumer != null) {
-      try {
-        consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
-      } catch (RuntimeException e) {
-        LOG.warn("closing consumer: {}", e.toString());
-      }
-      consumer = null;
+    if (reader != null) {
+      reader.close();
+      reader = null;
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.updraft.controlplane.signin;
 
 import dev.updraft.common.ConfigException;
+import dev.updraft.common.FlagTable;
 import dev.updraft.common.Settings;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -26,9 +27,42 @@ import java.util.Set;
 public record OidcFlags(
     String issuer, String clientId, String clientSecret, RoleMap roles, String redirectBaseUrl, Duration sessionMaxAge,
     String scopes, String groupsClaim) {
-  public static final Set<String> NAMES = Set.of(
-      "oidc-issuer", "oidc-client-id", "oidc-client-secret-file", "oidc-roles", "oidc-redirect-base-url",
-      "oidc-session-max-age", "oidc-scopes", "oidc-groups-claim");
+  /** The {@code --oidc-*} flags, declared once: the control plane's table includes them. */
+  public static final FlagTable TABLE = table();
+
+  public static final Set<String> NAMES = TABLE.names();
+
+  private static FlagTable table() {
+    FlagTable.Builder t = FlagTable.builder();
+    t.custom("oidc-issuer", "none (off)", "https URL",
+        "The provider's issuer URL; its discovery document is read from"
+        + " `<issuer>/.well-known/openid-configuration` at the first sign-in (and again after a failure), and"
+        + " must name this issuer. https, except on a loopback host. Console sign-in is off without it.");
+    t.custom("oidc-client-id", "required with the issuer", "text",
+        "The client id registered at the provider (the ID token's audience).");
+    t.path("oidc-client-secret-file", "none",
+        "A file holding the client secret (a mounted secret). Or the environment variable"
+        + " `UPDRAFT_OIDC_CLIENT_SECRET`; never a flag value (`--oidc-client-secret` is refused as unknown, so"
+        + " the secret never shows in a process list). Without either the control plane is a public client,"
+        + " protected by PKCE. Sent by HTTP Basic, or in the form when the provider only takes"
+        + " `client_secret_post`.");
+    t.custom("oidc-roles", "required with the issuer", "path",
+        "The role mapping file (see [Console sign-in with an OIDC provider](#console-sign-in-with-an-oidc-provider));"
+        + " checked at start, a bad line stops it naming the line. Read once:"
+        + " restart to change it (sessions then keep the roles they were opened with until they end).");
+    t.custom("oidc-redirect-base-url", "required with the issuer", "https URL",
+        "This control plane's URL as browsers reach it (`https://updraft.example.com`); the callback is under"
+        + " it, the console's origin is it (the CSRF check compares `Origin` with it), and cookies are `Secure`"
+        + " exactly when it is https. https, except on a loopback host (plain-HTTP development).");
+    t.duration("oidc-session-max-age", Duration.ofHours(8), Duration.ofMinutes(5), Duration.ofDays(7),
+        "A session ends this long after sign-in, whatever is done with it; then sign in again.");
+    t.text("oidc-scopes", "openid email profile",
+        "Scopes asked for; must include `openid`.");
+    t.text("oidc-groups-claim", "groups",
+        "The ID token claim holding the person's groups (a list of strings, or one string). Entra ID puts"
+        + " group object ids there.");
+    return t.build();
+  }
 
   /** Off: no sign-in with a provider. */
   public static final OidcFlags OFF = new OidcFlags(null, null, null, null, null, Duration.ofHours(8), null, null);

@@ -21,7 +21,6 @@ import dev.updraft.events.AppEvents.TokenIssued;
 import dev.updraft.events.AppEvents.TokenRevoked;
 import dev.updraft.events.UpdateEvents.UpdateGroup;
 import dev.updraft.events.UpdateEvents.UpdatePublished;
-import dev.updraft.events.EventPayload;
 import dev.updraft.events.EventType;
 import dev.updraft.events.Retention;
 import java.time.Instant;
@@ -39,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * Folds events into {@link ControlState}. A pure function of its inputs: no clock, no randomness, no
  * I/O, so the state after a replay equals the state the writer had.
  *
- * <p>One method per {@link EventType}, chosen by a switch expression without a default: a new event type
- * does not compile until it has its fold (as Kafka's {@code MetadataDelta.replay}). Each event costs what
+ * <p>One method per {@link EventType}, reached through {@link StateReplay}, this fold's {@link
+ * dev.updraft.events.EventHandler}: a new event type does not compile until it has its fold (as Kafka's {@code
+ * MetadataDelta.replay}). Each event costs what
  * it touches: the state is persistent ({@link GroupHistory}), nothing is copied whole.
  *
  * <p>Policy for odd logs: an event for an app never created, or with a sequence at or below the app's
@@ -61,31 +61,7 @@ public final class StateFold {
     if (e.type() != EventType.APP_CREATED && !follows(app, e)) {
       return s;
     }
-    EventPayload p = e.payload();
-    ControlState next = switch (e.type()) {
-      case APP_CREATED -> appCreated(s, app, e, (AppCreated) p);
-      case TOKEN_ISSUED -> tokenIssued(s, app, e, (TokenIssued) p);
-      case TOKEN_REVOKED -> tokenRevoked(s, app, e, (TokenRevoked) p);
-      case SIGNING_KEY_REGISTERED -> s.with(signingKeyRegistered(app, e, (SigningKeyRegistered) p));
-      case CHANNEL_MAPPED -> s.with(channelMapped(app, e, (ChannelMapped) p));
-      case UPDATE_PUBLISHED -> s.with(updatePublished(app, s.retention(e.appId()), e, (UpdatePublished) p));
-      case ROLLED_BACK_TO_EMBEDDED -> s.with(rolledBackToEmbedded(app, s.retention(e.appId()), e, (RolledBackToEmbedded) p));
-      case ROLLOUT_CHANGED -> s.with(rolloutChanged(app, s.retention(e.appId()), e, (RolloutChanged) p));
-      case ROLLOUT_FINISHED -> s.with(rolloutFinished(app, s.retention(e.appId()), e, (RolloutFinished) p));
-      case ROLLOUT_REVERTED -> s.with(rolloutReverted(app, s.retention(e.appId()), e, (RolloutReverted) p));
-      case MANIFESTS_RENEWED -> s.with(manifestsRenewed(app, e, (ManifestsRenewed) p));
-      case LAUNCH_ASSET_STORED -> launchAssetStored(s, app, e, (LaunchAssetStored) p);
-      case PATCHES_COMPUTED -> patchesComputed(s, app, e, (PatchesComputed) p);
-      case BUILD_REGISTERED -> buildRegistered(s, app, e, (BuildRegistered) p);
-      case SIGNING_KEY_RETIRED -> s.with(signingKeyRetired(app, e, (SigningKeyRetired) p));
-      case APP_UPDATED -> s.with(appUpdated(app, e, (AppUpdated) p));
-      case UPDATES_DELETED -> DeletionFold.updatesDeleted(s, app, e, (EventPayload.UpdatesDeleted) p);
-      case UPDATE_PINNED -> DeletionFold.updatePinned(s, app, e, (EventPayload.UpdatePinned) p);
-      case BRANCH_DELETED -> DeletionFold.branchDeleted(s, app, e, (EventPayload.BranchDeleted) p);
-      case CHANNEL_DELETED -> s.with(DeletionFold.channelDeleted(app, e, (EventPayload.ChannelDeleted) p));
-      case APP_DELETED -> DeletionFold.appDeleted(s, app, e, (EventPayload.AppDeleted) p);
-      case RETENTION_SET -> DeletionFold.retentionSet(s, app, e, (EventPayload.RetentionSet) p);
-    };
+    ControlState next = new StateReplay(s, app).dispatch(e);
     return withoutDroppedPatches(next, e.appId());
   }
 
@@ -137,7 +113,7 @@ public final class StateFold {
 
   // ---------------------------------------------------------------- one method per event type
 
-  private static ControlState appCreated(ControlState s, AppState app, EventEnvelope e, AppCreated c) {
+  static ControlState appCreated(ControlState s, AppState app, EventEnvelope e, AppCreated c) {
     if (app != null) {
       LOG.warn("skipping app.created for existing appId={} sequence={}", e.appId(), e.sequence());
       return s;
@@ -146,14 +122,14 @@ public final class StateFold {
     return s.with(done(created, e));
   }
 
-  private static ControlState tokenIssued(ControlState s, AppState app, EventEnvelope e, TokenIssued t) {
+  static ControlState tokenIssued(ControlState s, AppState app, EventEnvelope e, TokenIssued t) {
     Instant expiresAt = TokenState.parseExpiry(t.expiresAt());
     TokenState token = new TokenState(t.tokenId(), t.role(), t.label(), t.secretSha256(), e.occurredAt(), e.actor(), null, expiresAt);
     AppState next = done(app.withTokens(app.tokens().plus(t.tokenId(), token)), e);
     return s.with(next, s.tokensBySha256().plus(t.secretSha256(), new TokenRef(app.appId(), t.tokenId(), t.role(), expiresAt)));
   }
 
-  private static ControlState tokenRevoked(ControlState s, AppState app, EventEnvelope e, TokenRevoked t) {
+  static ControlState tokenRevoked(ControlState s, AppState app, EventEnvelope e, TokenRevoked t) {
     TokenState old = app.tokens().get(t.tokenId());
     if (old == null || old.revoked()) {
       return s.with(done(app, e));
@@ -167,7 +143,7 @@ public final class StateFold {
    * The key joins the ring, replacing one of the same keyid in place (or, written before the key ring, it
    * replaces the whole ring), and its re-signed bodies are applied.
    */
-  private static AppState signingKeyRegistered(AppState app, EventEnvelope e, SigningKeyRegistered k) {
+  static AppState signingKeyRegistered(AppState app, EventEnvelope e, SigningKeyRegistered k) {
     String chain = k.certificateChainPem();
     SigningState key =
         new SigningState(
@@ -194,7 +170,7 @@ public final class StateFold {
   }
 
   /** The key leaves the ring; a keyid the app does not have changes nothing (but shows in the audit log). */
-  private static AppState signingKeyRetired(AppState app, EventEnvelope e, SigningKeyRetired r) {
+  static AppState signingKeyRetired(AppState app, EventEnvelope e, SigningKeyRetired r) {
     List<SigningState> ring = new ArrayList<>(app.keys());
     boolean removed = ring.removeIf(k -> k.keyId().equals(r.keyId()));
     if (!removed) {
@@ -204,23 +180,23 @@ public final class StateFold {
     return done(app.withKeys(ring), e);
   }
 
-  private static AppState appUpdated(AppState app, EventEnvelope e, AppUpdated u) {
+  static AppState appUpdated(AppState app, EventEnvelope e, AppUpdated u) {
     return done(app.withDefaultChannel(u.defaultChannel()), e);
   }
 
-  private static AppState channelMapped(AppState app, EventEnvelope e, ChannelMapped c) {
+  static AppState channelMapped(AppState app, EventEnvelope e, ChannelMapped c) {
     return done(app.withChannels(app.channels().plus(c.channel(), c)), e);
   }
 
-  private static AppState updatePublished(AppState app, RetentionState pins, EventEnvelope e, UpdatePublished p) {
+  static AppState updatePublished(AppState app, RetentionState pins, EventEnvelope e, UpdatePublished p) {
     return done(addGroup(app, pins, e, p.group()), e);
   }
 
-  private static AppState rolledBackToEmbedded(AppState app, RetentionState pins, EventEnvelope e, RolledBackToEmbedded r) {
+  static AppState rolledBackToEmbedded(AppState app, RetentionState pins, EventEnvelope e, RolledBackToEmbedded r) {
     return done(addGroup(app, pins, e, r.group()), e);
   }
 
-  private static AppState rolloutChanged(AppState app, RetentionState pins, EventEnvelope e, RolloutChanged r) {
+  static AppState rolloutChanged(AppState app, RetentionState pins, EventEnvelope e, RolloutChanged r) {
     AppState next =
         updateRollout(
             app, pins, e, r.groupId(),
@@ -229,7 +205,7 @@ public final class StateFold {
     return done(next, e);
   }
 
-  private static AppState rolloutFinished(AppState app, RetentionState pins, EventEnvelope e, RolloutFinished r) {
+  static AppState rolloutFinished(AppState app, RetentionState pins, EventEnvelope e, RolloutFinished r) {
     AppState next =
         updateRollout(
             app, pins, e, r.groupId(),
@@ -238,7 +214,7 @@ public final class StateFold {
     return done(next, e);
   }
 
-  private static AppState rolloutReverted(AppState app, RetentionState pins, EventEnvelope e, RolloutReverted r) {
+  static AppState rolloutReverted(AppState app, RetentionState pins, EventEnvelope e, RolloutReverted r) {
     AppState next =
         updateRollout(
             app, pins, e, r.groupId(),
@@ -250,21 +226,21 @@ public final class StateFold {
     return done(next, e);
   }
 
-  private static AppState manifestsRenewed(AppState app, EventEnvelope e, ManifestsRenewed m) {
+  static AppState manifestsRenewed(AppState app, EventEnvelope e, ManifestsRenewed m) {
     return done(renew(app, e, m.renewals()), e);
   }
 
-  private static ControlState launchAssetStored(ControlState s, AppState app, EventEnvelope e, LaunchAssetStored l) {
+  static ControlState launchAssetStored(ControlState s, AppState app, EventEnvelope e, LaunchAssetStored l) {
     return s.with(done(app, e))
         .withDeliveries(app.appId(), s.deliveries(app.appId()).stored(l, e.occurredAt()));
   }
 
-  private static ControlState patchesComputed(ControlState s, AppState app, EventEnvelope e, PatchesComputed p) {
+  static ControlState patchesComputed(ControlState s, AppState app, EventEnvelope e, PatchesComputed p) {
     return s.with(done(app, e))
         .withDeliveries(app.appId(), s.deliveries(app.appId()).computed(p, e.occurredAt()));
   }
 
-  private static ControlState buildRegistered(ControlState s, AppState app, EventEnvelope e, BuildRegistered b) {
+  static ControlState buildRegistered(ControlState s, AppState app, EventEnvelope e, BuildRegistered b) {
     return s.with(done(app, e))
         .withDeliveries(app.appId(), s.deliveries(app.appId()).registered(b));
   }

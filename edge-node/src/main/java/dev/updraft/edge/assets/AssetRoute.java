@@ -78,8 +78,9 @@ public final class AssetRoute {
   private final InterimEncodings interim;
 
   /**
-   * @param reports nullable (check-ins off): where a patch served or failed goes as a check-in (outcome
-   *     {@code patch}; the caller adds its id and the edge's), never blocking
+   * @param reports nullable (check-ins off): where a patch served or failed, and a GET's full bytes once they start
+   *     (reason {@code full-served}, for the download funnel), go as a check-in (outcome {@code patch}; the caller
+   *     adds its id and the edge's), never blocking
    */
   public AssetRoute(Vertx vertx, LiveImage live, PatchCache cache, MeterRegistry registry, Consumer<CheckIn> reports) {
     this.reports = reports;
@@ -152,7 +153,14 @@ public final class AssetRoute {
     }
     // a full answer to a patch request is final only when no later patch job can change it
     boolean patchFinal = !patchAsked || "no-base".equals(miss) || "same-update".equals(miss);
-    full(req, res, asset, patchAsked ? VARY_PATCH : VARY_FULL, patchFinal);
+    full(req, res, asset, patchAsked ? VARY_PATCH : VARY_FULL, patchFinal, appId);
+  }
+
+  /** A GET's full bytes start: reported for the download funnel (outcome patch, reason full-served). */
+  private void fullSent(HttpServerRequest req, String appId) {
+    MultiMap h = req.headers();
+    report(appId, h, id(first(h.get("expo-current-update-id"), h.get("if-none-match"))), id(h.get("eas-client-id")),
+        id(first(h.get("expo-requested-update-id"), h.get("if-match"))), CheckIn.REASON_FULL_SERVED);
   }
 
   private void report(String appId, MultiMap h, String base, String client, String requested, String reason) {
@@ -192,12 +200,13 @@ public final class AssetRoute {
    * The full bundle: in the preferred stored encoding, streamed from storage; or, while only the identity
    * bytes are stored and the client takes an encoding, an {@link InterimEncodings interim copy} from memory.
    */
-  private void full(HttpServerRequest req, HttpServerResponse res, LaunchAssetStored asset, String vary, boolean patchFinal) {
+  private void full(HttpServerRequest req, HttpServerResponse res, LaunchAssetStored asset, String vary, boolean patchFinal,
+      String appId) {
     String accept = req.getHeader("accept-encoding");
     boolean encodedStored = asset.variants().size() > 1;
     String make = encodedStored ? null : InterimEncodings.choose(accept);
     if (make == null) {
-      stored(req, res, asset, vary, patchFinal); // the stored copies, or identity for a client that takes no encoding
+      stored(req, res, asset, vary, patchFinal, appId); // the stored copies, or identity for a client that takes no encoding
       return;
     }
     req.pause();
@@ -205,7 +214,7 @@ public final class AssetRoute {
     interim.copy(asset, make).onComplete(ar -> here.runOnContext(nothing -> {
       req.resume();
       if (ar.failed() || ar.result() == InterimEncodings.NOT_SMALLER) {
-        stored(req, res, asset, vary, false); // identity, until the stored copies exist
+        stored(req, res, asset, vary, false, appId); // identity, until the stored copies exist
         return;
       }
       Buffer bytes = ar.result();
@@ -219,13 +228,15 @@ public final class AssetRoute {
       if (req.method() == HttpMethod.HEAD) {
         res.end();
       } else {
+        fullSent(req, appId);
         res.end(bytes);
       }
     })); // the copy may complete on another request's event loop: answer on this one
   }
 
   /** The full bundle in the preferred stored encoding, streamed from storage; {@code immutable} when {@code last}. */
-  private void stored(HttpServerRequest req, HttpServerResponse res, LaunchAssetStored asset, String vary, boolean last) {
+  private void stored(HttpServerRequest req, HttpServerResponse res, LaunchAssetStored asset, String vary, boolean last,
+      String appId) {
     AssetVariant v = asset.variant(chosen(asset, req.getHeader("accept-encoding")));
     if (v == null) {
       refuse(res, 406, "not-acceptable", "Accept-Encoding " + shown(req.getHeader("accept-encoding")) + " refuses every stored encoding");
@@ -261,6 +272,7 @@ public final class AssetRoute {
             return;
           }
           metrics.full(v.size());
+          fullSent(req, appId);
           // a device that goes away mid-download: drop the storage connection rather than leave it half read
           up.pipeTo(res).onFailure(t -> up.request().reset());
         });

@@ -2,7 +2,14 @@ package dev.updraft.edge.image;
 
 import dev.updraft.events.Bucketing;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload;
+import dev.updraft.events.EventHandler;
+import dev.updraft.events.AppEvents.AppCreated;
+import dev.updraft.events.AppEvents.AppDeleted;
+import dev.updraft.events.AppEvents.TokenIssued;
+import dev.updraft.events.AppEvents.TokenRevoked;
+import dev.updraft.events.AssetEvents.BuildRegistered;
+import dev.updraft.events.UpdateEvents.RetentionSet;
+import dev.updraft.events.UpdateEvents.UpdatePinned;
 import dev.updraft.events.AppEvents.AppUpdated;
 import dev.updraft.events.ChannelEvents.BranchDeleted;
 import dev.updraft.events.ChannelEvents.ChannelDeleted;
@@ -37,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * The changes to one app within an {@link ImageDelta}: a mutable copy of the app's state that events
  * are replayed into, then built into a new {@link AppImage}. Confined to the thread that owns the delta.
  */
-final class AppDelta {
+final class AppDelta implements EventHandler<Boolean> {
   private static final Logger LOG = LoggerFactory.getLogger(AppDelta.class);
 
   /** Groups per line the edge holds: every entry the failed-update fallback can answer with. */
@@ -91,39 +98,38 @@ final class AppDelta {
   }
 
   /**
-   * Applies one event: one method per {@link EventType}, dispatched by a switch without default, so a
-   * type added to events-schema does not compile here until it has a case. Returns false when the event
+   * Applies one event: one method per {@link EventType}, as this delta is the log's {@link EventHandler}, so a
+   * type added to events-schema does not compile here until it has its method. Returns false when the event
    * was consistent with the schema but not with the app's state (a rollout change for a group never
    * published, a group without branch): it is logged and left out, and the sequence still advances.
    */
   boolean replay(EventEnvelope e) {
     lastSequence = Math.max(lastSequence, e.sequence());
-    EventPayload p = e.payload(); // EventEnvelope checks that the payload is the type's record
-    return switch (e.type()) {
-      case APP_CREATED -> appCreated();
-      case TOKEN_ISSUED -> tokenIssued();
-      case TOKEN_REVOKED -> tokenRevoked();
-      case SIGNING_KEY_REGISTERED -> signingKeyRegistered(e, (SigningKeyRegistered) p);
-      case CHANNEL_MAPPED -> channelMapped(e, (ChannelMapped) p);
-      case UPDATE_PUBLISHED -> updatePublished(e, (UpdatePublished) p);
-      case ROLLED_BACK_TO_EMBEDDED -> rolledBackToEmbedded(e, (RolledBackToEmbedded) p);
-      case ROLLOUT_CHANGED -> rolloutChanged(e, (RolloutChanged) p);
-      case ROLLOUT_FINISHED -> rolloutFinished(e, (RolloutFinished) p);
-      case ROLLOUT_REVERTED -> rolloutReverted(e, (RolloutReverted) p);
-      case MANIFESTS_RENEWED -> manifestsRenewed(e, (ManifestsRenewed) p);
-      case LAUNCH_ASSET_STORED -> launchAssetStored(e, (LaunchAssetStored) p);
-      case PATCHES_COMPUTED -> patchesComputed(e, (PatchesComputed) p);
-      case BUILD_REGISTERED -> buildRegistered();
-      case SIGNING_KEY_RETIRED -> signingKeyRetired(e, (SigningKeyRetired) p);
-      case APP_UPDATED -> appUpdated((AppUpdated) p);
-      case UPDATES_DELETED -> updatesDeleted((UpdatesDeleted) p);
-      case UPDATE_PINNED -> true; // ignored: pins matter to the control plane's retention only
-      case BRANCH_DELETED -> GroupRemoval.branch(groups, groupOfEntry, lines, launchAssets, ((BranchDeleted) p).branch());
-      case CHANNEL_DELETED -> channels.remove(((ChannelDeleted) p).channel()) != null
-          || inconsistent(e, "channel.deleted for an unmapped channel"); // it serves the branch of its name again
-      case APP_DELETED -> appDeleted();
-      case RETENTION_SET -> true; // ignored: the control plane applies policies as updates.deleted events
-    };
+    return dispatch(e);
+  }
+
+  /** Ignored: pins matter to the control plane's retention only. */
+  @Override
+  public Boolean updatePinned(EventEnvelope e, UpdatePinned p) {
+    return true;
+  }
+
+  /** Ignored: the control plane applies policies as {@code updates.deleted} events. */
+  @Override
+  public Boolean retentionSet(EventEnvelope e, RetentionSet r) {
+    return true;
+  }
+
+  /** Every group on the branch leaves the image. */
+  @Override
+  public Boolean branchDeleted(EventEnvelope e, BranchDeleted b) {
+    return GroupRemoval.branch(groups, groupOfEntry, lines, launchAssets, b.branch());
+  }
+
+  /** The channel serves the branch of its name again. */
+  @Override
+  public Boolean channelDeleted(EventEnvelope e, ChannelDeleted c) {
+    return channels.remove(c.channel()) != null || inconsistent(e, "channel.deleted for an unmapped channel");
   }
 
   /** Whether the app was deleted: the image drops it (devices get {@code unknown-app}). */
@@ -136,28 +142,33 @@ final class AppDelta {
    * the image does not hold are no inconsistency: the retention rule dropped them before (retention policies
    * delete old groups).
    */
-  private boolean updatesDeleted(UpdatesDeleted d) {
+  @Override
+  public Boolean updatesDeleted(EventEnvelope e, UpdatesDeleted d) {
     GroupRemoval.remove(groups, groupOfEntry, lines, launchAssets, d.groupIds());
     return true;
   }
 
-  private boolean appDeleted() {
+  @Override
+  public Boolean appDeleted(EventEnvelope e, AppDeleted d) {
     deleted = true;
     return true;
   }
 
   /** The app exists (this delta does); nothing else to hold. */
-  private static boolean appCreated() {
+  @Override
+  public Boolean appCreated(EventEnvelope e, AppCreated c) {
     return true;
   }
 
   /** Ignored: edges hold no tokens (devices do not authenticate). */
-  private static boolean tokenIssued() {
+  @Override
+  public Boolean tokenIssued(EventEnvelope e, TokenIssued t) {
     return true;
   }
 
   /** Ignored: edges hold no tokens. */
-  private static boolean tokenRevoked() {
+  @Override
+  public Boolean tokenRevoked(EventEnvelope e, TokenRevoked t) {
     return true;
   }
 
@@ -165,7 +176,8 @@ final class AppDelta {
    * A key joins the ring (replacing one of the same keyid in place) or, in an event written before the
    * key ring, becomes the only key; its re-signed bodies follow.
    */
-  private boolean signingKeyRegistered(EventEnvelope e, SigningKeyRegistered k) {
+  @Override
+  public Boolean signingKeyRegistered(EventEnvelope e, SigningKeyRegistered k) {
     if (k.keyId() == null) {
       return inconsistent(e, "signing-key.registered without keyId");
     }
@@ -187,7 +199,8 @@ final class AppDelta {
   }
 
   /** A key leaves the ring: its signatures are no longer served and its keyid is refused. */
-  private boolean signingKeyRetired(EventEnvelope e, SigningKeyRetired r) {
+  @Override
+  public Boolean signingKeyRetired(EventEnvelope e, SigningKeyRetired r) {
     int at = indexOf(keys, r.keyId());
     if (at < 0) {
       return inconsistent(e, "signing-key.retired for a keyid the app does not have keyId=" + r.keyId());
@@ -199,7 +212,8 @@ final class AppDelta {
   }
 
   /** The app's settings: its default channel. */
-  private boolean appUpdated(AppUpdated u) {
+  @Override
+  public Boolean appUpdated(EventEnvelope e, AppUpdated u) {
     defaultChannel = u.defaultChannel();
     return true;
   }
@@ -214,7 +228,8 @@ final class AppDelta {
   }
 
   /** Replaces the channel's mapping (and its branch rollout). */
-  private boolean channelMapped(EventEnvelope e, ChannelMapped c) {
+  @Override
+  public Boolean channelMapped(EventEnvelope e, ChannelMapped c) {
     if (c.channel() == null || c.branch() == null) {
       return inconsistent(e, "channel.mapped without channel or branch");
     }
@@ -225,16 +240,19 @@ final class AppDelta {
     return true;
   }
 
-  private boolean updatePublished(EventEnvelope e, UpdatePublished u) {
+  @Override
+  public Boolean updatePublished(EventEnvelope e, UpdatePublished u) {
     return add(e, u.group());
   }
 
-  private boolean rolledBackToEmbedded(EventEnvelope e, RolledBackToEmbedded r) {
+  @Override
+  public Boolean rolledBackToEmbedded(EventEnvelope e, RolledBackToEmbedded r) {
     return add(e, r.group());
   }
 
   /** A running per-update rollout's new percentage (clamped to 0..100); its bucketing stays. */
-  private boolean rolloutChanged(EventEnvelope e, RolloutChanged c) {
+  @Override
+  public Boolean rolloutChanged(EventEnvelope e, RolloutChanged c) {
     GroupState g = groups.get(c.groupId());
     if (g == null || !g.rolloutActive()) {
       return inconsistent(e, "rollout.changed for a group without a running rollout groupId=" + c.groupId());
@@ -244,7 +262,8 @@ final class AppDelta {
   }
 
   /** The group now goes to every device (its control group is no longer held for it). */
-  private boolean rolloutFinished(EventEnvelope e, RolloutFinished f) {
+  @Override
+  public Boolean rolloutFinished(EventEnvelope e, RolloutFinished f) {
     GroupState g = groups.get(f.groupId());
     if (g == null) {
       return inconsistent(e, "rollout.finished for an unknown groupId=" + f.groupId());
@@ -258,7 +277,8 @@ final class AppDelta {
    * The group is no longer served (it stays in its line, marked reverted, without its bodies: it counts
    * toward the window but is never served again); the replacement, if any, is added.
    */
-  private boolean rolloutReverted(EventEnvelope e, RolloutReverted r) {
+  @Override
+  public Boolean rolloutReverted(EventEnvelope e, RolloutReverted r) {
     GroupState g = groups.get(r.groupId());
     if (g == null) {
       return inconsistent(e, "rollout.reverted for an unknown groupId=" + r.groupId());
@@ -269,12 +289,14 @@ final class AppDelta {
     return ok;
   }
 
-  private boolean manifestsRenewed(EventEnvelope e, ManifestsRenewed m) {
+  @Override
+  public Boolean manifestsRenewed(EventEnvelope e, ManifestsRenewed m) {
     return renew(e, m.renewals());
   }
 
   /** Where a launch asset's encodings live (the asset route streams them). */
-  private boolean launchAssetStored(EventEnvelope e, LaunchAssetStored l) {
+  @Override
+  public Boolean launchAssetStored(EventEnvelope e, LaunchAssetStored l) {
     return launchAssets.stored(l) || inconsistent(e, "launch-asset.stored without sha256 or variants");
   }
 
@@ -282,7 +304,8 @@ final class AppDelta {
    * A group's bundle patches (the patch cache loads those of served groups); ignored for a group the image
    * does not hold (dropped by the retention rule: nothing can serve them).
    */
-  private boolean patchesComputed(EventEnvelope e, PatchesComputed p) {
+  @Override
+  public Boolean patchesComputed(EventEnvelope e, PatchesComputed p) {
     if (p.groupId() != null && !groups.containsKey(p.groupId())) {
       return true;
     }
@@ -290,7 +313,8 @@ final class AppDelta {
   }
 
   /** Ignored: the patches that start from a build's embedded bundle list its update id themselves. */
-  private static boolean buildRegistered() {
+  @Override
+  public Boolean buildRegistered(EventEnvelope e, BuildRegistered b) {
     return true;
   }
 

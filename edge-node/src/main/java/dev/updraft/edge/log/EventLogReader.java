@@ -2,22 +2,22 @@ package dev.updraft.edge.log;
 
 import dev.updraft.common.KafkaClientConfig;
 import dev.updraft.common.KafkaRefusal;
+import dev.updraft.common.loop.ErrorBackoff;
+import dev.updraft.common.loop.IdleStrategy;
+import dev.updraft.common.loop.LoopAgent;
+import dev.updraft.common.loop.LoopClock;
+import dev.updraft.common.loop.LoopRunner;
 import dev.updraft.edge.image.ImageDelta;
 import dev.updraft.edge.image.LiveImage;
-import dev.updraft.events.SnapshotSet;
-import dev.updraft.events.StoredImage;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -49,22 +49,25 @@ import org.slf4j.LoggerFactory;
  * grows while the edge is cut off from Kafka, when the image keeps serving what it had (since the
  * reader started, before the first answer).
  *
+ * <p>Where reading starts (a stored image, the snapshots, offset 0): {@link LogStart}. The thread is a {@link LoopRunner}
+ * (this is its {@link LoopAgent}): a duty cycle finds the partitions and where to start them, then polls; a failed
+ * cycle (a broker or network failure, or a refusal, carried by {@code /readyz}) keeps the last image and is retried
+ * after 1 s, and a missing topic is waited for in steps of 500 ms.
+ *
  * <p>Thread-safety: the reader thread owns the consumer; {@link #close()} may be called from any thread.
  */
-public final class EventLogReader implements AutoCloseable {
+public final class EventLogReader implements AutoCloseable, LoopAgent {
   private static final Logger LOG = LoggerFactory.getLogger(EventLogReader.class);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final long PARTITION_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(30);
+  private static final ErrorBackoff RETRY = ErrorBackoff.fixed(TimeUnit.SECONDS.toNanos(1));
+  private static final IdleStrategy TOPIC_WAIT = IdleStrategy.sleeping(TimeUnit.MILLISECONDS.toNanos(500));
 
   /** The gauge of the seconds since the reader last heard from the log (its Micrometer name). */
   public static final String STALENESS_GAUGE = "updraft.edge.log.staleness";
 
   private final String topic;
-  /** Nullable: no snapshots, every partition from offset 0. */
-  private final String snapshotsTopic;
-  private final String bootstrap;
   private final KafkaClientConfig kafka;
-  private final String clientId;
   private final LiveImage live;
   private final Properties props;
   private final Thread thread;
@@ -73,19 +76,19 @@ public final class EventLogReader implements AutoCloseable {
   private volatile long lag = -1;
   /** Nullable: no --data-dir, nothing stored. */
   private final ImageStore store;
-  /** Nullable: no --image-source. */
-  private final StorageImage storage;
-  /** How long a start with a stored image waits for Kafka before serving it. */
-  private final long storedAfterNanos;
-  /** The stored image the image was built from, until it is found to match the log or not (reader thread). */
-  private StoredImage restored;
-  /** {@link System#nanoTime} from which a stored image is served while Kafka has not answered; 0: none (reader thread). */
-  private long serveStoredAt;
-  private long startNanos;
-  private LogHeartbeat heartbeat; // reader thread only
-
-  private final MeterRegistry registry;
+  private final LogStart start;
+  private final LoopClock clock = LoopClock.SYSTEM;
+  private final LoopRunner runner;
   private final RecordFolder folder;
+
+  // reader thread only
+  private LogHeartbeat heartbeat;
+  private long t0;
+  /** The end offsets to pass before the image is ready; null until every partition is positioned. */
+  private Map<TopicPartition, Long> target;
+  private long tail;
+  private long nextRecheck;
+  private boolean loggedWaiting;
   private final OpenTransactions transactions = new OpenTransactions(); // reader thread only
   /** The delta of the polls since a transaction was read in part, not yet published (reader thread only). */
   private ImageDelta held;
@@ -116,13 +119,8 @@ public final class EventLogReader implements AutoCloseable {
       MeterRegistry registry, StoredImages stored) {
     this.kafka = kafka;
     this.store = stored == null || stored.dataDir() == null ? null : new ImageStore(stored.dataDir(), topic, stored.interval(), registry);
-    this.storage = stored == null || stored.source() == null ? null : stored.source().open(registry);
-    this.storedAfterNanos = stored == null ? 0 : stored.serveAfter().toNanos();
+    StorageImage storage = stored == null || stored.source() == null ? null : stored.source().open(registry);
     this.topic = topic;
-    this.snapshotsTopic = snapshotsTopic;
-    this.bootstrap = bootstrap;
-    this.clientId = clientId;
-    this.registry = registry;
     this.live = live;
     props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -135,6 +133,9 @@ public final class EventLogReader implements AutoCloseable {
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
 
     folder = new RecordFolder(topic, live, registry);
+    start = new LogStart(bootstrap, kafka, topic, snapshotsTopic, clientId, live, registry, folder, store, storage,
+        stored == null ? 0 : stored.serveAfter().toNanos());
+    runner = new LoopRunner(this, TOPIC_WAIT, RETRY, clock);
     unfinishedTransactions = Counter.builder("updraft.edge.transactions.unfinished")
         .description("Transactions read in part with no more of them in the log, published as read")
         .register(registry);
@@ -145,7 +146,7 @@ public final class EventLogReader implements AutoCloseable {
         .baseUnit("seconds")
         .description("Seconds since the log reader last heard from Kafka (records or a fetch response)")
         .register(registry);
-    thread = new Thread(this::run, "updraft-edge-log");
+    thread = new Thread(runner, "updraft-edge-log");
     thread.setDaemon(true);
   }
 
@@ -172,140 +173,134 @@ public final class EventLogReader implements AutoCloseable {
     return live.stalenessNanos() / 1e9;
   }
 
-  private void run() {
-    long t0 = System.nanoTime();
-    startNanos = t0;
-    restored = store == null && storage == null ? null : StoredStart.restore(store, storage, folder, live, topic);
-    serveStoredAt = restored == null ? 0 : t0 + storedAfterNanos;
-    // the snapshots are read and decoded while this consumer connects and finds the partitions
-    CompletableFuture<SnapshotSet.Result> loading = restored != null ? null : loadingSnapshots();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(kafka.apply(props))) {
-      consumer = c;
-      if (closed) {
-        return;
+  @Override
+  public String name() {
+    return "edge log reader topic=" + topic;
+  }
+
+  @Override
+  public void onStart() {
+    t0 = clock.nanoTime();
+    start.begin(t0);
+    consumer = new KafkaConsumer<>(kafka.apply(props));
+    heartbeat = LogHeartbeat.of(consumer);
+  }
+
+  @Override
+  public int doWork() {
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    try {
+      return target == null ? position(c) : read(c);
+    } catch (WakeupException e) {
+      if (!closed) {
+        LOG.warn("log reader woken up while open; continuing");
       }
-      heartbeat = LogHeartbeat.of(c);
-      Map<TopicPartition, Long> target = null;
-      long tail = 0;
-      while (target == null) {
-        List<TopicPartition> partitions = awaitPartitions(c);
-        if (partitions == null) {
-          return;
-        }
-        try {
-          live.phases().since("kafkaConnect", t0);
-          c.assign(partitions);
-          c.seekToBeginning(partitions);
-          Map<Integer, Long> from = restored == null ? null : StoredStart.matching(c, partitions, restored, store, folder, live);
-          if (from == null) {
-            loading = restored != null ? loadingSnapshots() : loading; // the stored image did not match: as without one
-            restored = null;
-            from = loadSnapshots(loading, partitions);
-          }
-          for (TopicPartition tp : partitions) {
-            if (from.getOrDefault(tp.partition(), 0L) > 0) {
-              c.seek(tp, from.get(tp.partition()));
-            }
-          }
-          tail = System.nanoTime();
-          target = new HashMap<>(c.endOffsets(partitions));
-          LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots{}; ready after end offsets {}", topic, from,
-              partitions.size(), live.snapshotApps(), live.fromStore() ? " and the stored image" : "", target);
-        } catch (WakeupException | InterruptException e) {
-          throw e;
-        } catch (RuntimeException e) {
-          LOG.warn("starting to read {} failed, retrying in 1 s: {}", topic, e.toString());
-          serveStoredIfDue();
-          pause(1000);
-        }
-      }
-      long nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
-      while (!closed) {
-        try {
-          pollOnce(c);
-          if (live.refusal() != null) {
-            live.refusal(null);
-          }
-          if (!live.caughtUp()) {
-            serveStoredIfDue();
-          }
-          if (!live.caughtUp() && reached(c, target)) {
-            live.phases().since("tailReplay", tail);
-            if (live.servingStored()) {
-              LOG.info("caught up with {} after serving the stored image: {} events read after its offsets", topic, live.eventsReplayed());
-            }
-            live.markReady();
-            LOG.info("image ready: apps={} groups={} bytes={}", live.image().appCount(), live.image().groupCount(),
-                live.image().bytes());
-          }
-          if (System.nanoTime() - nextRecheck > 0) {
-            nextRecheck = System.nanoTime() + PARTITION_RECHECK_NANOS;
-            EventsPartitions.addNew(c, topic);
-          }
-        } catch (WakeupException | InterruptException e) {
-          if (!closed) {
-            LOG.warn("log reader woken up while open; continuing");
-          }
-        } catch (RuntimeException e) {
-          // a broker or network failure, or a refusal: keep serving the last image and try again
-          if (!refused(e)) {
-            LOG.warn("reading {} failed, retrying in 1 s: {}", topic, e.toString());
-          }
-          pause(1000);
-        }
-      }
-    } catch (WakeupException | InterruptException e) {
-      // closing
-    } catch (RuntimeException e) {
-      LOG.error("log reader stopped: {}; the image stays at its last state", e.toString(), e);
-    } finally {
-      consumer = null;
+      return 1;
+    } catch (InterruptException e) {
+      runner.stop(); // the thread was interrupted: stop as close() does
+      return 1;
     }
   }
 
-  /** Starts reading and decoding the snapshots topic on a thread of its own; null without one. */
-  private CompletableFuture<SnapshotSet.Result> loadingSnapshots() {
-    return snapshotsTopic == null ? null
-        : CompletableFuture.supplyAsync(() -> SnapshotLoader.load(bootstrap, kafka, snapshotsTopic, clientId, live, registry, store), r -> {
-          Thread t = new Thread(r, "updraft-edge-snapshots");
-          t.setDaemon(true);
-          t.start();
-        });
+  /** Finds the partitions and seeks each to where reading starts; 0 while the topic does not exist yet. */
+  private int position(KafkaConsumer<byte[], byte[]> c) {
+    List<TopicPartition> partitions = EventsPartitions.of(c, topic, start.waitingToServe() ? Duration.ofSeconds(1) : Duration.ofSeconds(5));
+    if (partitions.isEmpty()) {
+      start.serveStoredIfDue(clock.nanoTime());
+      if (!loggedWaiting) {
+        LOG.info("waiting for topic {} to exist", topic);
+        loggedWaiting = true;
+      }
+      return 0;
+    }
+    live.refusal(null);
+    live.phases().since("kafkaConnect", t0);
+    c.assign(partitions);
+    c.seekToBeginning(partitions);
+    Map<Integer, Long> from = start.seek(c, partitions);
+    tail = clock.nanoTime();
+    target = new HashMap<>(c.endOffsets(partitions));
+    nextRecheck = clock.nanoTime() + PARTITION_RECHECK_NANOS;
+    LOG.info("reading {} from offsets {} of {} partitions after {} app snapshots{}; ready after end offsets {}", topic, from,
+        partitions.size(), live.snapshotApps(), live.fromStore() ? " and the stored image" : "", target);
+    return 1;
+  }
+
+  /** One poll folded into the image; marks the image ready once the end offsets seen at start are passed. */
+  private int read(KafkaConsumer<byte[], byte[]> c) {
+    pollOnce(c);
+    if (live.refusal() != null) {
+      live.refusal(null);
+    }
+    if (!live.caughtUp()) {
+      start.serveStoredIfDue(clock.nanoTime());
+    }
+    if (!live.caughtUp() && reached(c, target)) {
+      live.phases().since("tailReplay", tail);
+      if (live.servingStored()) {
+        LOG.info("caught up with {} after serving the stored image: {} events read after its offsets", topic, live.eventsReplayed());
+      }
+      live.markReady();
+      LOG.info("image ready: apps={} groups={} bytes={}", live.image().appCount(), live.image().groupCount(),
+          live.image().bytes());
+    }
+    if (clock.nanoTime() - nextRecheck > 0) {
+      nextRecheck = clock.nanoTime() + PARTITION_RECHECK_NANOS;
+      EventsPartitions.addNew(c, topic);
+    }
+    return 1;
+  }
+
+  /** A failed cycle keeps serving the last image; while starting, the stored one may become due. */
+  @Override
+  public void recover(RuntimeException e) {
+    if (target == null) {
+      start.serveStoredIfDue(clock.nanoTime());
+    }
   }
 
   /**
-   * Waits for the image built from the snapshots (when there is a snapshots topic, {@link SnapshotLoader#load},
-   * started with the reader) and returns where to start each partition.
+   * Whether {@code e} is Kafka refusing this edge (credentials, TLS, an ACL): then {@code /readyz} carries the reason,
+   * logged once per reason (no stack-trace loop) by the runner, until reading works again.
    */
-  private Map<Integer, Long> loadSnapshots(CompletableFuture<SnapshotSet.Result> loading, List<TopicPartition> partitions) {
-    List<Integer> ids = new ArrayList<>();
-    for (TopicPartition tp : partitions) {
-      ids.add(tp.partition());
+  @Override
+  public String refusal(RuntimeException e) {
+    String why = KafkaRefusal.of(e);
+    if (why != null) {
+      live.refusal(why);
     }
-    if (loading == null) {
-      if (store != null) {
-        store.snapshotRecords(Map.of());
+    return why;
+  }
+
+  @Override
+  public void onClose(Throwable crash) {
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    consumer = null;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (RuntimeException e) {
+        LOG.debug("closing the log consumer: {}", e.toString());
       }
-      return Map.of();
     }
-    SnapshotSet.Result snapshots;
-    try {
-      snapshots = loading.join();
-      folder.snapshots(snapshots);
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
+  }
+
+  @Override
+  public void wake() {
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      c.wakeup();
     }
-    return snapshots.startOffsets(ids);
   }
 
   private void pollOnce(KafkaConsumer<byte[], byte[]> c) {
     ConsumerRecords<byte[], byte[]> records = c.poll(POLL);
     if (heartbeat.answered(!records.isEmpty())) {
-      live.heard(System.nanoTime());
+      live.heard(clock.nanoTime());
     }
     if (!records.isEmpty()) {
       ImageDelta delta = held != null ? held : new ImageDelta(live.image());
-      long now = System.nanoTime();
+      long now = clock.nanoTime();
       for (ConsumerRecord<byte[], byte[]> r : records) {
         folder.fold(delta, r);
         transactions.see(r.key(), r.partition(), r.headers(), now);
@@ -353,7 +348,7 @@ public final class EventLogReader implements AutoCloseable {
    * whose header lies or a truncated log.
    */
   private boolean unfinished(KafkaConsumer<byte[], byte[]> c) {
-    boolean stuck = transactions.tooOld(System.nanoTime());
+    boolean stuck = transactions.tooOld(clock.nanoTime());
     for (TopicPartition tp : c.assignment()) {
       if (!stuck && transactions.inPartition(tp.partition())) {
         OptionalLong l = c.currentLag(tp);
@@ -377,83 +372,11 @@ public final class EventLogReader implements AutoCloseable {
     return true;
   }
 
-  /**
-   * Serves the stored image when it is due ({@code --stored-image-after} since the start) and the log has not
-   * been heard from since the start (Kafka unreachable or refusing, or the topic missing); reader thread.
-   */
-  private void serveStoredIfDue() {
-    if (serveStoredAt != 0 && restored != null && !live.ready() && System.nanoTime() - serveStoredAt >= 0
-        && live.lastHeardNanos() - startNanos < 0) {
-      live.markReadyFromStore();
-      LOG.warn("{} cannot be read (Kafka unreachable or refusing, or the topic missing): serving the image from {}, {} s old,"
-          + " offsets {}; it catches up from those offsets when Kafka answers", topic, live.storedFrom(), Math.round(live.stalenessNanos() / 1e9),
-          live.offsets());
-    }
-  }
-
-  /**
-   * Whether {@code e} is Kafka refusing this edge (credentials, TLS, an ACL): then {@code /readyz} carries the reason,
-   * logged once per reason (no stack-trace loop), until reading works again.
-   */
-  private boolean refused(RuntimeException e) {
-    String why = KafkaRefusal.of(e);
-    if (why == null) {
-      return false;
-    }
-    if (!why.equals(live.refusal())) {
-      LOG.error("reading {}: {}", topic, why);
-    }
-    live.refusal(why);
-    return true;
-  }
-
-  /** Waits until the topic exists (the control plane creates it), serving a stored image when due; null when closed meanwhile. */
-  private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
-    boolean logged = false;
-    while (!closed) {
-      boolean waitingToServe = serveStoredAt != 0 && !live.ready();
-      List<TopicPartition> found;
-      try {
-        found = EventsPartitions.of(c, topic, waitingToServe ? Duration.ofSeconds(1) : Duration.ofSeconds(5));
-      } catch (RuntimeException e) {
-        if (!refused(e)) {
-          throw e;
-        }
-        serveStoredIfDue();
-        pause(2000);
-        continue;
-      }
-      if (!found.isEmpty()) {
-        live.refusal(null);
-        return found;
-      }
-      serveStoredIfDue();
-      if (!logged) {
-        LOG.info("waiting for topic {} to exist", topic);
-        logged = true;
-      }
-      pause(500);
-    }
-    return null;
-  }
-
-  private void pause(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      closed = true;
-    }
-  }
-
   /** Stops the reader and waits (bounded) for its thread to end. */
   @Override
   public void close() {
     closed = true;
-    KafkaConsumer<byte[], byte[]> c = consumer;
-    if (c != null) {
-      c.wakeup();
-    }
+    runner.stop();
     try {
       thread.join(TimeUnit.SECONDS.toMillis(10));
     } catch (InterruptedException e) {

@@ -18,11 +18,19 @@ import org.slf4j.LoggerFactory;
  * SHA-256 must be the pointer's and which must open with {@code --edge-image-key} ({@link ImageSeal}: encrypted and
  * authenticated). Anything else is refused, never served: logged as an error naming the source and the reason and
  * counted in {@code updraft_edge_image_source_refusals_total{reason}} ({@code tampered}, {@code digest-mismatch},
- * {@code unknown-format}, {@code corrupt}, {@code other-topic}); a storage that cannot be read or holds no image
+ * {@code unknown-format}, {@code unknown-version}, {@code corrupt}, {@code other-topic}; every reason registered at 0); a storage that cannot be read or holds no image
  * is logged and counted as {@code unreadable} / {@code absent}. Reader thread.
  */
 final class StorageImage {
   private static final Logger LOG = LoggerFactory.getLogger(StorageImage.class);
+
+  /**
+   * Every reason a storage image is not used, registered at 0 when the edge has an {@code --image-source}: a counter
+   * that exists before its first refusal lets {@code increase()} see that first one (alert
+   * {@code UpdraftEdgeImageSourceRefused}).
+   */
+  static final java.util.List<String> REASONS = java.util.List.of("tampered", "digest-mismatch", "unknown-format", "unknown-version",
+      "corrupt", "other-topic", "absent", "unreadable");
 
   private final ImageFetch fetch;
   private final ImageSeal seal;
@@ -32,6 +40,9 @@ final class StorageImage {
     this.fetch = fetch;
     this.seal = seal;
     this.registry = registry;
+    for (String reason : REASONS) {
+      counter(reason);
+    }
   }
 
   /** Where it reads from, for logs and {@code /readyz}. */
@@ -93,8 +104,12 @@ final class StorageImage {
   }
 
   private void count(String reason) {
-    Counter.builder("updraft.edge.image.source.refusals").tag("reason", reason)
-        .description("Edge images in the asset storage (--image-source) not used, by reason").register(registry).increment();
+    counter(reason).increment();
+  }
+
+  private Counter counter(String reason) {
+    return Counter.builder("updraft.edge.image.source.refusals").tag("reason", reason)
+        .description("Edge images in the asset storage (--image-source) not used, by reason").register(registry);
   }
 
   private static String sha256(byte[] b) {

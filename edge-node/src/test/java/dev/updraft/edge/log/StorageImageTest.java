@@ -47,6 +47,17 @@ class StorageImageTest {
   }
 
   @Test
+  void everyRefusalReasonIsOnTheMetricsPageAtZeroBeforeTheFirstRead(@TempDir Path dir) {
+    var r = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+    new StorageImage(ImageFetch.of(dir.toString(), null, null), SEAL, r);
+    String page = r.scrape();
+    for (String reason : List.of("tampered", "digest-mismatch", "unknown-format", "unknown-version", "corrupt", "other-topic",
+        "absent", "unreadable")) {
+      assertThat(page).as(page).contains("updraft_edge_image_source_refusals_total{reason=\"" + reason + "\"} 0.0");
+    }
+  }
+
+  @Test
   void thePointersImageOpensToTheImageWritten(@TempDir Path dir) throws Exception {
     write(dir, image(TOPIC), SEAL);
     SimpleMeterRegistry r = new SimpleMeterRegistry();

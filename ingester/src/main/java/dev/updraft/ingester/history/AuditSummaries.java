@@ -1,7 +1,9 @@
 package dev.updraft.ingester.history;
 
 import dev.updraft.events.EventEnvelope;
+import dev.updraft.events.EventHandler;
 import dev.updraft.events.EventPayload;
+import dev.updraft.events.AppEvents.AppDeleted;
 import dev.updraft.events.AppEvents.AppCreated;
 import dev.updraft.events.AppEvents.AppUpdated;
 import dev.updraft.events.ChannelEvents.BranchDeleted;
@@ -31,11 +33,16 @@ import java.util.StringJoiner;
 
 /**
  * The one-line summary the audit log shows for each event (the texts the control plane's fold wrote
- * before the audit moved to PostgreSQL). One case per {@link dev.updraft.events.EventType}, a switch
- * expression without a default. Pure.
+ * before the audit moved to PostgreSQL). One method per {@link dev.updraft.events.EventType}: this is
+ * the log's {@link EventHandler}, so a new event type has no summary until it is written here. Pure.
  */
-final class AuditSummaries {
-  private AuditSummaries() {}
+final class AuditSummaries implements EventHandler<String> {
+  /** What the summary needs from before the event. */
+  private final Prior prior;
+
+  private AuditSummaries(Prior prior) {
+    this.prior = prior;
+  }
 
   /**
    * What a summary needs from before the event: the group's rollout (for {@code rollout.changed}) and how
@@ -53,55 +60,121 @@ final class AuditSummaries {
   record RolloutBefore(int percentage, RolloutGuard guard) {}
 
   static String of(EventEnvelope e, Prior prior) {
-    EventPayload p = e.payload();
-    return switch (e.type()) {
-      case APP_CREATED -> {
-        AppCreated c = (AppCreated) p;
-        yield "created app " + e.appId() + (c.displayName() == null ? "" : " (" + c.displayName() + ")");
-      }
-      case TOKEN_ISSUED -> {
-        TokenIssued t = (TokenIssued) p;
-        yield "issued token " + t.tokenId() + " (role " + t.role() + (t.label() == null ? "" : ", label " + t.label()) + ")";
-      }
-      case TOKEN_REVOKED -> "revoked token " + ((TokenRevoked) p).tokenId();
-      case SIGNING_KEY_REGISTERED -> keyRegistered((SigningKeyRegistered) p, prior);
-      case SIGNING_KEY_RETIRED -> keyRetired((SigningKeyRetired) p);
-      case APP_UPDATED -> {
-        AppUpdated u = (AppUpdated) p;
-        yield u.defaultChannel() == null ? "removed the default channel" : "set the default channel to " + u.defaultChannel();
-      }
-      case CHANNEL_MAPPED -> channelMapped((ChannelMapped) p);
-      case UPDATE_PUBLISHED -> published(((UpdatePublished) p).group());
-      case ROLLED_BACK_TO_EMBEDDED -> {
-        UpdateGroup g = ((RolledBackToEmbedded) p).group();
-        yield "rolled back branch " + g.branch() + ", runtime " + g.runtimeVersion() + " to the embedded update ("
-            + platforms(g) + "), group " + g.groupId();
-      }
-      case ROLLOUT_CHANGED -> rolloutChangeSummary((RolloutChanged) p, prior.rollout());
-      case ROLLOUT_FINISHED -> "rollout of group " + ((RolloutFinished) p).groupId() + " finished";
-      case ROLLOUT_REVERTED -> reverted((RolloutReverted) p);
-      case MANIFESTS_RENEWED -> {
-        ManifestsRenewed m = (ManifestsRenewed) p;
-        yield "renewed " + m.renewals().size() + " manifests" + (m.reason() == null ? "" : ": " + m.reason());
-      }
-      case LAUNCH_ASSET_STORED -> launchAssetStored((LaunchAssetStored) p);
-      case PATCHES_COMPUTED -> patchesComputed((PatchesComputed) p);
-      case BUILD_REGISTERED -> {
-        BuildRegistered b = (BuildRegistered) p;
-        yield "registered " + b.platform() + " build of runtime " + b.runtimeVersion() + " embedding update "
-            + b.embeddedUpdateId() + " (bundle " + b.bundleSha256() + ", expo-updates "
-            + (b.expoUpdatesVersion() == null ? "unknown" : b.expoUpdatesVersion()) + ")";
-      }
-      case UPDATES_DELETED -> updatesDeleted((UpdatesDeleted) p, prior.groupsDeleted());
-      case UPDATE_PINNED -> {
-        UpdatePinned u = (UpdatePinned) p;
-        yield (u.pinned() ? "pinned group " : "unpinned group ") + u.groupId();
-      }
-      case BRANCH_DELETED -> "deleted branch " + ((BranchDeleted) p).branch() + " and its " + prior.groupsDeleted() + " update groups";
-      case CHANNEL_DELETED -> "deleted channel " + ((ChannelDeleted) p).channel();
-      case APP_DELETED -> "deleted app " + e.appId();
-      case RETENTION_SET -> retentionSet((RetentionSet) p);
-    };
+    return new AuditSummaries(prior).dispatch(e);
+  }
+
+  @Override
+  public String appCreated(EventEnvelope e, AppCreated c) {
+    return "created app " + e.appId() + (c.displayName() == null ? "" : " (" + c.displayName() + ")");
+  }
+
+  @Override
+  public String tokenIssued(EventEnvelope e, TokenIssued t) {
+    return "issued token " + t.tokenId() + " (role " + t.role() + (t.label() == null ? "" : ", label " + t.label()) + ")";
+  }
+
+  @Override
+  public String tokenRevoked(EventEnvelope e, TokenRevoked p) {
+    return "revoked token " + p.tokenId();
+  }
+
+  @Override
+  public String signingKeyRegistered(EventEnvelope e, SigningKeyRegistered p) {
+    return keyRegistered(p, prior);
+  }
+
+  @Override
+  public String signingKeyRetired(EventEnvelope e, SigningKeyRetired p) {
+    return keyRetired(p);
+  }
+
+  @Override
+  public String appUpdated(EventEnvelope e, AppUpdated u) {
+    return u.defaultChannel() == null ? "removed the default channel" : "set the default channel to " + u.defaultChannel();
+  }
+
+  @Override
+  public String channelMapped(EventEnvelope e, ChannelMapped p) {
+    return channelMapped(p);
+  }
+
+  @Override
+  public String updatePublished(EventEnvelope e, UpdatePublished p) {
+    return published(p.group());
+  }
+
+  @Override
+  public String rolledBackToEmbedded(EventEnvelope e, RolledBackToEmbedded p) {
+    UpdateGroup g = p.group();
+    return "rolled back branch " + g.branch() + ", runtime " + g.runtimeVersion() + " to the embedded update ("
+        + platforms(g) + "), group " + g.groupId();
+  }
+
+  @Override
+  public String rolloutChanged(EventEnvelope e, RolloutChanged p) {
+    return rolloutChangeSummary(p, prior.rollout());
+  }
+
+  @Override
+  public String rolloutFinished(EventEnvelope e, RolloutFinished p) {
+    return "rollout of group " + p.groupId() + " finished";
+  }
+
+  @Override
+  public String rolloutReverted(EventEnvelope e, RolloutReverted p) {
+    return reverted(p);
+  }
+
+  @Override
+  public String manifestsRenewed(EventEnvelope e, ManifestsRenewed m) {
+    return "renewed " + m.renewals().size() + " manifests" + (m.reason() == null ? "" : ": " + m.reason());
+  }
+
+  @Override
+  public String launchAssetStored(EventEnvelope e, LaunchAssetStored p) {
+    return launchAssetStored(p);
+  }
+
+  @Override
+  public String patchesComputed(EventEnvelope e, PatchesComputed p) {
+    return patchesComputed(p);
+  }
+
+  @Override
+  public String buildRegistered(EventEnvelope e, BuildRegistered b) {
+    return "registered " + b.platform() + " build of runtime " + b.runtimeVersion() + " embedding update "
+        + b.embeddedUpdateId() + " (bundle " + b.bundleSha256() + ", expo-updates "
+        + (b.expoUpdatesVersion() == null ? "unknown" : b.expoUpdatesVersion()) + ")";
+  }
+
+  @Override
+  public String updatesDeleted(EventEnvelope e, UpdatesDeleted p) {
+    return updatesDeleted(p, prior.groupsDeleted());
+  }
+
+  @Override
+  public String updatePinned(EventEnvelope e, UpdatePinned u) {
+    return (u.pinned() ? "pinned group " : "unpinned group ") + u.groupId();
+  }
+
+  @Override
+  public String branchDeleted(EventEnvelope e, BranchDeleted p) {
+    return "deleted branch " + p.branch() + " and its " + prior.groupsDeleted() + " update groups";
+  }
+
+  @Override
+  public String channelDeleted(EventEnvelope e, ChannelDeleted p) {
+    return "deleted channel " + p.channel();
+  }
+
+  @Override
+  public String appDeleted(EventEnvelope e, AppDeleted p) {
+    return "deleted app " + e.appId();
+  }
+
+  @Override
+  public String retentionSet(EventEnvelope e, RetentionSet p) {
+    return retentionSet(p);
   }
 
   /** The summary of an event of a type (or schema version) this build does not know. */

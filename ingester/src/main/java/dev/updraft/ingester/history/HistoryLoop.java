@@ -1,6 +1,11 @@
 package dev.updraft.ingester.history;
 
 import dev.updraft.common.KafkaRefusal;
+import dev.updraft.common.loop.ErrorBackoff;
+import dev.updraft.common.loop.IdleStrategy;
+import dev.updraft.common.loop.LoopAgent;
+import dev.updraft.common.loop.LoopClock;
+import dev.updraft.common.loop.LoopRunner;
 import dev.updraft.events.Decoded;
 import dev.updraft.events.EventCodec;
 import dev.updraft.ingester.kafka.LagGauge;
@@ -40,9 +45,13 @@ import org.slf4j.LoggerFactory;
  * polling, so the group keeps the instance; a batch refused because the stored offsets moved is read
  * again from there. Nothing is held between polls, so a rebalance needs no hand-over.
  *
+ * <p>Run by a {@link LoopRunner} (this is its {@link LoopAgent}): a failed write or read ends its duty cycle with
+ * {@link PgUnavailable}, and the runner's one error policy counts it, logs it (once while it lasts), calls
+ * {@link #recover} and backs off.
+ *
  * <p>Not thread-safe except {@link #stop()} and {@link #exited()}.
  */
-final class HistoryLoop implements Runnable {
+final class HistoryLoop implements Runnable, LoopAgent {
   private static final Logger LOG = LoggerFactory.getLogger(HistoryLoop.class);
   static final long WRITE_TIMEOUT_MS = 60_000;
   static final long READ_TIMEOUT_MS = 10_000;
@@ -59,8 +68,8 @@ final class HistoryLoop implements Runnable {
   private final HistoryWriter writer;
   private final HistoryMetrics metrics;
   private final Hook hook;
-  private final CompletableFuture<Void> exited = new CompletableFuture<>();
-  private volatile boolean stopping;
+  private final LoopClock clock;
+  private final LoopRunner runner;
 
   /** Next offsets stored in PostgreSQL (null value: no row yet) of the positioned partitions. */
   private final Map<TopicPartition, Long> stored = new HashMap<>();
@@ -69,7 +78,21 @@ final class HistoryLoop implements Runnable {
   private int failures;
   private final LagGauge lagGauge;
 
+  /** PostgreSQL failed a write or a read (already logged and counted): the cycle ends, the runner backs off. */
+  static final class PgUnavailable extends RuntimeException {
+    PgUnavailable() {
+      super("PostgreSQL unavailable", null, false, false);
+    }
+  }
+
   HistoryLoop(String topic, Consumer<byte[], byte[]> consumer, HistoryWriter writer, HistoryMetrics metrics, Hook hook) {
+    this(topic, consumer, writer, metrics, hook, LoopClock.SYSTEM);
+  }
+
+  HistoryLoop(String topic, Consumer<byte[], byte[]> consumer, HistoryWriter writer, HistoryMetrics metrics, Hook hook,
+      LoopClock clock) {
+    this.clock = clock;
+    this.runner = new LoopRunner(this, IdleStrategy.NONE, ErrorBackoff.DEFAULT, clock); // the poll is the idling
     this.topic = topic;
     this.consumer = consumer;
     this.writer = writer;
@@ -79,59 +102,63 @@ final class HistoryLoop implements Runnable {
   }
 
   void stop() {
-    stopping = true;
-    try {
-      consumer.wakeup();
-    } catch (RuntimeException e) {
-      LOG.debug("wakeup of a closing consumer: {}", e.toString());
-    }
+    runner.stop();
   }
 
   CompletableFuture<Void> exited() {
-    return exited;
+    return runner.exited();
   }
-
-  /** The Kafka refusal last logged; null once a step succeeds. Loop thread only. */
-  private String lastRefusal;
 
   @Override
   public void run() {
-    Throwable crash = null;
+    runner.run();
+  }
+
+  @Override
+  public String name() {
+    return "history loop topic=" + topic;
+  }
+
+  @Override
+  public void onStart() {
+    consumer.subscribe(List.of(topic), new Listener());
+  }
+
+  @Override
+  public int doWork() {
     try {
-      consumer.subscribe(List.of(topic), new Listener());
-      while (!stopping) {
-        try {
-          step();
-          lastRefusal = null;
-        } catch (WakeupException e) {
-          // stop() woke the poll up
-        } catch (RuntimeException e) {
-          String refused = KafkaRefusal.of(e);
-          if (refused == null) {
-            LOG.error("history loop error; reading on from the offsets stored in PostgreSQL", e);
-          } else if (!refused.equals(lastRefusal)) {
-            LOG.error("history on {}: {}; retrying", topic, refused); // one line per cause, no stack trace loop
-          }
-          lastRefusal = refused;
-          failed();
-        }
-      }
-    } catch (Error e) {
-      crash = e;
-    } finally {
-      try {
-        consumer.close(CloseOptions.timeout(Duration.ofSeconds(crash == null ? 5 : 1)));
-      } catch (RuntimeException e) {
-        LOG.warn("history consumer did not close cleanly: topic={}", topic, e);
-      }
-      metrics.partitions.set(0);
-      if (crash == null) {
-        exited.complete(null);
-      } else {
-        LOG.error("history loop stopped abruptly: topic={}", topic, crash);
-        exited.completeExceptionally(crash);
-      }
+      step();
+    } catch (WakeupException e) {
+      // stop() woke the poll up
     }
+    return 1;
+  }
+
+  /** After a failed cycle: every partition is read again from the stored offsets. */
+  @Override
+  public void recover(RuntimeException e) {
+    failures++;
+    resetToStored();
+  }
+
+  @Override
+  public String refusal(RuntimeException e) {
+    return e instanceof PgUnavailable ? "PostgreSQL unavailable; reading on from the stored offsets" : KafkaRefusal.of(e);
+  }
+
+  @Override
+  public void onClose(Throwable crash) {
+    try {
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(crash == null ? 5 : 1)));
+    } catch (RuntimeException e) {
+      LOG.warn("history consumer did not close cleanly: topic={}", topic, e);
+    }
+    metrics.partitions.set(0);
+  }
+
+  @Override
+  public void wake() {
+    consumer.wakeup();
   }
 
   /**
@@ -150,8 +177,7 @@ final class HistoryLoop implements Runnable {
 
   private void step() {
     if (!unpositioned.isEmpty() && !position()) {
-      failed();
-      return;
+      throw new PgUnavailable();
     }
     ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
     List<HistoryWriter.Rec> batch = new ArrayList<>();
@@ -183,14 +209,14 @@ final class HistoryLoop implements Runnable {
   }
 
   private void write(List<HistoryWriter.Rec> batch, Map<Integer, HistoryWriter.Range> ranges) {
-    long t0 = System.nanoTime();
+    long t0 = clock.nanoTime();
     CompletableFuture<HistoryWriter.Written> f = writer.write(batch, ranges).toCompletionStage().toCompletableFuture();
     hook.afterWrite(batch.size());
     HistoryWriter.Written w;
     try {
       w = f.get(WRITE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      metrics.pgTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+      metrics.pgTime.record(clock.nanoTime() - t0, TimeUnit.NANOSECONDS);
       if (e.getCause() instanceof HistoryWriter.StaleBatchException) {
         metrics.staleBatches.increment();
         LOG.warn("{}; reading on from the offsets stored in PostgreSQL", e.getCause().getMessage());
@@ -199,19 +225,17 @@ final class HistoryLoop implements Runnable {
       }
       metrics.pgFailures.increment();
       LOG.warn("history: writing {} events failed ({}); reading them again after a backoff", batch.size(), e.getCause().toString());
-      failed();
-      return;
+      throw new PgUnavailable();
     } catch (TimeoutException e) {
       metrics.pgFailures.increment();
       LOG.warn("history: writing {} events took over {} ms; reading them again after a backoff", batch.size(), WRITE_TIMEOUT_MS);
-      failed();
-      return;
+      throw new PgUnavailable();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      stopping = true;
+      runner.stop();
       return;
     }
-    metrics.pgTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+    metrics.pgTime.record(clock.nanoTime() - t0, TimeUnit.NANOSECONDS);
     committed(batch.size(), ranges, w);
   }
 
@@ -237,22 +261,6 @@ final class HistoryLoop implements Runnable {
         LOG.debug("informational Kafka offset commit failed: {}", err.toString());
       }
     });
-  }
-
-  /** A write or read failed: every partition is read again from the stored offsets, after a backoff. */
-  private void failed() {
-    failures++;
-    resetToStored();
-    long pause = Math.min(5_000, 100L << Math.min(6, failures - 1));
-    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
-    while (!stopping && System.nanoTime() - until < 0) {
-      try {
-        Thread.sleep(Math.min(100, pause));
-      } catch (InterruptedException ie) {
-        Thread.currentThread().interrupt();
-        stopping = true;
-      }
-    }
   }
 
   private void resetToStored() {
@@ -285,7 +293,7 @@ final class HistoryLoop implements Runnable {
       return false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      stopping = true;
+      runner.stop();
       return false;
     }
     List<TopicPartition> fromStart = new ArrayList<>();

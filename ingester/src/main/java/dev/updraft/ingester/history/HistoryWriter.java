@@ -2,20 +2,6 @@ package dev.updraft.ingester.history;
 
 import dev.updraft.events.Decoded;
 import dev.updraft.events.EventEnvelope;
-import dev.updraft.events.EventPayload;
-import dev.updraft.events.ChannelEvents.BranchDeleted;
-import dev.updraft.events.UpdateEvents.RolledBackToEmbedded;
-import dev.updraft.events.RolloutEvents.RolloutChanged;
-import dev.updraft.events.RolloutEvents.RolloutFinished;
-import dev.updraft.events.RolloutEvents.RolloutGuard;
-import dev.updraft.events.RolloutEvents.RolloutReverted;
-import dev.updraft.events.SigningEvents.SigningKeyRegistered;
-import dev.updraft.events.SigningEvents.SigningKeyRetired;
-import dev.updraft.events.UpdateEvents.UpdateGroup;
-import dev.updraft.events.UpdateEvents.UpdatePinned;
-import dev.updraft.events.UpdateEvents.UpdatePublished;
-import dev.updraft.events.UpdateEvents.UpdatesDeleted;
-import dev.updraft.ingester.history.AuditSummaries.Prior;
 import dev.updraft.ingester.history.HistoryRows.AppPosition;
 import dev.updraft.ingester.history.HistoryRows.AuditRow;
 import io.vertx.core.Future;
@@ -86,42 +72,6 @@ final class HistoryWriter {
   static final String AUDIT_SQL =
       "INSERT INTO history_audit (app_id, app_created_at, sequence, event_id, type, occurred_at, actor, summary, kafka_partition,"
           + " kafka_offset) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING";
-
-  static final String GROUP_SQL =
-      "INSERT INTO history_groups (app_id, app_created_at, group_id, sequence, kind, branch, runtime_version, message,"
-          + " republished_from, platforms, update_ids, published_at, actor, group_json, rollout_id, rollout_percentage,"
-          + " rollout_control_group_id, rollout_status, rollout_started_at, rollout_changed_at, guard_max_failure_rate_percent,"
-          + " guard_min_devices, guard_window_seconds, kafka_partition, kafka_offset)"
-          + " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,"
-          + " $24, $25) ON CONFLICT DO NOTHING";
-
-  private static final String ONE_GROUP = " WHERE app_id = $1 AND app_created_at = $2 AND group_id = $3";
-
-  static final String ROLLOUT_BEFORE_SQL =
-      "SELECT rollout_percentage, guard_max_failure_rate_percent, guard_min_devices, guard_window_seconds FROM history_groups"
-          + ONE_GROUP + " AND rollout_id IS NOT NULL";
-
-  static final String ROLLOUT_CHANGED_SQL =
-      "UPDATE history_groups SET rollout_percentage = $4, guard_max_failure_rate_percent = $5, guard_min_devices = $6,"
-          + " guard_window_seconds = $7, rollout_changed_at = $8" + ONE_GROUP + " AND rollout_id IS NOT NULL";
-
-  static final String ROLLOUT_STATUS_SQL =
-      "UPDATE history_groups SET rollout_status = $4, rollout_changed_at = $5, reverted_by = coalesce($6, reverted_by)"
-          + ONE_GROUP + " AND rollout_id IS NOT NULL";
-
-  static final String PIN_SQL = "UPDATE history_groups SET pinned = $4" + ONE_GROUP + " AND deleted_at IS NULL";
-
-  static final String DELETE_GROUPS_SQL =
-      "UPDATE history_groups SET deleted_at = $4, deleted_sequence = $5, pinned = false"
-          + " WHERE app_id = $1 AND app_created_at = $2 AND group_id = ANY($3::text[]) AND deleted_at IS NULL";
-
-  static final String DELETE_BRANCH_SQL =
-      "UPDATE history_groups SET deleted_at = $4, deleted_sequence = $5, pinned = false"
-          + " WHERE app_id = $1 AND app_created_at = $2 AND branch = $3 AND deleted_at IS NULL";
-
-  static final String DELETE_APP_SQL =
-      "UPDATE history_groups SET deleted_at = $3, deleted_sequence = $4, pinned = false"
-          + " WHERE app_id = $1 AND app_created_at = $2 AND deleted_at IS NULL";
 
   private final Pool pool;
   private final String topic;
@@ -207,12 +157,13 @@ final class HistoryWriter {
     private final SqlConnection conn;
     private final Map<String, AppPosition> apps;
     private final List<Tuple> audit = new ArrayList<>();
-    private int groupRows;
+    private final GroupRows groups;
     private int skipped;
 
     Batch(SqlConnection conn, Map<String, AppPosition> apps) {
       this.conn = conn;
       this.apps = apps;
+      this.groups = new GroupRows(conn);
     }
 
     Future<Written> run(List<Rec> records) {
@@ -220,7 +171,7 @@ final class HistoryWriter {
       for (Rec r : records) {
         f = f.compose(v -> apply(r));
       }
-      return f.compose(v -> saveAudit()).compose(v -> saveApps()).map(v -> new Written(audit.size(), groupRows, skipped));
+      return f.compose(v -> saveAudit()).compose(v -> saveApps()).map(v -> new Written(audit.size(), groups.rows(), skipped));
     }
 
     private Future<Void> saveAudit() {
@@ -270,7 +221,7 @@ final class HistoryWriter {
           return Future.succeededFuture();
       }
       AppPosition at = pos;
-      return groups(at, e, r).map(prior -> {
+      return groups.at(at, r).dispatch(e).map(prior -> {
         AuditRow row = HistoryRows.audit(at, e, prior, r.partition(), r.offset());
         audit.add(row.tuple());
         advance(at, e.sequence());
@@ -281,90 +232,6 @@ final class HistoryWriter {
     private static void advance(AppPosition pos, long sequence) {
       pos.lastSequence = sequence;
       pos.changed = true;
-    }
-
-    /** What the event does to the group rows (and the app's key ring), and what its summary needs from before. */
-    private Future<Prior> groups(AppPosition pos, EventEnvelope e, Rec r) {
-      EventPayload p = e.payload();
-      Tuple key = Tuple.of(e.appId(), HistoryRows.utc(pos.createdAt));
-      return switch (e.type()) {
-        case UPDATE_PUBLISHED -> insert(pos, e, ((UpdatePublished) p).group(), r);
-        case ROLLED_BACK_TO_EMBEDDED -> insert(pos, e, ((RolledBackToEmbedded) p).group(), r);
-        case ROLLOUT_CHANGED -> rolloutChanged(key, e, (RolloutChanged) p);
-        case ROLLOUT_FINISHED -> status(key, e, ((RolloutFinished) p).groupId(), HistoryRows.FINISHED, null);
-        case ROLLOUT_REVERTED -> {
-          RolloutReverted rr = (RolloutReverted) p;
-          UpdateGroup rep = rr.replacement();
-          Future<Prior> f = status(key, e, rr.groupId(), HistoryRows.REVERTED, rep == null ? null : rep.groupId());
-          yield rep == null ? f : f.compose(x -> insert(pos, e, rep, r));
-        }
-        case UPDATES_DELETED ->
-            count(DELETE_GROUPS_SQL, key.addArrayOfString(((UpdatesDeleted) p).groupIds().toArray(new String[0])), e);
-        case BRANCH_DELETED -> count(DELETE_BRANCH_SQL, key.addString(((BranchDeleted) p).branch()), e);
-        case UPDATE_PINNED -> {
-          UpdatePinned u = (UpdatePinned) p;
-          yield update(PIN_SQL, key.addString(u.groupId()).addBoolean(u.pinned()));
-        }
-        case APP_DELETED -> {
-          pos.deleted = true;
-          yield update(DELETE_APP_SQL, key.addOffsetDateTime(HistoryRows.utc(e.occurredAt())).addLong(e.sequence()));
-        }
-        case SIGNING_KEY_REGISTERED ->
-            Future.succeededFuture(new Prior(null, 0, HistoryRows.registerKey(pos, (SigningKeyRegistered) p)));
-        case SIGNING_KEY_RETIRED -> {
-          pos.keyIds.remove(((SigningKeyRetired) p).keyId());
-          yield Future.succeededFuture(Prior.NONE);
-        }
-        case APP_CREATED, TOKEN_ISSUED, TOKEN_REVOKED, CHANNEL_MAPPED, MANIFESTS_RENEWED, LAUNCH_ASSET_STORED, PATCHES_COMPUTED,
-            BUILD_REGISTERED, APP_UPDATED, CHANNEL_DELETED, RETENTION_SET -> Future.succeededFuture(Prior.NONE);
-      };
-    }
-
-    private Future<Prior> insert(AppPosition pos, EventEnvelope e, UpdateGroup g, Rec r) {
-      return conn.preparedQuery(GROUP_SQL).execute(HistoryRows.group(pos, e, g, r.partition(), r.offset()).tuple())
-          .map(rows -> {
-            groupRows += rows.rowCount();
-            return Prior.NONE;
-          });
-    }
-
-    private Future<Prior> update(String sql, Tuple params) {
-      return conn.preparedQuery(sql).execute(params).map(rows -> {
-        groupRows += rows.rowCount();
-        return Prior.NONE;
-      });
-    }
-
-    private Future<Prior> count(String sql, Tuple params, EventEnvelope e) {
-      params.addOffsetDateTime(HistoryRows.utc(e.occurredAt())).addLong(e.sequence());
-      return conn.preparedQuery(sql).execute(params).map(rows -> {
-        groupRows += rows.rowCount();
-        return new Prior(null, rows.rowCount(), false);
-      });
-    }
-
-    private Future<Prior> rolloutChanged(Tuple key, EventEnvelope e, RolloutChanged c) {
-      Tuple one = Tuple.of(key.getValue(0), key.getValue(1), c.groupId());
-      return conn.preparedQuery(ROLLOUT_BEFORE_SQL).execute(one).compose(rows -> {
-        AuditSummaries.RolloutBefore before = null;
-        if (rows.size() > 0) {
-          Row row = rows.iterator().next();
-          Double max = row.getDouble(1);
-          RolloutGuard guard = max == null ? null : new RolloutGuard(max, row.getInteger(2), row.getLong(3));
-          before = new AuditSummaries.RolloutBefore(row.getInteger(0), guard);
-        }
-        RolloutGuard g = c.guard();
-        Tuple set = Tuple.of(key.getValue(0), key.getValue(1), c.groupId(), c.percentage())
-            .addDouble(g == null ? null : g.maxFailureRatePercent()).addInteger(g == null ? null : g.minDevices())
-            .addLong(g == null ? null : g.windowSeconds()).addOffsetDateTime(HistoryRows.utc(e.occurredAt()));
-        AuditSummaries.RolloutBefore b = before;
-        return update(ROLLOUT_CHANGED_SQL, set).map(x -> new Prior(b, 0, false));
-      });
-    }
-
-    private Future<Prior> status(Tuple key, EventEnvelope e, String groupId, String status, String revertedBy) {
-      return update(ROLLOUT_STATUS_SQL, Tuple.of(key.getValue(0), key.getValue(1), groupId, status)
-          .addOffsetDateTime(HistoryRows.utc(e.occurredAt())).addString(revertedBy));
     }
   }
 }

@@ -50,6 +50,7 @@ final class Results {
       run.scrapeErrors().forEach(se::put);
     }
     generator(o.putObject("generator"), run);
+    ServerSide.write(o, run);
     targets(o.putArray("targets"), run);
     push(o.putObject("push"), run);
     ArrayNode disc = o.putArray("discovery");

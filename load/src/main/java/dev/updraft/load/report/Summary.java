@@ -113,6 +113,8 @@ public final class Summary {
       ratio.put("server_cpu_ms_per_1000_requests_target", round(tc));
       ratio.put("server_cpu_ms_per_1000_requests_baseline", round(bcpu));
       ratio.put("server_cpu_vs_baseline", round(tc / bcpu));
+      ratio.put("server_cpu_of", "the process sampled as edge (--pids edge=PID) when there is one, else every sampled process but the"
+          + " generator; the baseline server's own process");
     }
   }
 
@@ -177,9 +179,11 @@ public final class Summary {
   /** The server CPU (every sampled process but the generator) per 1,000 requests sent, ms; NaN without samples. */
   private static double cpuPerThousand(RunResult run) {
     long sent = run.stats().phaseSum(-1, Stats.SENT);
+    // a process sampled as "edge" is the server under test: the dev stack's and PostgreSQL's CPU beside it are not
+    boolean edgeOnly = run.timeseries().rows().stream().anyMatch(r -> r.metric().equals("cpu_seconds") && r.source().equals("edge"));
     Map<String, double[]> firstLast = new LinkedHashMap<>();
     for (Timeseries.Row r : run.timeseries().rows()) {
-      if (r.metric().equals("cpu_seconds") && !r.source().equals("generator")) {
+      if (r.metric().equals("cpu_seconds") && !r.source().equals("generator") && (!edgeOnly || r.source().equals("edge"))) {
         double[] fl = firstLast.computeIfAbsent(r.source(), k -> new double[] {r.value(), r.value()});
         fl[1] = r.value();
       }

@@ -254,14 +254,17 @@ public final class LoadRun implements RunResult {
   /** Probes down targets' health path every 100 ms; a 200 ends the outage. */
   private void probeLoop() {
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofMillis(500)).build();
+    long probes = 0;
     while (!finished) {
       try {
         Thread.sleep(100);
       } catch (InterruptedException e) {
         return;
       }
+      // with several targets, the up ones too once a second (a load balancer's readiness check)
+      boolean everyTarget = targets.all.size() > 1 && ++probes % 10 == 0;
       for (Targets.Target t : targets.all) {
-        if (!t.down) {
+        if (!t.down && !everyTarget) {
           continue;
         }
         try {
@@ -270,9 +273,13 @@ public final class LoadRun implements RunResult {
               HttpResponse.BodyHandlers.discarding());
           if (r.statusCode() == 200) {
             targets.answered(t, System.nanoTime());
+          } else {
+            targets.notReady(t, System.nanoTime());
           }
+        } catch (java.net.http.HttpTimeoutException e) {
+          // slow, not gone: a load balancer takes a server out after failed checks, not one late answer
         } catch (IOException e) {
-          // still down
+          targets.notReady(t, System.nanoTime());
         } catch (InterruptedException e) {
           return;
         }
@@ -342,6 +349,12 @@ public final class LoadRun implements RunResult {
   public Map<String, String> scrapeErrors() {
     ServerSampling s = sampler;
     return s == null ? Map.of() : s.scrapeErrors();
+  }
+
+  @Override
+  public Map<String, Map<String, ServerHistogram>> serverLatency() {
+    ServerSampling s = sampler;
+    return s == null ? Map.of() : s.served();
   }
 
   @Override

@@ -54,6 +54,7 @@ public record RunConfig(
     Profile baselineProfile,
     int baselineEventLoops,
     String baselineJvmOpts,
+    String baselineCpus,
     Duration interval,
     Duration progress,
     double maxErrorRate,
@@ -73,7 +74,7 @@ public record RunConfig(
       "asset-hash", "asset-patches", "asset-encoding", "asset-url-rewrite", "event-loops", "connections", "max-in-flight", "max-lag", "timeout", "grace",
       "trigger-url", "trigger-method", "trigger-body", "trigger-token", "trigger-content-type", "trigger-at",
       "trigger-wait", "metrics", "metric-names", "pids", "health-path", "baseline", "baseline-profile",
-      "baseline-event-loops", "baseline-jvm-opts", "interval", "progress", "max-error-rate", "knee-p99", "warmup",
+      "baseline-event-loops", "baseline-jvm-opts", "baseline-cpus", "interval", "progress", "max-error-rate", "knee-p99", "warmup",
       "warmup-on");
 
   static final Set<String> REPLAY_FLAGS = Set.of(
@@ -170,6 +171,7 @@ public record RunConfig(
         baselineProfile,
         s.integer("baseline-event-loops", 2, 1, 16),
         s.string("baseline-jvm-opts", "-Xmx512m -XX:+UseParallelGC"),
+        cpus(s.string("baseline-cpus", null)),
         s.duration("interval", Duration.ofSeconds(1)),
         s.duration("progress", Duration.ofSeconds(5)),
         number(s, "max-error-rate", 0.001),
@@ -183,13 +185,28 @@ public record RunConfig(
         "clients".equals(s.choice("asset-encoding", "clients", "clients", "identity")));
   }
 
-  /** The configuration of the baseline run: its profile, no server metrics, no push trigger. */
+  /**
+   * The configuration of the baseline run: its profile, no server metrics, no push trigger, and the warm-up requests
+   * sent to the trivial server itself (the edge warms itself before it is ready; the trivial server has no warm-up of
+   * its own, and its JIT's first seconds would otherwise count in its CPU per request).
+   */
   public RunConfig forBaseline() {
     return new RunConfig(name, outDir, targets, path, baselineProfile, poisson, devices, seed, platforms, runtimes, channels,
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
-        baselineProfile, baselineEventLoops, baselineJvmOpts, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery, warmup, warmupMirror, assetPatches, assetClientEncodings);
+        baselineProfile, baselineEventLoops, baselineJvmOpts, baselineCpus, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
+        discovery, warmup, false, assetPatches, assetClientEncodings);
+  }
+
+  /** A CPU list for {@code taskset -c} (digits, commas and ranges), or null. */
+  static String cpus(String v) {
+    if (v == null) {
+      return null;
+    }
+    if (!v.matches("[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*")) {
+      throw new ConfigException("--baseline-cpus takes a CPU list as taskset -c does (0, 1, 0-1, 0,2): got '" + v + "'");
+    }
+    return v;
   }
 
   public static Profile profile(Settings s, String name) {

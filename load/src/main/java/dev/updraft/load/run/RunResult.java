@@ -36,6 +36,12 @@ public interface RunResult {
   /** Each metrics source that could not be scraped, with its first failure. */
   Map<String, String> scrapeErrors();
 
+  /**
+   * Per scraped metrics source, per phase name and {@code all}: the server's own latency histogram of the requests it
+   * served during the run (empty when the source exposes none).
+   */
+  Map<String, Map<String, ServerHistogram>> serverLatency();
+
   double wallSeconds();
 
   double generatorCpuSeconds();

@@ -45,6 +45,17 @@ final class ServerSampling implements Runnable {
   private volatile boolean stop;
   /** The first failure of each scraped source (by name); guarded by this. */
   private final Map<String, String> scrapeErrors = new LinkedHashMap<>();
+  /** Per scraped source, its last scrape of the edge's request-time histogram (for the next second's difference). */
+  private final Map<String, ServerHistogram> lastHistogram = new LinkedHashMap<>();
+  /** Per scraped source, then per phase ({@code all}: the whole run), the requests it served; guarded by this. */
+  private final Map<String, Map<String, ServerHistogram>> served = new LinkedHashMap<>();
+
+  /** Per scraped source, per phase and {@code all}: the server-side latency of the requests it served in the run. */
+  synchronized Map<String, Map<String, ServerHistogram>> served() {
+    Map<String, Map<String, ServerHistogram>> copy = new LinkedHashMap<>();
+    served.forEach((k, v) -> copy.put(k, new LinkedHashMap<>(v)));
+    return copy;
+  }
 
   synchronized Map<String, String> scrapeErrors() {
     return new LinkedHashMap<>(scrapeErrors);
@@ -338,16 +349,21 @@ final class ServerSampling implements Runnable {
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
           noteError(e.getKey(), "status=" + r.statusCode());
+          ts.add(t, e.getKey(), "server_up", scenario, 0);
           continue;
         }
         body = r.body();
       } catch (IOException | IllegalArgumentException ex) {
         noteError(e.getKey(), ex.toString());
+        // a server being restarted: when it stopped answering, read by restart-verdict.py
+        ts.add(t, e.getKey(), "server_up", scenario, 0);
         continue;
       } catch (InterruptedException ex) {
         Thread.currentThread().interrupt();
         return;
       }
+      ts.add(t, e.getKey(), "server_up", scenario, 1);
+      serverLatency(e.getKey(), body, t, scenario);
       for (MetricSpec s : specs) {
         double v = value(body, s.name(), s.labelFilter());
         if (!Double.isNaN(v)) {
@@ -356,6 +372,33 @@ final class ServerSampling implements Runnable {
           ts.add(t, e.getKey(), alias.toLowerCase(Locale.ROOT), scenario, scaled);
         }
       }
+    }
+  }
+
+  /**
+   * The requests the source served since its previous scrape, from its own histogram: rows {@code server_requests},
+   * {@code server_p50_ms} and {@code server_p99_ms} (bucket upper bounds), and the sums per phase. The first scrape only
+   * sets the origin (what the server did before the run is not the run's).
+   */
+  private void serverLatency(String source, String body, double t, String scenario) {
+    ServerHistogram now = ServerHistogram.parse(body, ServerHistogram.EDGE_REQUEST_SECONDS);
+    if (now.isEmpty()) {
+      return;
+    }
+    ServerHistogram last = lastHistogram.put(source, now);
+    if (last == null) {
+      return;
+    }
+    ServerHistogram d = now.since(last);
+    ts.add(t, source, "server_requests", scenario, d.count());
+    if (d.count() > 0) {
+      ts.add(t, source, "server_p50_ms", scenario, d.quantileUpperBoundMs(0.50));
+      ts.add(t, source, "server_p99_ms", scenario, d.quantileUpperBoundMs(0.99));
+    }
+    synchronized (this) {
+      Map<String, ServerHistogram> m = served.computeIfAbsent(source, k -> new LinkedHashMap<>());
+      m.merge("all", d, ServerHistogram::plus);
+      m.merge(scenario, d, ServerHistogram::plus);
     }
   }
 

@@ -10,7 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The servers under test: a round-robin split over one or more base URLs. A target that fails at the
  * transport level or answers 5xx is marked down and skipped while another is up (devices behind a load
- * balancer reach the survivor); it is up again when it answers 200 (a request or the health probe).
+ * balancer reach the survivor); it is up again when it answers 200 (a request or the health probe). With several targets
+ * the health path of the up ones is probed every second too, as a load balancer's readiness check: one that answers
+ * anything but 200 (an edge still warming up, or draining) leaves the rotation without a failed request.
  * Each down period is recorded as an outage with its failed requests. Thread-safe.
  */
 public final class Targets {
@@ -108,6 +110,17 @@ public final class Targets {
       }
     }
     t.failedWhileDown.incrementAndGet();
+  }
+
+  /** The target's readiness probe did not answer 200: out of the rotation, no request counted as failed. */
+  void notReady(Target t, long nowNanos) {
+    synchronized (t) {
+      if (!t.down) {
+        t.down = true;
+        t.downSinceNanos = nowNanos;
+        t.failedWhileDown.set(0);
+      }
+    }
   }
 
   void errorOnly(Target t) {

@@ -42,9 +42,18 @@ class MetricsAndDashboardIT {
       Http.get(manifest, "expo-platform", "ios", "expo-runtime-version", "1.0.0", "expo-channel-name", "main", "expo-protocol-version", "1", "accept", "multipart/mixed");
       Http.get(manifest, "expo-platform", "web", "expo-runtime-version", "1.0.0", "expo-channel-name", "main");
 
+      // an edge that may start from the control plane's stored image (--image-source: here an empty directory)
+      // exports its image-source refusals, which an alert watches
+      Path images = Files.createDirectories(data.resolve("edge-images"));
+      byte[] key = new byte[32];
+      new java.security.SecureRandom().nextBytes(key);
+      dev.updraft.edge.EdgeNode imageEdge = stack.startEdge("edge-image-source", java.util.Map.of("image-source", images.toString(),
+          "edge-image-key", java.util.Base64.getEncoder().encodeToString(key)));
       Set<String> exposed = new TreeSet<>();
       StringBuilder all = new StringBuilder();
-      for (String url : new String[] {stack.edgeUrl() + "/metrics", stack.controlUrl() + "/metrics", stack.ingesterMetricsUrl()}) {
+      String[] urls = {stack.edgeUrl() + "/metrics", stack.controlUrl() + "/metrics", stack.ingesterMetricsUrl(),
+          "http://127.0.0.1:" + imageEdge.port() + "/metrics"};
+      for (String url : urls) {
         var r = Http.get(url);
         assertThat(r.statusCode()).as(url).isEqualTo(200);
         all.append(r.body());
@@ -73,6 +82,7 @@ class MetricsAndDashboardIT {
       }
       // bounded cardinality: no client ids, update ids or app ids as label values
       assertThat(all.toString()).doesNotContain("client_id=", "clientId=", "update_id=", "updateId=");
+      Stack.await(imageEdge.close());
     }
   }
 }

@@ -1,0 +1,7 @@
+/**
+ * The download funnel per update: which stage each device reached (served the update, fetched its launch asset in
+ * full or as a patch, launched it, reported it failed), one row per (app, update, stage, device) in
+ * {@code update_funnel} (V12), the first time it was seen. The consumer's batch hands every check-in to
+ * {@link dev.updraft.ingester.funnel.FunnelRows} and writes its rows in its transaction.
+ */
+package dev.updraft.ingester.funnel;

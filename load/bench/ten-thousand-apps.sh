@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Ten thousand apps (docs/benchmarks/edge.md, issue 43): the same measures on an edge serving one app, then 10,001.
+# `updraft dev` pinned to OTHER_CPUS, the measured edge alone on EDGE_CPU (taskset). App `demo` (keys, two publishes of
+# the fixture) is measured first alone; then `updraft load events` appends APPS [10000] generated apps to the event log
+# (three channels, two platforms, two runtime versions each, one signed publish per line: 60,000 publishes), the dev
+# stack restarts so that its control plane folds and snapshots them, and `demo` is measured again among them:
+#   - start to ready of a fresh edge (process start until /readyz 200, its warm-up included);
+#   - edge heap after a full GC (jcmd), and per app: (heap with 10,001 apps - heap with 1) / APPS;
+#   - the manifest route's latency for `demo` at RATE [1000] req/s for SECONDS [30] (signatures verified; the
+#     generator warmed on a mirror first): the generator's p99 and the edge's own (its histogram);
+#   - publish to served: PUBLISHES [30] republishes of `demo` (POST /v1/apps/demo/rollbacks), each timed from the request
+#     until the edge serves the new update's id to an iOS device (curl polling back to back), p50/p99/max.
+# Writes ten-thousand-apps-summary.json (and the two load runs' summaries) to OUT [docs/benchmarks/runs/<UTC date>] and
+# prints the verdict lines with their drop counts. About 5 min on a quiet 2-core machine (SMOKE=1: APPS=200, 10 s runs,
+# 5 publishes, files *-smoke-* in /tmp/ten-thousand-apps-smoke).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+SMOKE=${SMOKE:-0}
+APPS=${APPS:-10000}; RATE=${RATE:-1000}; SECONDS_RUN=${SECONDS_RUN:-30}; PUBLISHES=${PUBLISHES:-30}
+if [ "$SMOKE" = 1 ]; then APPS=${SMOKE_APPS:-200}; SECONDS_RUN=10; PUBLISHES=5; RATE=300
+  OUT=${OUT:-/tmp/ten-thousand-apps-smoke}; TAG=ten-thousand-apps-smoke; else
+  OUT=${OUT:-$ROOT/docs/benchmarks/runs/$(date -u +%Y-%m-%d)}; TAG=ten-thousand-apps; fi
+EDGE_CPU=${EDGE_CPU:-1}; OTHER_CPUS=${OTHER_CPUS:-0}
+CONTROL=18480; DEV_EDGE=13400; EDGE=13410; KAFKA=19492; PG=15632
+TOKEN=bench-admin-token-0123456789abcdef
+export UPDRAFT_SERVER=http://127.0.0.1:$CONTROL UPDRAFT_TOKEN=$TOKEN
+WORK=$(mktemp -d /tmp/updraft-10k-XXXX)
+mkdir -p "$OUT"
+log() { echo "[$(date -u +%H:%M:%S)] $*" >&2; }
+. "$ROOT/load/bench/tree.sh"; measured_tree "$OUT"
+other=(taskset -c "$OTHER_CPUS")
+DEV=; EDGE_PID=
+cleanup() { for p in $EDGE_PID $DEV; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK/dev"; }
+trap cleanup EXIT
+wait_http() { local i=0; until curl -fs -o /dev/null "$1"; do i=$((i+1)); [ $i -gt $(( $2 * 10 )) ] && { log "no 200 from $1 after $2 s"; return 1; }; sleep 0.1; done; }
+metric() { curl -fs "$1/metrics" | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d", s }'; }
+heap_after_gc() { jcmd "$1" GC.run >/dev/null; jcmd "$1" GC.heap_info | awk '/used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v * 1024; exit } }'; }
+
+start_dev() {
+  UPDRAFT_JAVA_OPTS="-Xmx2g" "${other[@]}" ./updraft dev --data-dir "$WORK/dev" --control-port $CONTROL --edge-port $DEV_EDGE \
+    --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN --snapshot-interval 5s >> "$WORK/dev.log" 2>&1 &
+  DEV=$!
+  wait_http http://127.0.0.1:$DEV_EDGE/readyz 600
+}
+stop_dev() { kill "$DEV"; wait "$DEV" 2>/dev/null || true; DEV=; }
+
+manifest_id() { # the update id the edge serves an iOS device of demo now
+  curl -fs "http://127.0.0.1:$EDGE/apps/demo/manifest" -H 'accept: multipart/mixed' -H 'expo-platform: ios' \
+    -H 'expo-protocol-version: 1' -H 'expo-runtime-version: 1.0.0' -H 'expo-channel-name: production' \
+    | grep -o '"id":"[^"]*"' | head -n1 || true
+}
+
+publish_to_served() { # label: PUBLISHES republishes of demo, alternating its two groups; prints ms, one per line
+  local g1 g2 i g before t0 now
+  g1=$(jq -r .groupId "$WORK/group1.json"); g2=$(jq -r .groupId "$WORK/group2.json")
+  for i in $(seq 1 "$PUBLISHES"); do
+    if [ $((i % 2)) = 1 ]; then g=$g1; else g=$g2; fi
+    before=$(manifest_id)
+    t0=$(date +%s%N)
+    curl -fs -o /dev/null -X POST "$UPDRAFT_SERVER/v1/apps/demo/rollbacks" -H "authorization: Bearer $TOKEN" \
+      -H 'content-type: application/json' -d "{\"branch\":\"production\",\"runtimeVersion\":\"1.0.0\",\"toGroupId\":\"$g\"}"
+    for _ in $(seq 1 3000); do [ "$(manifest_id)" != "$before" ] && break; done
+    now=$(date +%s%N)
+    echo $(( (now - t0) / 1000000 ))
+    sleep 0.2
+  done
+}
+quantiles() { sort -n | awk '{v[++n]=$1} END { if (!n) { print "null"; exit } p50=v[int((n+1)/2)]; i=int(0.99*n+0.999); if (i<1) i=1; printf "{\"n\":%d,\"p50_ms\":%d,\"p99_ms\":%d,\"max_ms\":%d}", n, p50, v[i], v[n] }'; }
+
+measure() { # label: start the edge, measure everything, stop it; writes $WORK/measure-<label>.json
+  local label=$1 t0 ready heap run_line
+  t0=$(date +%s%N)
+  UPDRAFT_JAVA_OPTS="-Xmx2g -XX:+UseParallelGC" taskset -c "$EDGE_CPU" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA \
+    --edge-port $EDGE --edge-id "tenk-$label" > "$WORK/edge-$label.log" 2>&1 &
+  EDGE_PID=$!
+  wait_http http://127.0.0.1:$EDGE/readyz 600
+  ready=$(( ($(date +%s%N) - t0) / 1000000 ))
+  log "$label: edge ready in $ready ms"
+  set +e
+  "${other[@]}" ./updraft load run --name "$TAG-manifest-$label" --target http://127.0.0.1:$EDGE --app demo --channels production \
+    --runtime-versions 1.0.0 --signature --verify-certificate "$WORK/keys/certificate.pem" --out-dir "$WORK" \
+    --profile constant --rate "$RATE" --duration "${SECONDS_RUN}s" --warmup 20000 --metrics edge=http://127.0.0.1:$EDGE/metrics \
+    --pids "edge=$EDGE_PID" > "$WORK/run-$label.out" 2>&1
+  set -e
+  run_line=$(grep -E "^updraft load run: (VALID|INVALID).*, sent " "$WORK/run-$label.out" | tail -n1 || echo "no verdict")
+  log "$label: manifest run: $run_line"
+  cp "$WORK/$TAG-manifest-$label-summary.json" "$OUT/" 2>/dev/null || true
+  publish_to_served > "$WORK/pts-$label.txt"
+  heap=$(heap_after_gc $EDGE_PID)
+  local summary="$WORK/$TAG-manifest-$label-summary.json"
+  cat > "$WORK/measure-$label.json" <<JSON
+{"startToReadyMillis": $ready, "heapAfterGcBytes": $heap, "readyz": $(curl -fs http://127.0.0.1:$EDGE/readyz || echo null),
+ "manifestRun": "$run_line",
+ "manifestGeneratorP99Ms": $(jq '.results.totals.latency_ms.p99 // null' "$summary" 2>/dev/null || echo null),
+ "manifestEdgeP99AtMostMs": $(jq '.results.server_latency.edge.all.p99_at_most_ms // null' "$summary" 2>/dev/null || echo null),
+ "manifestEdgeShareAtMost5ms": $(jq '.results.server_latency.edge.all.share_at_most_5ms // null' "$summary" 2>/dev/null || echo null),
+ "publishToServed": $(quantiles < "$WORK/pts-$label.txt")}
+JSON
+  kill $EDGE_PID; wait $EDGE_PID 2>/dev/null || true; EDGE_PID=
+}
+
+./updraft --help >/dev/null 2>&1 || true   # builds the launcher first if it is stale, outside any clock
+log "dev stack on CPU $OTHER_CPUS, measured edge on CPU $EDGE_CPU (work $WORK)"
+start_dev
+./updraft keys generate --out "$WORK/keys" --common-name "Updraft benchmark" >/dev/null
+./updraft apps create demo --certificate "$WORK/keys/certificate.pem" --private-key "$WORK/keys/private-key.pem" >/dev/null
+./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist fixtures/expo-export-sdk57/update-1 --no-progress --json > "$WORK/group1.json"
+./updraft publish --app demo --branch production --runtime-version 1.0.0 --dist fixtures/expo-export-sdk57/update-2 --no-progress --json > "$WORK/group2.json"
+measure one
+
+log "appending $APPS apps (3 channels, 2 platforms, 2 runtime versions, one publish per line) to the event log"
+t0=$(date +%s%N)
+"${other[@]}" ./updraft load events --kafka-bootstrap 127.0.0.1:$KAFKA --apps "$APPS" --channels 3 --runtime-versions 2 \
+  --platforms ios,android --updates 1 --signing-key true > "$WORK/events.log" 2>&1
+generate_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+log "restarting the dev stack: its control plane folds the new apps and snapshots them"
+stop_dev; start_dev
+waited=0
+until [ "$(metric http://127.0.0.1:$CONTROL updraft_control_snapshots_written_total)" -ge "$APPS" ]; do
+  sleep 1; waited=$((waited + 1)); [ $waited -gt 900 ] && { log "snapshots not written after 15 min"; exit 1; }
+done
+log "snapshots written (${waited} s)"
+measure many
+
+one=$(cat "$WORK/measure-one.json"); many=$(cat "$WORK/measure-many.json")
+heap_per_app=$(( ($(jq .heapAfterGcBytes <<< "$many") - $(jq .heapAfterGcBytes <<< "$one")) / APPS ))
+g_one=$(jq .manifestGeneratorP99Ms <<< "$one"); g_many=$(jq .manifestGeneratorP99Ms <<< "$many")
+cat > "$OUT/$TAG-summary.json" <<JSON
+{"apps": $APPS, "perApp": "3 channels, 2 platforms, 2 runtime versions, one signed publish per line",
+ "edgeCpu": "$EDGE_CPU", "otherCpus": "$OTHER_CPUS", "rate": $RATE, "seconds": $SECONDS_RUN, "publishes": $PUBLISHES,
+ "generateMillis": $generate_ms, "oneApp": $one, "tenThousandApps": $many,
+ "heapPerAppBytes": $heap_per_app,
+ "manifestP99ManyOverOne": $(awk -v a="$g_many" -v b="$g_one" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b; else print "null" }'),
+ "machine": {"cores": $(nproc), "loadAverage": "$(cut -d' ' -f1-3 /proc/loadavg)"}}
+JSON
+log "one app: $(jq -c '{startToReadyMillis, manifestRun, manifestGeneratorP99Ms, manifestEdgeP99AtMostMs, publishToServed}' <<< "$one")"
+log "$APPS apps: $(jq -c '{startToReadyMillis, manifestRun, manifestGeneratorP99Ms, manifestEdgeP99AtMostMs, publishToServed}' <<< "$many")"
+log "heap per app $heap_per_app bytes; wrote $OUT/$TAG-summary.json"
