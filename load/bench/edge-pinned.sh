@@ -7,7 +7,7 @@
 # CPU. Latency is judged twice: by the generator (from each request's planned send time) and by the edge itself (its
 # request-time histogram scraped every second: results.server_latency in the summary).
 #
-# Usage: load/bench/edge-pinned.sh STEP...   steps (each one command of the quiet window; `all` = up xprem cpu restart knee down):
+# Usage: load/bench/edge-pinned.sh STEP...   steps (each one command of the quiet window; `all` = up xprem cpu restart knee otlp down):
 #   up       start the dev stack pinned, create the app, publish two updates, warm the check-in pipeline (~2 min)
 #   xprem    xprem's three phases at TIME_SCALE [0.25] of their length (0.25: 4 min 8 s; 1: the full 16.5 min), the
 #            push at 10:25 scaled: fills the page's xprem rows (edge-pinned-xprem-summary.json)
@@ -21,6 +21,11 @@
 #   knee     a stepped ramp against the pinned edge, KNEE_FROM [1000] to KNEE_TO [10000] req/s by KNEE_STEP [1000], 10 s
 #            holds: the highest hold with no drops and p99 <= 10 ms (capacity.measured_sustained_rps), which
 #            load/bench/pipeline.sh then uses as the edge's knee (~2.5 min)
+#   otlp     OTLP_MANIFEST_RATE [2000] req/s for OTLP_SECONDS [45] against the pinned edge (started with
+#            --trust-forwarded-for), first alone, then with load/bench/otlp-sender.py posting OTLP_RATE [200] error
+#            exports a second (3 exceptions each, one /24 per request) to the same edge's /v1/logs from OTHER_CPUS: the
+#            manifest route's p99 with the error route under load (edge-pinned-otlp-{off,on}-summary.json,
+#            edge-pinned-otlp-sender.json) (~3 min)
 #   down     stop the dev stack
 # Every step prints the generator's verdict line with its drop count, and copies the summary JSON and a text line to
 # OUT [docs/benchmarks/runs/<UTC date>]. SMOKE=1: short durations, files named *-smoke-* in OUT [/tmp/edge-pinned-smoke]
@@ -56,10 +61,10 @@ pidfile_kill() { # pidfile: stops that process (our own, by its recorded pid) an
   for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   rm -f "$1"
 }
-start_edge() { # port id cpu: a fresh edge JVM pinned to cpu, waits for /readyz; prints start to ready (ms)
-  local port=$1 id=$2 cpu=$3 t0; t0=$(date +%s%N)
+start_edge() { # port id cpu [edge flags...]: a fresh edge JVM pinned to cpu, waits for /readyz; prints start to ready (ms)
+  local port=$1 id=$2 cpu=$3 t0; shift 3; t0=$(date +%s%N)
   UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" taskset -c "$cpu" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA \
-    --edge-port "$port" --edge-id "$id" > "$WORK/edge-$id.log" 2>&1 &
+    --edge-port "$port" --edge-id "$id" "$@" > "$WORK/edge-$id.log" 2>&1 &
   echo $! > "$WORK/edge-$id.pid"
   wait_http "http://127.0.0.1:$port/readyz" 180
   echo $(( ($(date +%s%N) - t0) / 1000000 ))
@@ -175,6 +180,36 @@ knee() {
   pidfile_kill "$WORK/edge-bench.pid"
 }
 
+otlp() {
+  require_up
+  local rate=${OTLP_MANIFEST_RATE:-2000} secs=${OTLP_SECONDS:-45} orate=${OTLP_RATE:-200}
+  [ "$SMOKE" = 1 ] && { rate=300; secs=10; orate=50; }
+  local ready; ready=$(start_edge $EDGE bench "$EDGE_CPU" --trust-forwarded-for true)
+  local update; update=$(jq -r '.platforms[] | select(.platform == "ios") | .updateId' "$WORK/group2.json")
+  log "otlp: edge ready in $ready ms on CPU $EDGE_CPU; $rate req/s manifests for $secs s without, then with $orate OTLP requests/s"
+  set +e
+  for mode in off on; do
+    local sender=""
+    rm -f "$WORK/$TAG-otlp-$mode.out"
+    if [ "$mode" = on ]; then
+      # the sender starts after the generator's warm-up on its mirror (its first progress line) and runs the measured seconds
+      ( until grep -q "^\[target " "$WORK/$TAG-otlp-$mode.out" 2>/dev/null; do sleep 0.2; done
+        "${other[@]}" python3 load/bench/otlp-sender.py "http://127.0.0.1:$EDGE" demo "$update" "$orate" "$secs" 3 \
+          > "$OUT/$TAG-otlp-sender.json" ) &
+      sender=$!
+    fi
+    "${other[@]}" ./updraft load run --name "$TAG-otlp-$mode" $(gen_args) --target http://127.0.0.1:$EDGE --profile constant \
+      --rate "$rate" --duration "${secs}s" --warmup 20000 --progress 1s --metrics edge=http://127.0.0.1:$EDGE/metrics \
+      --pids "edge=$(cat "$WORK/edge-bench.pid"),$(dev_pids)" > "$WORK/$TAG-otlp-$mode.out" 2>&1
+    [ -n "$sender" ] && wait "$sender"
+    report "$TAG-otlp-$mode"
+  done
+  set -e
+  cat "$OUT/$TAG-otlp-sender.json" >&2
+  curl -fs "http://127.0.0.1:$EDGE/metrics" | grep -E '^updraft_edge_error_reports' > "$OUT/$TAG-otlp-edge-metrics.txt" || true
+  pidfile_kill "$WORK/edge-bench.pid"
+}
+
 down() {
   pidfile_kill "$WORK/edge-bench.pid"; pidfile_kill "$WORK/edge-bench2.pid"
   pidfile_kill "$WORK/dev.pid"
@@ -182,11 +217,11 @@ down() {
 }
 
 STEPS=${*:-all}
-[ "$STEPS" = all ] && STEPS="up xprem cpu restart knee down"
+[ "$STEPS" = all ] && STEPS="up xprem cpu restart knee otlp down"
 for step in $STEPS; do
   case $step in
-    up|xprem|cpu|restart|knee|down) $step ;;
-    *) echo "unknown step '$step' (up xprem cpu restart knee down all)" >&2; exit 2 ;;
+    up|xprem|cpu|restart|knee|otlp|down) $step ;;
+    *) echo "unknown step '$step' (up xprem cpu restart knee otlp down all)" >&2; exit 2 ;;
   esac
 done
 log "done: $OUT"
