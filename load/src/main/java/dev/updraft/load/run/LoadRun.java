@@ -267,6 +267,7 @@ public final class LoadRun implements RunResult {
         if (!t.down && !everyTarget) {
           continue;
         }
+        long sent = System.nanoTime();
         try {
           HttpResponse<Void> r = http.send(
               HttpRequest.newBuilder(URI.create(t.base + config.healthPath())).timeout(Duration.ofMillis(500)).GET().build(),
@@ -274,12 +275,12 @@ public final class LoadRun implements RunResult {
           if (r.statusCode() == 200) {
             targets.answered(t, System.nanoTime());
           } else {
-            targets.notReady(t, System.nanoTime());
+            targets.notReady(t, sent, System.nanoTime());
           }
         } catch (java.net.http.HttpTimeoutException e) {
           // slow, not gone: a load balancer takes a server out after failed checks, not one late answer
         } catch (IOException e) {
-          targets.notReady(t, System.nanoTime());
+          targets.notReady(t, sent, System.nanoTime());
         } catch (InterruptedException e) {
           return;
         }

@@ -29,6 +29,8 @@ public final class Targets {
     final AtomicLong errors = new AtomicLong();
     volatile boolean down;
     volatile long downSinceNanos;
+    /** When the last outage ended ({@link Long#MIN_VALUE}: never): a probe sent before that is stale. */
+    volatile long upSinceNanos = Long.MIN_VALUE;
     final AtomicLong failedWhileDown = new AtomicLong();
     final List<Outage> outages = new ArrayList<>();
 
@@ -112,10 +114,15 @@ public final class Targets {
     t.failedWhileDown.incrementAndGet();
   }
 
-  /** The target's readiness probe did not answer 200: out of the rotation, no request counted as failed. */
-  void notReady(Target t, long nowNanos) {
+  /**
+   * The target's readiness probe, sent at {@code probeSentNanos}, did not answer 200: out of the rotation, no request
+   * counted as failed. A probe answer older than the end of the target's last outage is stale (a request answered 200
+   * while the probe was in flight) and ignored.
+   */
+  void notReady(Target t, long probeSentNanos, long nowNanos) {
     synchronized (t) {
-      if (!t.down) {
+      boolean stale = t.upSinceNanos != Long.MIN_VALUE && t.upSinceNanos - probeSentNanos > 0;
+      if (!t.down && !stale) {
         t.down = true;
         t.downSinceNanos = nowNanos;
         t.failedWhileDown.set(0);
@@ -135,6 +142,7 @@ public final class Targets {
     synchronized (t) {
       if (t.down) {
         t.down = false;
+        t.upSinceNanos = nowNanos;
         t.outages.add(new Outage((t.downSinceNanos - startNanos) / 1e9, (nowNanos - startNanos) / 1e9, t.failedWhileDown.get()));
       }
     }

@@ -29,7 +29,7 @@ class TargetsTest {
     Targets targets = new Targets(List.of("http://127.0.0.1:3100", "http://127.0.0.1:3101"), 0);
     Targets.Target restarted = targets.all.get(1);
 
-    targets.notReady(restarted, 1_000_000_000L);
+    targets.notReady(restarted, 900_000_000L, 1_000_000_000L);
 
     assertThat(picks(targets, 5)).containsOnly("http://127.0.0.1:3100");
     assertThat(restarted.errors()).isZero();
@@ -38,6 +38,25 @@ class TargetsTest {
 
     assertThat(picks(targets, 4)).contains("http://127.0.0.1:3100", "http://127.0.0.1:3101");
     assertThat(restarted.outages()).containsExactly(new Targets.Outage(1.0, 3.5, 0));
+  }
+
+  @Test
+  void aProbeAnswerOlderThanTheTargetsRecoveryDoesNotTakeItOutAgain() {
+    Targets targets = new Targets(List.of("http://127.0.0.1:3100"), 0);
+    Targets.Target edge = targets.all.get(0);
+    targets.failed(edge, 1_000_000_000L);
+    // a probe goes out at 1.05 s while the edge is still down; a request is answered 200 at 1.1 s; the probe's 503
+    // arrives at 1.12 s: it speaks of the edge before it was back
+    targets.answered(edge, 1_100_000_000L);
+    targets.notReady(edge, 1_050_000_000L, 1_120_000_000L);
+
+    assertThat(edge.down).as("a stale probe answer opened a second outage").isFalse();
+    assertThat(edge.outages()).containsExactly(new Targets.Outage(1.0, 1.1, 1));
+
+    // a probe sent after the recovery that answers 503 does take it out
+    targets.notReady(edge, 1_150_000_000L, 1_200_000_000L);
+    targets.answered(edge, 1_300_000_000L);
+    assertThat(edge.outages()).hasSize(2);
   }
 
   @Test
@@ -59,8 +78,8 @@ class TargetsTest {
   @Test
   void withEveryTargetDownTheRequestsStillGoOutRatherThanNowhere() {
     Targets targets = new Targets(List.of("http://127.0.0.1:3100", "http://127.0.0.1:3101"), 0);
-    targets.notReady(targets.all.get(0), 0);
-    targets.notReady(targets.all.get(1), 0);
+    targets.notReady(targets.all.get(0), 0, 0);
+    targets.notReady(targets.all.get(1), 0, 0);
 
     assertThat(picks(targets, 4)).contains("http://127.0.0.1:3100", "http://127.0.0.1:3101");
   }
