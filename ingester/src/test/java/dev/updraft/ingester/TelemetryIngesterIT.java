@@ -249,7 +249,8 @@ class TelemetryIngesterIT {
         .containsExactly(List.of(1, "telemetry"), List.of(2, "refusals and skipped updates"),
             List.of(3, "telemetry retention"), List.of(4, "insights counters"), List.of(5, "receipt lookup by key"),
             List.of(6, "history projection"), List.of(7, "patch outcomes"), List.of(8, "ingest dead letters"),
-            List.of(9, "key asks"), List.of(10, "failure address bucket"));
+            List.of(9, "key asks"), List.of(10, "failure address bucket"), List.of(11, "error reports"),
+            List.of(12, "update funnel"));
   }
 
   private static HttpRequest get(int port, String path) {
