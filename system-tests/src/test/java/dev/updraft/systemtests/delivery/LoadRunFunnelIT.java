@@ -1,0 +1,175 @@
+package dev.updraft.systemtests.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.updraft.edge.EdgeNode;
+import dev.updraft.embedded.Ports;
+import dev.updraft.load.LoadCommand;
+import dev.updraft.systemtests.support.CliRunner;
+import dev.updraft.systemtests.support.Stack;
+import dev.updraft.testing.Fixtures;
+import dev.updraft.testing.Infra;
+import dev.updraft.testing.RealInfrastructure;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The download funnel under the load generator, on real Kafka and PostgreSQL with the real control plane, ingester
+ * and edge: {@code updraft load run --profile smoke --assets --device-log FILE} with a few hundred iOS and Android
+ * devices on update 2 of an app, a republish of update 1 fired by the generator's push trigger, then the storm's
+ * devices download the republished launch asset (a bundle patch from update 2 once the edge holds it, the full
+ * bundle otherwise). The funnel the control plane answers for every group of the app equals, stage by stage and
+ * platform by platform, what the generator's own device log says its devices did.
+ */
+@ExtendWith(RealInfrastructure.class)
+class LoadRunFunnelIT {
+  static final String APP = "loadfunnel";
+
+  static Stack stack;
+  static EdgeNode edge;
+  static int edgePort;
+  static String group1;
+
+  @BeforeAll
+  static void start(Infra infra, @TempDir Path dir) throws Exception {
+    edgePort = Ports.freePort();
+    stack = Stack.start(infra, dir.resolve("data"), Map.of("edge-public-url", "http://127.0.0.1:" + edgePort));
+    edge = stack.startEdge("edge-load-funnel", Map.of("edge-port", Integer.toString(edgePort)));
+    CliRunner cli = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN);
+    cli.json("apps", "create", APP);
+    group1 = publish(cli, Fixtures.update1()).path("groupId").asText();
+    publish(cli, Fixtures.update2());
+  }
+
+  static JsonNode publish(CliRunner cli, Path dist) {
+    return cli.json("publish", "--app", APP, "--branch", "main", "--runtime-version", "1.0.0", "--dist", dist.toString(), "--no-progress");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (edge != null) {
+      Stack.await(edge.close());
+    }
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  @Test
+  void theFunnelEqualsTheGeneratorsOwnDeviceLog(@TempDir Path out) throws Exception {
+    Path log = out.resolve("devices.tsv");
+    String[] args = {"run", "--name", "funnel", "--out-dir", out.toString(), "--target", "http://127.0.0.1:" + edgePort,
+        "--app", APP, "--channels", "main", "--runtime-versions", "1.0.0", "--platforms", "ios:50,android:50",
+        "--devices", "300", "--up-to-date", "1.0", "--profile", "smoke", "--assets", "--max-lag", "30s", "--warmup", "20",
+        "--trigger-url", stack.controlUrl() + "/v1/apps/" + APP + "/rollbacks", "--trigger-method", "POST",
+        "--trigger-token", Stack.ADMIN_TOKEN, "--trigger-at", "1s",
+        "--trigger-body", "{\"branch\":\"main\",\"runtimeVersion\":\"1.0.0\",\"toGroupId\":\"" + group1 + "\"}",
+        "--device-log", log.toString()};
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    ByteArrayOutputStream e = new ByteArrayOutputStream();
+    int exit = LoadCommand.run(args, Map.of(), new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
+    String said = o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8);
+    System.out.println(said);
+    assertThat(exit).as("a valid run without errors: %s", said).isZero();
+
+    // the expected numbers: counted from the generator's log alone
+    List<String> lines = Files.readAllLines(log);
+    assertThat(lines.get(0)).isEqualTo("client_id\tplatform\tupdate_id\tstage\tfirst_epoch_ms");
+    Map<String, Map<String, Set<String>>> devicesAt = new HashMap<>(); // "platform updateId" -> stage -> client ids
+    for (String line : lines.subList(1, lines.size())) {
+      String[] f = line.split("\t");
+      assertThat(f).as(line).hasSize(5);
+      devicesAt.computeIfAbsent(f[1] + " " + f[2], u -> new HashMap<>()).computeIfAbsent(f[3], s -> new HashSet<>()).add(f[0]);
+    }
+
+    JsonNode groups = api("/v1/apps/" + APP + "/updates").path("items");
+    assertThat(groups).as("update 1, update 2 and the republish of update 1").hasSize(3);
+    Map<String, long[]> expected = new TreeMap<>();
+    for (JsonNode g : groups) {
+      for (JsonNode p : g.path("platforms")) {
+        String key = p.path("platform").asText() + " " + p.path("updateId").asText();
+        expected.put(key, counts(devicesAt.getOrDefault(key, Map.of())));
+      }
+    }
+    for (Map.Entry<String, Map<String, Set<String>>> u : devicesAt.entrySet()) {
+      if (u.getValue().containsKey("served") || u.getValue().containsKey("full") || u.getValue().containsKey("patch")) {
+        assertThat(expected).as("the log's platform update %s is one of the app's", u.getKey()).containsKey(u.getKey());
+      }
+    }
+    long[] sum = new long[7];
+    for (long[] c : expected.values()) {
+      for (int i = 0; i < c.length; i++) {
+        sum[i] += c[i];
+      }
+    }
+    System.out.printf("generator's log: %d lines; per platform update [served, fetched, full, patch, patchThenFull, launched, failed]:%n",
+        lines.size() - 1);
+    expected.forEach((k, v) -> System.out.println("  " + k + " " + java.util.Arrays.toString(v)));
+    assertThat(sum[0]).as("devices served an update").isGreaterThan(0);
+    assertThat(sum[2] + sum[4]).as("full downloads").isGreaterThan(0);
+    assertThat(sum[3] + sum[4]).as("patches").isGreaterThan(0);
+    assertThat(sum[5]).as("launches").isGreaterThan(0);
+
+    PatchFailuresIT.until("the funnel equals the generator's log", 120, () -> actual(groups).equals(render(expected)));
+    assertThat(actual(groups)).isEqualTo(render(expected));
+  }
+
+  /** [served, fetched, full only, patch only, patch then full, launched, failed] from the log's devices per stage. */
+  static long[] counts(Map<String, Set<String>> at) {
+    Set<String> full = at.getOrDefault("full", Set.of());
+    Set<String> patch = at.getOrDefault("patch", Set.of());
+    Set<String> fetched = new HashSet<>(full);
+    fetched.addAll(patch);
+    long both = full.stream().filter(patch::contains).count();
+    return new long[] {at.getOrDefault("served", Set.of()).size(), fetched.size(), full.size() - both, patch.size() - both, both,
+        at.getOrDefault("launched", Set.of()).size(), at.getOrDefault("failed", Set.of()).size()};
+  }
+
+  static JsonNode api(String path) {
+    try {
+      java.net.http.HttpResponse<String> r = BundlePatchIT.HTTP.send(java.net.http.HttpRequest.newBuilder(
+              java.net.URI.create(stack.controlUrl() + path)).header("authorization", "Bearer " + Stack.ADMIN_TOKEN).GET().build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as("%s: %s", path, r.body()).isEqualTo(200);
+      return BundlePatchIT.JSON.readTree(r.body());
+    } catch (Exception e) {
+      throw new AssertionError(path, e);
+    }
+  }
+
+  static Map<String, String> render(Map<String, long[]> m) {
+    Map<String, String> r = new TreeMap<>();
+    m.forEach((k, v) -> r.put(k, java.util.Arrays.toString(v)));
+    return r;
+  }
+
+  /** The funnel route's numbers, keyed as {@link #render} keys the log's. */
+  static Map<String, String> actual(JsonNode groups) {
+    Map<String, String> r = new TreeMap<>();
+    for (JsonNode g : groups) {
+      JsonNode f = api("/v1/apps/" + APP + "/updates/" + g.path("groupId").asText() + "/funnel");
+      for (JsonNode p : f.path("platforms")) {
+        JsonNode fe = p.path("fetched");
+        r.put(p.path("platform").asText() + " " + p.path("updateId").asText(), java.util.Arrays.toString(new long[] {
+            p.path("served").asLong(), fe.path("devices").asLong(), fe.path("full").asLong(), fe.path("patch").asLong(),
+            fe.path("patchThenFull").asLong(), p.path("launched").asLong(), p.path("failed").asLong()}));
+      }
+    }
+    return r;
+  }
+}
