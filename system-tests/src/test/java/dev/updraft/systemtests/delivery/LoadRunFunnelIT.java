@@ -34,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * on update 1 and half on their embedded bundle, while update 2 is a rollout to no device (its patches from update 1
  * already on the edge); the generator's push trigger finishes the rollout, and the storm's devices download update
  * 2's launch asset: a bundle patch from update 1, the full bundle from an embedded bundle the server does not know.
+ * A second, 2-second run of the same fleet (same seed, every device on update 2) launches it.
  * The funnel the control plane answers for every update of the app equals, stage by stage and platform by platform,
  * what the generator's own device log says its devices did (the expected numbers come from that log alone).
  */
@@ -109,27 +110,26 @@ class LoadRunFunnelIT {
     // a new fleet each run (client ids, platforms, who starts on update 1), printed to repeat a failure
     long seed = java.util.concurrent.ThreadLocalRandom.current().nextLong();
     System.out.println("load run funnel: --seed " + seed);
-    String[] args = {"run", "--name", "funnel", "--out-dir", out.toString(), "--target", "http://127.0.0.1:" + edgePort,
-        "--app", APP, "--channels", "main", "--runtime-versions", "1.0.0", "--platforms", "ios:50,android:50",
-        "--devices", "300", "--up-to-date", "0.5", "--profile", "smoke", "--assets", "--max-lag", "30s", "--warmup", "20",
-        "--trigger-url", stack.controlUrl() + "/v1/apps/" + APP + "/updates/" + group2 + "/rollout/finish", "--trigger-method", "POST",
-        "--trigger-token", Stack.ADMIN_TOKEN, "--trigger-body", "{}",
-        "--seed", Long.toString(seed), "--device-log", log.toString()};
-    ByteArrayOutputStream o = new ByteArrayOutputStream();
-    ByteArrayOutputStream e = new ByteArrayOutputStream();
-    int exit = LoadCommand.run(args, Map.of(), new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
-    String said = o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8);
-    System.out.println(said);
-    assertThat(exit).as("a valid run without errors: %s", said).isZero();
+    generate(log, "--name", "funnel", "--out-dir", out.toString(), "--devices", "300", "--up-to-date", "0.5", "--profile", "smoke",
+        "--assets", "--seed", Long.toString(seed), "--trigger-url", stack.controlUrl() + "/v1/apps/" + APP + "/updates/" + group2
+            + "/rollout/finish", "--trigger-method", "POST", "--trigger-token", Stack.ADMIN_TOKEN, "--trigger-body", "{}");
+    // the same fleet a little later, every device on update 2 now: its check-ins launch it
+    Path later = out.resolve("devices-later.tsv");
+    generate(later, "--name", "later", "--out-dir", out.toString(), "--devices", "300", "--up-to-date", "1.0", "--profile", "constant",
+        "--rate", "40", "--duration", "2s", "--seed", Long.toString(seed));
 
-    // the expected numbers: counted from the generator's log alone
-    List<String> lines = Files.readAllLines(log);
-    assertThat(lines.get(0)).isEqualTo("client_id\tplatform\tupdate_id\tstage\tfirst_epoch_ms");
+    // the expected numbers: counted from the generator's logs alone
     Map<String, Map<String, Set<String>>> devicesAt = new HashMap<>(); // "platform updateId" -> stage -> client ids
-    for (String line : lines.subList(1, lines.size())) {
-      String[] f = line.split("\t");
-      assertThat(f).as(line).hasSize(5);
-      devicesAt.computeIfAbsent(f[1] + " " + f[2], u -> new HashMap<>()).computeIfAbsent(f[3], s -> new HashSet<>()).add(f[0]);
+    int logged = 0;
+    for (Path file : List.of(log, later)) {
+      List<String> lines = Files.readAllLines(file);
+      assertThat(lines.get(0)).isEqualTo("client_id\tplatform\tupdate_id\tstage\tfirst_epoch_ms");
+      for (String line : lines.subList(1, lines.size())) {
+        String[] f = line.split("\t");
+        assertThat(f).as(line).hasSize(5);
+        devicesAt.computeIfAbsent(f[1] + " " + f[2], u -> new HashMap<>()).computeIfAbsent(f[3], s -> new HashSet<>()).add(f[0]);
+        logged++;
+      }
     }
 
     JsonNode groups = api("/v1/apps/" + APP + "/updates").path("items");
@@ -153,12 +153,13 @@ class LoadRunFunnelIT {
       }
     }
     System.out.printf("generator's log: %d lines; per platform update [served, fetched, full, patch, patchThenFull, launched, failed]:%n",
-        lines.size() - 1);
+        logged);
     expected.forEach((k, v) -> System.out.println("  " + k + " " + java.util.Arrays.toString(v)));
     assertThat(sum[0]).as("devices served an update").isGreaterThan(0);
     assertThat(sum[2] + sum[4]).as("full downloads").isGreaterThan(0);
     assertThat(sum[3] + sum[4]).as("patches").isGreaterThan(0);
     assertThat(sum[5]).as("launches").isGreaterThan(0);
+    assertThat(expected.entrySet()).as("the downloaded update is launched").anyMatch(x -> x.getValue()[1] > 0 && x.getValue()[5] > 0);
 
     // the check-ins reach the funnel through Kafka and the ingester: wait for them (at most 120 s), then show any difference
     long deadline = System.nanoTime() + 120_000_000_000L;
@@ -169,6 +170,21 @@ class LoadRunFunnelIT {
     }
     assertThat(funnel).as("the funnel per platform update [served, fetched, full, patch, patchThenFull, launched, failed]")
         .isEqualTo(render(expected));
+  }
+
+  /** One generator run against the edge with {@code --device-log log}; it must be valid and without errors. */
+  static void generate(Path log, String... more) {
+    List<String> args = new java.util.ArrayList<>(List.of("run", "--target", "http://127.0.0.1:" + edgePort, "--app", APP,
+        "--channels", "main", "--runtime-versions", "1.0.0", "--platforms", "ios:50,android:50", "--max-lag", "30s", "--warmup", "20",
+        "--device-log", log.toString()));
+    args.addAll(List.of(more));
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    ByteArrayOutputStream e = new ByteArrayOutputStream();
+    int exit = LoadCommand.run(args.toArray(new String[0]), Map.of(), new PrintStream(o, true, StandardCharsets.UTF_8),
+        new PrintStream(e, true, StandardCharsets.UTF_8));
+    String said = o.toString(StandardCharsets.UTF_8) + e.toString(StandardCharsets.UTF_8);
+    System.out.println(said);
+    assertThat(exit).as("a valid run without errors: %s", said).isZero();
   }
 
   /** [served, fetched, full only, patch only, patch then full, launched, failed] from the log's devices per stage. */
