@@ -78,6 +78,8 @@ public final class LoadCommand {
       "  --warmup-on mirror|target [mirror]: the --warmup requests go to an in-process copy of the target's discovered",
       "    answers (the generator's own code warms up, signatures verified, and the target gets no warm-up traffic) or to",
       "    the target itself",
+      "  --device-log FILE: write what every device did (served, full / patch download, launched) per update, one line per",
+      "    device, update and stage, when the run ends (for comparing with the server's download funnel)",
       "",
       "exit status: 0 ok, 1 bug, 2 usage, 3 INVALID run (drops), 4 error rate above --max-error-rate, 5 target unreachable");
 

@@ -151,6 +151,9 @@ public final class Summary {
       fe.put("code_signing", c.signature());
       fe.put("signature_verified", c.verifyCertificate() != null);
       fe.put("asset_hash_check", c.assetHash());
+      if (c.deviceLog() != null) {
+        fe.put("device_log", c.deviceLog().toString());
+      }
     } else {
       o.put("replay_file", c.replayFile().toString());
       o.put("replay_speed", c.replaySpeed());

@@ -103,6 +103,10 @@ final class AssetFetch {
     String assetUrl = url;
     assetsInFlight++;
     client.request(ro).compose(HttpClientRequest::send).compose(resp -> resp.body().map(b -> {
+      if (run.deviceLog != null && (resp.statusCode() == 226 || resp.statusCode() == 200)) {
+        run.deviceLog.note(fleet.clientId(device), key.platform(), ans.updateId(),
+            resp.statusCode() == 226 ? DeviceLog.PATCH : DeviceLog.FULL);
+      }
       if (resp.statusCode() == 226) {
         patchDone(a, assetUrl, current, resp.getHeader("expo-base-update-id"), b, t0);
       } else {

@@ -23,9 +23,12 @@ import java.util.TreeMap;
  */
 final class Discovery {
   private final RunConfig config;
+  /** Nullable: where the discovery device's check-ins are logged ({@code --device-log}). */
+  private final DeviceLog deviceLog;
 
-  Discovery(RunConfig config) {
+  Discovery(RunConfig config, DeviceLog deviceLog) {
     this.config = config;
+    this.deviceLog = deviceLog;
   }
 
   /** Learns every key's expected update into {@code expectations}; returns what was learned and captured. */
@@ -62,6 +65,10 @@ final class Discovery {
     return out;
   }
 
+  private static String discoveryClient(RunConfig c) {
+    return Fleet.nameUuid(c.seed(), "discovery").toString();
+  }
+
   /** One manifest request as a device of key {@code k} running {@code currentId}. */
   Captured ask(HttpClient http, String base, Fleet.Key k, String currentId) throws IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + config.path())).timeout(Duration.ofSeconds(10)).GET()
@@ -70,14 +77,22 @@ final class Discovery {
         .header("expo-protocol-version", "1")
         .header("expo-runtime-version", k.runtimeVersion())
         .header("expo-channel-name", k.channel())
-        .header("eas-client-id", Fleet.nameUuid(config.seed(), "discovery").toString())
+        .header("eas-client-id", discoveryClient(config))
         .header("expo-current-update-id", currentId)
         .header("expo-embedded-update-id", k.embeddedUpdateId());
     if (config.signature()) {
       b.header("expo-expect-signature", "sig, keyid=\"" + config.signatureKeyId() + "\", alg=\"rsa-v1_5-sha256\"");
     }
     HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-    return new Captured(r.statusCode(), flatten(r.headers()), r.body());
+    Captured c = new Captured(r.statusCode(), flatten(r.headers()), r.body());
+    if (deviceLog != null && r.statusCode() == 200) {
+      ResponseCheck.Answer a = new ResponseCheck(null).check(c.status(), c.headers()::get, c.body(), k.runtimeVersion(), false);
+      if (a.ok()) {
+        deviceLog.checkIn(discoveryClient(config), k.platform(), currentId,
+            a.kind() == ResponseCheck.Kind.MANIFEST ? a.updateId() : null);
+      }
+    }
+    return c;
   }
 
   private static Map<String, String> flatten(HttpHeaders h) {

@@ -51,7 +51,7 @@ final class GeneratorWarmup {
     for (Targets.Target t : ts.all) {
       for (Lane lane : lanes) {
         try {
-          lane.warmup(t.host, t.port, t.ssl, uri, requests, toTarget).await(60, TimeUnit.SECONDS);
+          lane.warmup(t.host, t.port, t.ssl, uri, requests, toTarget, true).await(60, TimeUnit.SECONDS);
         } catch (Exception e) {
           // await rethrows the failure as it is (a ConnectException too); a target may be down on purpose (restart scenarios): the run measures it
           if (out != null) {

@@ -107,6 +107,11 @@ final class Lane extends VerticleBase {
    * recorded. Fails on the first request that fails or answer that does not pass its check, naming it.
    */
   Future<Void> warmup(String host, int port, boolean ssl, String uri, java.util.List<WarmRequest> requests, int n) {
+    return warmup(host, port, ssl, uri, requests, n, false);
+  }
+
+  /** As above; {@code logged}: a target's answers, noted in the device log ({@code --device-log}) when there is one. */
+  Future<Void> warmup(String host, int port, boolean ssl, String uri, java.util.List<WarmRequest> requests, int n, boolean logged) {
     io.vertx.core.Promise<Void> done = io.vertx.core.Promise.promise();
     int[] left = {n};
     int[] running = {0};
@@ -116,14 +121,14 @@ final class Lane extends VerticleBase {
         return;
       }
       for (int i = 0; i < Math.min(4, n); i++) {
-        warmOne(host, port, ssl, uri, requests, left, running, done);
+        warmOne(host, port, ssl, uri, requests, left, running, done, logged);
       }
     });
     return done.future();
   }
 
   private void warmOne(String host, int port, boolean ssl, String uri, java.util.List<WarmRequest> requests, int[] left,
-      int[] running, io.vertx.core.Promise<Void> done) {
+      int[] running, io.vertx.core.Promise<Void> done, boolean logged) {
     if (left[0] <= 0 || done.future().isComplete()) {
       if (running[0] == 0) {
         done.tryComplete();
@@ -152,8 +157,13 @@ final class Lane extends VerticleBase {
                 + a.error().wire + " " + a.detail()));
             return;
           }
+          if (logged && run.deviceLog != null) {
+            MultiMap h = w.headers();
+            run.deviceLog.checkIn(h.get(CLIENT_ID), h.get(PLATFORM), h.get(CURRENT),
+                a.kind() == ResponseCheck.Kind.MANIFEST ? a.updateId() : null);
+          }
         }
-        warmOne(host, port, ssl, uri, requests, left, running, done);
+        warmOne(host, port, ssl, uri, requests, left, running, done, logged);
       }
     });
   }
@@ -354,6 +364,11 @@ final class Lane extends VerticleBase {
     }
     if (status == 200) {
       run.targets.answered(target, now);
+    }
+    if (device >= 0 && run.deviceLog != null) {
+      Fleet.Key key = run.fleet.key(device);
+      run.deviceLog.checkIn(run.fleet.clientId(device), key.platform(), run.catalog.id(sentIdx),
+          ans.kind() == ResponseCheck.Kind.MANIFEST ? ans.updateId() : null);
     }
     if (ans.kind() == ResponseCheck.Kind.MANIFEST) {
       stats.add(w, Stats.MANIFESTS);

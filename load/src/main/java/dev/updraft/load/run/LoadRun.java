@@ -61,6 +61,8 @@ public final class LoadRun implements RunResult {
   final Fleet.Catalog catalog;
   final Expectations expectations;
   final Stats stats;
+  /** Nullable: the devices' own log ({@code --device-log}). */
+  final DeviceLog deviceLog;
   final ErrorSamples samples = new ErrorSamples();
   final Timeseries ts = new Timeseries();
   final long maxLagNanos;
@@ -95,7 +97,8 @@ public final class LoadRun implements RunResult {
     this.stats = new Stats(config.profile(), config.lanes());
     this.maxLagNanos = config.maxLag().toNanos();
     this.reporter = new IntervalReporter(this);
-    this.discovery = new Discovery(config);
+    this.deviceLog = config.deviceLog() == null ? null : new DeviceLog(config.deviceLog());
+    this.discovery = new Discovery(config, deviceLog);
     this.push = new PushWatch(this, discovery);
   }
 
@@ -132,6 +135,9 @@ public final class LoadRun implements RunResult {
       startNanos = System.nanoTime() + 300_000_000L;
       targets = new Targets(targetUrls, startNanos);
       runThreads();
+      if (deviceLog != null) {
+        writeDeviceLog();
+      }
     } catch (TimeoutException e) {
       throw new IllegalStateException("lanes did not deploy within 10 s", e);
     } finally {
@@ -140,6 +146,17 @@ public final class LoadRun implements RunResult {
       } catch (TimeoutException e) {
         // closing took too long: the run is over anyway
       }
+    }
+  }
+
+  private void writeDeviceLog() {
+    try {
+      deviceLog.write();
+      if (out != null) {
+        out.println("[" + label + "] device log: " + deviceLog.size() + " entries in " + config.deviceLog());
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("device log " + config.deviceLog() + " not written", e);
     }
   }
 

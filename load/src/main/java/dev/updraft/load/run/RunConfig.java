@@ -65,7 +65,8 @@ public record RunConfig(
     int warmup,
     boolean warmupMirror,
     boolean assetPatches,
-    boolean assetClientEncodings) {
+    boolean assetClientEncodings,
+    Path deviceLog) {
 
   static final Set<String> RUN_FLAGS = Set.of(
       "name", "out-dir", "target", "path", "app", "profile", "scale", "time-scale", "rate", "duration",
@@ -75,7 +76,7 @@ public record RunConfig(
       "trigger-url", "trigger-method", "trigger-body", "trigger-token", "trigger-content-type", "trigger-at",
       "trigger-wait", "metrics", "metric-names", "pids", "health-path", "baseline", "baseline-profile",
       "baseline-event-loops", "baseline-jvm-opts", "baseline-cpus", "interval", "progress", "max-error-rate", "knee-p99", "warmup",
-      "warmup-on");
+      "warmup-on", "device-log");
 
   static final Set<String> REPLAY_FLAGS = Set.of(
       "name", "out-dir", "target", "speed", "event-loops", "connections", "max-in-flight", "max-lag", "timeout",
@@ -182,7 +183,8 @@ public record RunConfig(
         s.integer("warmup", run ? 200 : 0, 0, 100_000),
         run && "mirror".equals(s.choice("warmup-on", "mirror", "mirror", "target")),
         s.bool("asset-patches", true),
-        "clients".equals(s.choice("asset-encoding", "clients", "clients", "identity")));
+        "clients".equals(s.choice("asset-encoding", "clients", "clients", "identity")),
+        run ? s.path("device-log", null) : null);
   }
 
   /**
@@ -195,7 +197,7 @@ public record RunConfig(
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
         baselineProfile, baselineEventLoops, baselineJvmOpts, baselineCpus, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery, warmup, false, assetPatches, assetClientEncodings);
+        discovery, warmup, false, assetPatches, assetClientEncodings, null);
   }
 
   /** A CPU list for {@code taskset -c} (digits, commas and ranges), or null. */
