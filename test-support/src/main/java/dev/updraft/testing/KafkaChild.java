@@ -1,7 +1,5 @@
 package dev.updraft.testing;
 
-import java.io.IOException;
-
 /**
  * The main class of {@link SecuredKafka}'s broker process: runs Kafka's own {@code kafka.Kafka} and exits as soon
  * as its standard input ends, which happens when the test JVM that started it ends in any way (even SIGKILL), so
@@ -11,21 +9,7 @@ public final class KafkaChild {
   private KafkaChild() {}
 
   public static void main(String[] args) throws Exception {
-    Thread watch =
-        new Thread(
-            () -> {
-              try {
-                while (System.in.read() >= 0) {
-                  // the parent writes nothing; reading blocks until the pipe closes
-                }
-              } catch (IOException e) {
-                // the pipe broke: the parent is gone
-              }
-              Runtime.getRuntime().halt(0);
-            },
-            "parent-watch");
-    watch.setDaemon(true);
-    watch.start();
+    ParentWatch.start();
     Class.forName("kafka.Kafka").getMethod("main", String[].class).invoke(null, (Object) args);
   }
 }

@@ -1,7 +1,5 @@
 package dev.updraft.testing;
 
-import java.io.IOException;
-
 /**
  * The main class of {@link S3ProxyServer}'s child JVM: runs S3Proxy's own {@code Main} and exits as soon
  * as its standard input ends, which happens when the test JVM that started it ends in any way (even
@@ -11,21 +9,7 @@ public final class S3ProxyChild {
   private S3ProxyChild() {}
 
   public static void main(String[] args) throws Exception {
-    Thread watch =
-        new Thread(
-            () -> {
-              try {
-                while (System.in.read() >= 0) {
-                  // the parent writes nothing; reading blocks until the pipe closes
-                }
-              } catch (IOException e) {
-                // the pipe broke: the parent is gone
-              }
-              Runtime.getRuntime().halt(0);
-            },
-            "parent-watch");
-    watch.setDaemon(true);
-    watch.start();
+    ParentWatch.start();
     Class.forName("org.gaul.s3proxy.Main").getMethod("main", String[].class).invoke(null, (Object) args);
   }
 }
