@@ -1,6 +1,6 @@
 // The update page's download funnel (GET /v1/apps/{app}/updates/{groupId}/funnel): per platform, the distinct
-// devices served the update, that fetched its launch asset (full, patch, patch then full), launched it, and
-// reported it failed; a bar chart and a table, then the same per hour. Its own file: the update page only calls it.
+// devices served the update, that fetched its launch asset (full, patch, patch then full), launched it,
+// reported it failed, and reported JavaScript errors while running it (erroring); a bar chart and a table, then the same per hour. Its own file: the update page only calls it.
 
 import * as api from './api.js';
 import { h, num, time, empty, notice, errorBox } from './dom.js';
@@ -20,7 +20,7 @@ export async function funnelSection(app, g) {
   const platforms = f.platforms || [];
   const wrap = h('div', { id: 'funnel' });
   wrap.append(h('p', { class: 'muted' }, 'Distinct devices, as of ', time(f.asOf), ', from the requests the edges saw (the launch asset counts only when fetched through the edge’s asset route).'));
-  if (!platforms.some((p) => p.served || p.fetched.devices || p.launched || p.failed)) {
+  if (!platforms.some((p) => p.served || p.fetched.devices || p.launched || p.failed || p.erroring)) {
     wrap.append(empty('No device reached this update yet.'));
     return wrap;
   }
@@ -29,6 +29,7 @@ export async function funnelSection(app, g) {
     ['fetched', (p) => p.fetched.devices],
     ['launched', (p) => p.launched],
     ['failed', (p) => p.failed],
+    ['erroring', (p) => p.erroring],
   ];
   wrap.append(
     h(
@@ -54,9 +55,7 @@ export async function funnelSection(app, g) {
             'tr',
             { 'data-platform': p.platform },
             h('th', { scope: 'row' }, p.platform),
-            [p.served, p.fetched.devices, p.fetched.full, p.fetched.patch, p.fetched.patchThenFull, p.launched, p.failed].map((v) => h('td', {}, num(v))),
-            // ERRORING: devices reporting an error group of this update (OTLP error reports); null until that lands
-            h('td', { class: 'muted' }, p.erroring === null || p.erroring === undefined ? 'not measured' : num(p.erroring)),
+            [p.served, p.fetched.devices, p.fetched.full, p.fetched.patch, p.fetched.patchThenFull, p.launched, p.failed, p.erroring].map((v) => h('td', {}, num(v))),
           ),
         ),
       ),
@@ -76,11 +75,11 @@ function hourly(platforms) {
     'table',
     { id: 'funnel-hourly' },
     h('caption', {}, 'Per hour (UTC): devices reaching each stage for the first time'),
-    h('thead', {}, h('tr', {}, ['Hour', 'Platform', 'Served', 'Fetched', 'Launched', 'Failed'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('thead', {}, h('tr', {}, ['Hour', 'Platform', 'Served', 'Fetched', 'Launched', 'Failed', 'Erroring'].map((c) => h('th', { scope: 'col' }, c)))),
     h(
       'tbody',
       {},
-      rows.map((r) => h('tr', {}, h('th', { scope: 'row' }, time(r.hour)), h('td', {}, r.platform), [r.served, r.fetched, r.launched, r.failed].map((v) => h('td', {}, num(v))))),
+      rows.map((r) => h('tr', {}, h('th', { scope: 'row' }, time(r.hour)), h('td', {}, r.platform), [r.served, r.fetched, r.launched, r.failed, r.erroring].map((v) => h('td', {}, num(v))))),
     ),
   );
 }

@@ -69,6 +69,7 @@ public final class RolloutGuardEvaluator {
   private final Pool pool;
   private final int maxFailuresPerAddress;
   private final ErrorGuard errors;
+  private final CrashGuard crashes;
 
   /** An evaluator reading through {@code pool} (the caller owns and closes it), with the default cap per address. */
   public RolloutGuardEvaluator(Pool pool) {
@@ -87,17 +88,20 @@ public final class RolloutGuardEvaluator {
     }
     this.maxFailuresPerAddress = maxFailuresPerAddress;
     this.errors = new ErrorGuard(pool, maxFailuresPerAddress);
+    this.crashes = new CrashGuard(pool, maxFailuresPerAddress);
   }
 
   /**
    * {@link #evaluate(String, List, EventPayload.RolloutGuard, Instant)}, then, when the failures hold, the errors the
    * apps reported ({@link ErrorGuard}): the guard also fires when the share of served devices that reported an error
-   * group new in the rollout's updates (none of {@code controlUpdateIds} reported it) is above the guard's maximum.
+   * group new in the rollout's updates (none of {@code controlUpdateIds} reported it) is above the guard's maximum;
+   * then the crashes ({@link CrashGuard}): the share of served devices that reported a fatal error of the rollout's updates.
    */
   public Future<GuardVerdict> evaluate(String appId, List<String> updateIds, List<String> controlUpdateIds, EventPayload.RolloutGuard guard,
       Instant now) {
     List<String> ids = List.copyOf(updateIds);
-    return evaluate(appId, ids, guard, now).compose(v -> errors.evaluate(appId, ids, controlUpdateIds, v));
+    return evaluate(appId, ids, guard, now).compose(v -> errors.evaluate(appId, ids, controlUpdateIds, v))
+        .compose(v -> crashes.evaluate(appId, ids, v));
   }
 
   /**

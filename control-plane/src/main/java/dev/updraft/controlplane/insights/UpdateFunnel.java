@@ -18,7 +18,8 @@ import java.util.TreeMap;
  * one row per device and stage, the first time seen): distinct devices served the update, that fetched its launch
  * asset (in full only, as a patch only, or a patch then the full bundle: the fallback of a device that could not use
  * its patch), that launched it (a later check-in running it) and that reported it failed
- * ({@code expo-recent-failed-update-ids}); and per hour, the devices that reached each stage first in that hour.
+ * ({@code expo-recent-failed-update-ids}); the devices that reported at least one error of it over OTLP ({@code error_reports}
+ * by {@code expo.client.id}: erroring, whether or not an edge served them); and per hour, the devices that reached each stage first in that hour.
  * Each stage counts every device seen at it, whether or not the ingester saw the earlier stages (a device served
  * before the table existed, or whose check-in expired unread, still counts as launched). Thread-safe.
  */
@@ -29,17 +30,25 @@ final class UpdateFunnel {
           + " count(*) FILTER (WHERE failed) FROM (SELECT client_id, bool_or(stage = 'served') AS served, bool_or(stage = 'full') AS f,"
           + " bool_or(stage = 'patch') AS p, bool_or(stage = 'launched') AS launched, bool_or(stage = 'failed') AS failed"
           + " FROM update_funnel WHERE app_id = $1 AND update_id = $2 GROUP BY client_id) d";
-  /** Per UTC hour (whatever the server's time zone): the devices whose first time at a stage fell in it (a fetch: the first of full or patch). */
+  /** Devices (by {@code expo.client.id}) that reported at least one error of the update over OTLP ({@code error_reports}, V11). */
+  static final String ERRORING_SQL =
+      "SELECT count(DISTINCT client_id) FROM error_reports WHERE app_id = $1 AND update_id = $2 AND client_id IS NOT NULL";
+  /**
+   * Per UTC hour (whatever the server's time zone): the devices whose first time at a stage fell in it (a fetch: the first of full or patch;
+   * erroring: the first error report the ingester stored, by its {@code received_at}, never the time the app claims).
+   */
   static final String HOURLY_SQL =
       "SELECT h, s, count(*) FROM (SELECT client_id, CASE WHEN stage IN ('full', 'patch') THEN 'fetched' ELSE stage END AS s,"
-          + " date_trunc('hour', min(first_at), 'UTC') AS h FROM update_funnel WHERE app_id = $1 AND update_id = $2 GROUP BY client_id, s) x"
+          + " date_trunc('hour', min(first_at), 'UTC') AS h FROM update_funnel WHERE app_id = $1 AND update_id = $2 GROUP BY client_id, s"
+          + " UNION ALL SELECT client_id, 'erroring', date_trunc('hour', min(received_at), 'UTC') FROM error_reports"
+          + " WHERE app_id = $1 AND update_id = $2 AND client_id IS NOT NULL GROUP BY client_id) x"
           + " GROUP BY h, s ORDER BY h, s";
 
-  static final List<String> HOURLY_STAGES = List.of("served", "fetched", "launched", "failed");
+  static final List<String> HOURLY_STAGES = List.of("served", "fetched", "launched", "failed", "erroring");
 
   /** One platform update's funnel. */
   record Stages(String platform, String updateId, long served, long fetched, long full, long patch, long patchThenFull, long launched,
-      long failed, Map<Instant, Map<String, Long>> hourly) {}
+      long failed, long erroring, Map<Instant, Map<String, Long>> hourly) {}
 
   private final Pool pool;
 
@@ -65,6 +74,7 @@ final class UpdateFunnel {
   private Future<Stages> one(String appId, String platform, String updateId) {
     Tuple key = Tuple.of(appId, updateId);
     Future<Row> totals = pool.preparedQuery(TOTALS_SQL).execute(key).map(rows -> rows.iterator().next());
+    Future<Long> erroring = pool.preparedQuery(ERRORING_SQL).execute(key).map(rows -> rows.iterator().next().getLong(0));
     Future<Map<Instant, Map<String, Long>>> hourly = pool.preparedQuery(HOURLY_SQL).execute(key).map(rows -> {
       Map<Instant, Map<String, Long>> byHour = new TreeMap<>();
       for (Row r : rows) {
@@ -73,10 +83,10 @@ final class UpdateFunnel {
       }
       return byHour;
     });
-    return Future.all(totals, hourly).map(both -> {
+    return Future.all(totals, erroring, hourly).map(both -> {
       Row t = totals.result();
       return new Stages(platform, updateId, t.getLong(0), t.getLong(1), t.getLong(2), t.getLong(3), t.getLong(4), t.getLong(5),
-          t.getLong(6), hourly.result());
+          t.getLong(6), erroring.result(), hourly.result());
     });
   }
 
@@ -98,9 +108,7 @@ final class UpdateFunnel {
       fetched.put("patchThenFull", s.patchThenFull());
       p.put("launched", s.launched());
       p.put("failed", s.failed());
-      // ERRORING (issue 42): devices that reported an error group of this update through OTLP; filled in by the
-      // error-reports work (otlp-errors), null until then
-      p.putNull("erroring");
+      p.put("erroring", s.erroring());
       ArrayNode hours = p.putArray("hourly");
       for (Map.Entry<Instant, Map<String, Long>> h : s.hourly().entrySet()) {
         ObjectNode row = hours.addObject();

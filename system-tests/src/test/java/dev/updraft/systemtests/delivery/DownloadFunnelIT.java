@@ -30,7 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * simulated iOS devices on update 1 ask for a manifest (served update 2), then fetch its launch asset from the edge
  * as expo-updates 57 does (full, a patch, or a patch then the full bundle: the fallback), some launch it (their next
  * check-in runs it), some report it failed, some only ask again (a second fetch or check-in must not count twice);
- * requests without a client id (the test's own reads) count for no device.
+ * requests without a client id (the test's own reads) count for no device. Some of the devices (and one the edge never
+ * served) report JavaScript errors of update 2 over the edge's OTLP route (plain OTLP/JSON posts; some twice, one also
+ * an error of update 1), and a report without a client id: the erroring stage counts each reporting device once.
  * The funnel of the API and the CLI equals what the test planned, device by device, per platform and summed over
  * its hours.
  */
@@ -149,6 +151,7 @@ class DownloadFunnelIT {
     System.out.printf("download funnel plan: full %d, patch %d, patch then full %d, served only %d%n", full, patch, patchThenFull, servedOnly);
     int launched = 0;
     int failed = 0;
+    int erroring = 0;
     List<String> kinds = new ArrayList<>();
     kinds.addAll(java.util.Collections.nCopies(full, "full"));
     kinds.addAll(java.util.Collections.nCopies(patch, "patch"));
@@ -168,6 +171,13 @@ class DownloadFunnelIT {
           assertThat(asset(client, false).statusCode()).as("the fallback").isEqualTo(200);
         }
       }
+      if (i == 0 || rnd.nextInt(3) == 0) { // device-0 (full) always, about a third of the others
+        assertThat(reportError(client, ios[1]).statusCode()).as("%s reports an error", client).isEqualTo(200);
+        if (rnd.nextBoolean()) {
+          assertThat(reportError(client, ios[1]).statusCode()).as("and another: the same device").isEqualTo(200);
+        }
+        erroring++;
+      }
       if (kind.equals("served")) {
         continue;
       }
@@ -182,16 +192,25 @@ class DownloadFunnelIT {
         failed++;
       }
     }
+    // a device no edge served (it ran update 2 from elsewhere) still erred on it; an error of update 1 and one
+    // without a client id are no device of update 2's erroring stage
+    assertThat(reportError("device-unserved", ios[1]).statusCode()).isEqualTo(200);
+    erroring++;
+    assertThat(reportError("device-0", ios[0]).statusCode()).isEqualTo(200);
+    assertThat(reportError(null, ios[1]).statusCode()).isEqualTo(200);
     int served = full + patch + patchThenFull + servedOnly;
     int fetched = full + patch + patchThenFull;
     int launchedPlanned = launched;
     int failedPlanned = failed;
-    System.out.printf("download funnel planned: served %d, fetched %d, launched %d, failed %d%n", served, fetched, launched, failed);
+    int erroringPlanned = erroring;
+    System.out.printf("download funnel planned: served %d, fetched %d, launched %d, failed %d, erroring %d%n", served, fetched, launched, failed,
+        erroring);
 
     PatchFailuresIT.until("the funnel reaches the planned numbers", 120, () -> {
       JsonNode p = ios(funnel());
       return p.path("served").asLong() == served && p.path("fetched").path("devices").asLong() == fetched
-          && p.path("launched").asLong() == launchedPlanned && p.path("failed").asLong() == failedPlanned;
+          && p.path("launched").asLong() == launchedPlanned && p.path("failed").asLong() == failedPlanned
+          && p.path("erroring").asLong() == erroringPlanned;
     });
     JsonNode f = funnel();
     JsonNode p = ios(f);
@@ -203,18 +222,20 @@ class DownloadFunnelIT {
     assertThat(p.path("fetched").path("patchThenFull").asLong()).isEqualTo(patchThenFull);
     assertThat(p.path("launched").asLong()).isEqualTo(launched);
     assertThat(p.path("failed").asLong()).isEqualTo(failed);
-    assertThat(p.path("erroring").isNull()).as("erroring is not measured yet").isTrue();
-    long[] hourly = new long[4];
+    assertThat(p.path("erroring").asLong()).as("devices that reported an error of update 2").isEqualTo(erroring);
+    long[] hourly = new long[5];
     for (JsonNode h : p.path("hourly")) {
       hourly[0] += h.path("served").asLong();
       hourly[1] += h.path("fetched").asLong();
       hourly[2] += h.path("launched").asLong();
       hourly[3] += h.path("failed").asLong();
+      hourly[4] += h.path("erroring").asLong();
     }
-    assertThat(hourly).as("the hours add up to the totals").containsExactly(served, fetched, launched, failed);
+    assertThat(hourly).as("the hours add up to the totals").containsExactly(served, fetched, launched, failed, erroring);
     for (JsonNode other : f.path("platforms")) {
       if (!other.path("platform").asText().equals("ios")) {
-        assertThat(other.path("served").asLong() + other.path("fetched").path("devices").asLong() + other.path("launched").asLong())
+        assertThat(other.path("served").asLong() + other.path("fetched").path("devices").asLong() + other.path("launched").asLong()
+            + other.path("erroring").asLong())
             .as("no %s device took part", other.path("platform").asText()).isZero();
       }
     }
@@ -222,7 +243,25 @@ class DownloadFunnelIT {
     CliRunner.Result shown = new CliRunner(stack.controlUrl(), Stack.ADMIN_TOKEN).run("insights", "--app", APP, "--update", group2, "--funnel");
     assertThat(shown.status()).as(shown.err()).isZero();
     assertThat(shown.out()).contains("served " + served + " -> fetched " + fetched + " (full " + full + ", patch " + patch
-        + ", patch then full " + patchThenFull + ") -> launched " + launched + "; failed " + failed + "; erroring not measured");
+        + ", patch then full " + patchThenFull + ") -> launched " + launched + "; failed " + failed + "; erroring " + erroring);
+  }
+
+  /** An error of {@code updateId} reported by {@code client} (null: the app set no client id) as OTLP/JSON logs to the edge. */
+  static HttpResponse<String> reportError(String client, String updateId) throws Exception {
+    StringBuilder attrs = new StringBuilder(attr("expo.app.id", APP)).append(',').append(attr("expo.update.id", updateId))
+        .append(',').append(attr("os.name", "ios")).append(',').append(attr("expo.channel", "main"));
+    if (client != null) {
+      attrs.append(',').append(attr("expo.client.id", client));
+    }
+    String body = "{\"resourceLogs\":[{\"resource\":{\"attributes\":[" + attrs + "]},\"scopeLogs\":[{\"logRecords\":[{\"severityNumber\":17,"
+        + "\"attributes\":[" + attr("exception.type", "TypeError") + "," + attr("exception.message", "undefined is not an object") + ","
+        + attr("exception.stacktrace", "TypeError: undefined is not an object\\n    at LoginScreen (index.bundle:1:4321)") + "]}]}]}]}";
+    return BundlePatchIT.HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + edgePort + "/v1/logs"))
+        .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static String attr(String key, String value) {
+    return "{\"key\":\"" + key + "\",\"value\":{\"stringValue\":\"" + value + "\"}}";
   }
 
   static JsonNode funnel() {

@@ -118,6 +118,81 @@ class ErrorGuardIT {
     assertThat(groups.get(1).get("newInUpdate").asBoolean()).isFalse();
   }
 
+  /**
+   * Crashes: on one rollout, 6 of its 20 served devices report a fatal error (log severity FATAL) of a group the control
+   * update's devices reported too, so not new in the update: 30 % > 20 %, the guard reverts it and the audit entry names
+   * the crashes and the numbers. On another, 3 of 20 report it fatal (15 %) and 8 more the same error not fatal: it holds.
+   */
+  @Test
+  void servedDevicesReportingFatalErrorsAboveTheRateFireTheGuardEvenForAnOldErrorGroup() throws Exception {
+    Rollout crash = rollout("crash-real");
+    Rollout held = rollout("crash-held");
+    List<String> crashIds = TelemetryEndToEndIT.clientsIn(crash.rolloutId, "c", 20, true);
+    List<String> heldIds = TelemetryEndToEndIT.clientsIn(held.rolloutId, "h", 20, true);
+    for (int i = 0; i < 20; i++) {
+      serve(crash, "127.5." + i + ".1", crashIds.get(i));
+      serve(held, "127.6." + i + ".1", heldIds.get(i));
+    }
+    stack.awaitCheckInsSent(sent);
+    stack.awaitIngested(sent);
+    for (Rollout r : List.of(crash, held)) {
+      for (int i = 0; i < 3; i++) {
+        postLog(r.app, r.controlUpdateId, "ctl" + i + "-" + r.app + "-0000-4000-8000-000000000000", "127.0.0.1", 21);
+      }
+    }
+    for (int i = 0; i < 8; i++) {
+      postLog(held.app, held.updateId, heldIds.get(i), "127.6." + i + ".1", i < 3 ? 21 : 17);
+    }
+    for (int i = 0; i < 6; i++) {
+      postLog(crash.app, crash.updateId, crashIds.get(i), "127.5." + i + ".1", 21);
+    }
+
+    TelemetryStack.poll(() -> status(crash).equals("reverted"), () -> "the guard did not revert the rollout whose served devices crashed");
+    String summary = revert(crash).get("summary").asText();
+    assertThat(summary).contains("crashes").contains("fatal error");
+    Matcher m = Pattern.compile("(\\d+) of (\\d+) devices").matcher(summary);
+    assertThat(m.find()).as(summary).isTrue();
+    assertThat(Integer.parseInt(m.group(2))).as("devices served").isEqualTo(20);
+    // the guard may fire before the last reports are in: above 20 % of the 20 served is 5 or 6 of them
+    assertThat(Integer.parseInt(m.group(1))).as("served devices that crashed").isBetween(5, 6);
+
+    String errors = "/v1/apps/" + held.app + "/updates/" + held.group + "/errors";
+    TelemetryStack.poll(() -> OtlpErrorsIT.occurrences(stack.get(errors)) == 8, () -> "the held app's 8 reports were not stored: " + stack.get(errors));
+    double passes = stack.controlMetric("updraft_guard_passes_total");
+    TelemetryStack.poll(() -> stack.controlMetric("updraft_guard_passes_total") >= passes + 2, () -> "the guard did not run");
+    assertThat(status(held)).as("3 of 20 served devices crashed: 15 %").isEqualTo("active");
+    assertThat(revert(held)).isNull();
+  }
+
+  /** One OTLP/JSON log record with an exception (severity {@code severity}: 21 is FATAL) posted from a socket bound to {@code source}. */
+  static void postLog(String app, String updateId, String clientId, String source, int severity) {
+    String body = "{\"resourceLogs\":[{\"resource\":{\"attributes\":[" + attr("expo.app.id", app) + "," + attr("expo.update.id", updateId) + ","
+        + attr("os.name", "ios") + "," + attr("expo.client.id", clientId) + "]},\"scopeLogs\":[{\"logRecords\":[{\"severityNumber\":" + severity
+        + ",\"attributes\":[" + attr("exception.type", "RangeError") + "," + attr("exception.message", "Maximum call stack size exceeded") + ","
+        + attr("exception.stacktrace", OLD_STACK.replace("\n", "\\n")) + "]}]}]}]}";
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    URI edge = URI.create(stack.edgeUrl());
+    String head = "POST /v1/logs HTTP/1.1\r\nhost: 127.0.0.1:" + edge.getPort() + "\r\ncontent-type: application/json\r\ncontent-length: "
+        + bytes.length + "\r\nconnection: close\r\n\r\n";
+    try (Socket s = new Socket()) {
+      s.bind(new InetSocketAddress(source, 0));
+      s.connect(new InetSocketAddress("127.0.0.1", edge.getPort()), 10_000);
+      s.setSoTimeout(30_000);
+      OutputStream out = s.getOutputStream();
+      out.write(head.getBytes(StandardCharsets.US_ASCII));
+      out.write(bytes);
+      out.flush();
+      String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(answer).as("report of %s from %s", clientId, source).startsWith("HTTP/1.1 200");
+    } catch (IOException e) {
+      throw new AssertionError("report from " + source + " failed: " + e, e);
+    }
+  }
+
+  static String attr(String key, String value) {
+    return "{\"key\":\"" + key + "\",\"value\":{\"stringValue\":\"" + value + "\"}}";
+  }
+
   record Rollout(String app, String group, String rolloutId, String updateId, String controlUpdateId) {}
 
   static Rollout rollout(String app) {
