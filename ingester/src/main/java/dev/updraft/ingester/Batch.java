@@ -1,6 +1,7 @@
 package dev.updraft.ingester;
 
 import dev.updraft.events.CheckIn;
+import dev.updraft.ingester.funnel.FunnelRows;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -173,7 +174,7 @@ final class Batch {
   private final Refusals refusals = new Refusals();
   private final Map<PatchKey, PatchOutcome> patches = new HashMap<>();
   private final KeyAsks keyAsks = new KeyAsks();
-  private final dev.updraft.ingester.funnel.FunnelRows funnel = new dev.updraft.ingester.funnel.FunnelRows();
+  private final FunnelRows funnel = new FunnelRows();
   private final boolean keepTimes;
   private long[] times = new long[0];
   private int records;
@@ -308,7 +309,7 @@ final class Batch {
   }
 
   /** The download funnel's rows ({@code update_funnel}). */
-  dev.updraft.ingester.funnel.FunnelRows funnel() {
+  FunnelRows funnel() {
     return funnel;
   }
 

@@ -1,5 +1,6 @@
 package dev.updraft.ingester;
 
+import dev.updraft.ingester.funnel.FunnelRows;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
@@ -170,7 +171,7 @@ final class BatchWriter {
                     execute(conn, REFUSALS_SQL, refusalsTuple(batch, newlyRefused.result()), shared);
                     execute(conn, PATCH_OUTCOMES_SQL, patches, shared);
                     execute(conn, KeyAsks.SQL, batch.keyAsks().tuple(), shared);
-                    execute(conn, dev.updraft.ingester.funnel.FunnelRows.SQL, batch.funnel().tuple(), shared);
+                    execute(conn, FunnelRows.SQL, batch.funnel().tuple(), shared);
                     shared.add(new SetCounts().failures(newFailures.result(), 1).receipts(newReceipts.result(), 1)
                         .apply(conn, false));
                     return Future.all(shared).map(d -> deviceRows);
