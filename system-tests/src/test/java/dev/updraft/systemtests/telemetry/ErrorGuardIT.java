@@ -227,19 +227,11 @@ class ErrorGuardIT {
   }
 
   static String status(Rollout r) {
-    return stack.get("/v1/apps/" + r.app + "/updates/" + r.group).get("rollout").get("status").asText();
+    return stack.rolloutStatus(r.app, r.group);
   }
 
   static JsonNode revert(Rollout r) {
-    JsonNode found = null;
-    for (JsonNode e : stack.get("/v1/apps/" + r.app + "/audit").get("items")) {
-      if (e.get("type").asText().equals("rollout.reverted")) {
-        assertThat(found).as("one revert").isNull();
-        found = e;
-        assertThat(e.get("actor").asText()).isEqualTo("guard");
-      }
-    }
-    return found;
+    return stack.guardRevert(r.app);
   }
 
   /** A launch from the embedded bundle, from a socket bound to {@code source}: the rollout's update is served. */

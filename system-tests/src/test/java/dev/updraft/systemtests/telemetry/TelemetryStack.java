@@ -300,6 +300,24 @@ final class TelemetryStack implements AutoCloseable {
   }
 
   /** GET that must answer 200, as JSON. */
+  /** The status of the rollout of {@code group} of {@code app} ({@code active}, {@code reverted}, ...). */
+  String rolloutStatus(String app, String group) {
+    return get("/v1/apps/" + app + "/updates/" + group).get("rollout").get("status").asText();
+  }
+
+  /** The app's one {@code rollout.reverted} audit entry, made by the guard; null when there is none. */
+  JsonNode guardRevert(String app) {
+    JsonNode found = null;
+    for (JsonNode e : get("/v1/apps/" + app + "/audit").get("items")) {
+      if (e.get("type").asText().equals("rollout.reverted")) {
+        assertThat(found).as("one revert").isNull();
+        found = e;
+        assertThat(e.get("actor").asText()).isEqualTo("guard");
+      }
+    }
+    return found;
+  }
+
   JsonNode get(String path) {
     Resp r = api(path);
     assertThat(r.status()).as("GET " + path + ": " + r.text()).isEqualTo(200);
