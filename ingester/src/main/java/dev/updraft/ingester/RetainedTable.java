@@ -34,7 +34,25 @@ enum RetainedTable {
       List.of("app_id", "update_id", "hour", "platform", "channel")),
   /** Walked by key: a small table without a time index. */
   REJECTS("ingest_rejects", "rejects", "rejected_at", Walk.KEY_RANGE, Duration.ofDays(1),
-      "kept for an operator to look at", List.of("topic", "kafka_partition", "record_offset"));
+      "kept for an operator to look at", List.of("topic", "kafka_partition", "record_offset")),
+  /** By its time index ({@code V11}): a report is written once. */
+  ERRORS("error_reports", "errors", "received_at", Walk.TIME_INDEX, Duration.ofDays(30),
+      "the error and crash guards count the reports received within their window, up to 30 days", List.of("report_id")),
+  /** Walked by key: written once per device and stage, no time index. */
+  FUNNEL("update_funnel", "funnel", "first_at", Walk.KEY_RANGE, Duration.ofDays(7),
+      "an update's funnel counts each device once per stage; a device whose row went counts again if it comes back",
+      List.of("app_id", "update_id", "stage", "client_id")),
+  /** Walked by key: {@code last_asked} moves with the device's asks. */
+  KEY_ASKS("key_asks", "key-asks", "last_asked", Walk.KEY_RANGE, Duration.ofDays(30),
+      "the control plane refuses to retire a key asked for within --key-in-use-days (30 by default): keep them at least"
+          + " that long", List.of("app_id", "key_id", "client_id")),
+  /** Walked by key: {@code last_seen} moves with every patch served. */
+  PATCH_OUTCOMES("patch_outcomes", "patch-outcomes", "last_seen", Walk.KEY_RANGE, Duration.ofDays(30),
+      "the control plane stops patching from a base whose patches devices could not use; a row gone starts it again",
+      List.of("app_id", "base_update_id", "update_id", "platform")),
+  /** Walked by key: a small table without a time index. */
+  DEAD_LETTERS("ingest_dead_letters", "dead-letters", "dead_lettered_at", Walk.KEY_RANGE, Duration.ofDays(7),
+      "kept for an operator to look at and replay", List.of("topic", "kafka_partition", "record_offset"));
 
   /** How a batch finds the rows older than the cutoff. */
   enum Walk {
@@ -111,17 +129,6 @@ enum RetainedTable {
     return RetentionConfig.FLAG + "-" + suffix;
   }
 
-  /** This table's value among a {@link RetentionConfig}'s. */
-  Duration keep(Duration devices, Duration receipts, Duration failures, Duration hourly, Duration rejects) {
-    return switch (this) {
-      case DEVICES -> devices;
-      case RECEIPTS -> receipts;
-      case FAILURES -> failures;
-      case HOURLY -> hourly;
-      case REJECTS -> rejects;
-    };
-  }
-
   /**
    * The time one row covers after its time column: an hour of {@code update_hourly} is deleted once all of
    * it is older than the cutoff, never while its last minutes are still within the retention.
@@ -129,7 +136,7 @@ enum RetainedTable {
   Duration span() {
     return switch (this) {
       case HOURLY -> Duration.ofHours(1);
-      case DEVICES, RECEIPTS, FAILURES, REJECTS -> Duration.ZERO;
+      case DEVICES, RECEIPTS, FAILURES, REJECTS, ERRORS, FUNNEL, KEY_ASKS, PATCH_OUTCOMES, DEAD_LETTERS -> Duration.ZERO;
     };
   }
 

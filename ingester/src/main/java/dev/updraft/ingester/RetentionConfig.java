@@ -4,7 +4,10 @@ import dev.updraft.common.ConfigException;
 import dev.updraft.common.FlagTable;
 import dev.updraft.common.Settings;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -21,24 +24,12 @@ import java.util.Set;
  * environment to both processes, so a shared name would start deleting PostgreSQL rows older than the
  * topic's retention.
  *
- * @param devices {@code --postgres-retention-devices}: a device not seen for this long leaves
- *     {@code devices} and its count in {@code device_counts}; null keeps it for ever
- * @param receipts {@code --postgres-retention-receipts}: {@code update_receipts} rows first served longer
- *     ago; null keeps them
- * @param failures {@code --postgres-retention-failures}: {@code update_failures} rows last reported
- *     longer ago; null keeps them
- * @param hourly {@code --postgres-retention-hourly}: {@code update_hourly} rows of hours that long past;
- *     null keeps them
- * @param rejects {@code --postgres-retention-rejects}: {@code ingest_rejects} rows rejected longer ago;
- *     null keeps them
- * @param interval {@code --postgres-retention-interval}: time from the end of one run to the start of
- *     the next
- * @param batchSize {@code --postgres-retention-batch}: rows one transaction deletes at most (and, for the
- *     tables walked by key, rows it reads)
+ * <p>One duration per {@link RetainedTable} ({@code --postgres-retention-<suffix>}, null keeps that table for
+ * ever), {@code --postgres-retention-interval} (from the end of one run to the start of the next) and
+ * {@code --postgres-retention-batch} (rows one transaction deletes at most and, for the tables walked by key,
+ * reads).
  */
-public record RetentionConfig(
-    Duration devices, Duration receipts, Duration failures, Duration hourly, Duration rejects, Duration interval,
-    int batchSize) {
+public final class RetentionConfig {
 
   public static final String FLAG = "postgres-retention";
   public static final String INTERVAL_FLAG = "postgres-retention-interval";
@@ -54,18 +45,23 @@ public record RetentionConfig(
 
   /** Nothing deleted. */
   public static final RetentionConfig NONE =
-      new RetentionConfig(null, null, null, null, null, DEFAULT_INTERVAL, DEFAULT_BATCH_SIZE);
+      new RetentionConfig(new EnumMap<>(RetainedTable.class), DEFAULT_INTERVAL, DEFAULT_BATCH_SIZE);
 
   /** Every retention flag (names without the leading dashes). */
   public static final Set<String> FLAGS = table().names();
 
-  public RetentionConfig {
-    for (RetainedTable t : RetainedTable.values()) {
-      Duration keep = t.keep(devices, receipts, failures, hourly, rejects);
-      if (keep != null && keep.compareTo(t.minimum) < 0) {
+  /** The tables with a retention, to how long they are kept. */
+  private final Map<RetainedTable, Duration> keep;
+  private final Duration interval;
+  private final int batchSize;
+
+  private RetentionConfig(Map<RetainedTable, Duration> keep, Duration interval, int batchSize) {
+    for (Map.Entry<RetainedTable, Duration> e : keep.entrySet()) {
+      RetainedTable t = e.getKey();
+      if (e.getValue().compareTo(t.minimum) < 0) {
         throw new ConfigException(
             describe(t.flag()) + " must be at least " + format(t.minimum) + " (" + t.why + ") or " + OFF + ": got "
-                + format(keep));
+                + format(e.getValue()));
       }
     }
     if (interval == null || interval.compareTo(MIN_INTERVAL) < 0 || interval.compareTo(MAX_INTERVAL) > 0) {
@@ -74,6 +70,9 @@ public record RetentionConfig(
     if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
       throw new ConfigException(describe(BATCH_FLAG) + " must be between 1 and " + MAX_BATCH_SIZE + ": got " + batchSize);
     }
+    this.keep = Collections.unmodifiableMap(new EnumMap<>(keep));
+    this.interval = interval;
+    this.batchSize = batchSize;
   }
 
   /**
@@ -82,7 +81,7 @@ public record RetentionConfig(
    */
   public static RetentionConfig from(Settings s) {
     Duration general = keep(s, FLAG);
-    Duration[] keep = new Duration[RetainedTable.values().length];
+    Map<RetainedTable, Duration> keep = new EnumMap<>(RetainedTable.class);
     for (RetainedTable t : RetainedTable.values()) {
       Duration d = s.has(t.flag()) ? keep(s, t.flag()) : general;
       if (!s.has(t.flag()) && d != null && d.compareTo(t.minimum) < 0) {
@@ -91,31 +90,32 @@ public record RetentionConfig(
                 + format(t.minimum) + " (" + t.why + "); give " + describe(t.flag()) + " " + format(t.minimum)
                 + " or longer (or " + OFF + ")");
       }
-      keep[t.ordinal()] = d;
+      if (d != null) {
+        keep.put(t, d);
+      }
     }
-    return new RetentionConfig(
-        keep[RetainedTable.DEVICES.ordinal()],
-        keep[RetainedTable.RECEIPTS.ordinal()],
-        keep[RetainedTable.FAILURES.ordinal()],
-        keep[RetainedTable.HOURLY.ordinal()],
-        keep[RetainedTable.REJECTS.ordinal()],
-        s.duration(INTERVAL_FLAG, DEFAULT_INTERVAL),
+    return new RetentionConfig(keep, s.duration(INTERVAL_FLAG, DEFAULT_INTERVAL),
         s.integer(BATCH_FLAG, DEFAULT_BATCH_SIZE, 1, MAX_BATCH_SIZE));
   }
 
   /** Whether any table has a retention (otherwise no job runs). */
   public boolean enabled() {
-    for (RetainedTable t : RetainedTable.values()) {
-      if (keep(t) != null) {
-        return true;
-      }
-    }
-    return false;
+    return !keep.isEmpty();
   }
 
   /** How long {@code table} is kept, or null for ever. */
   Duration keep(RetainedTable table) {
-    return table.keep(devices, receipts, failures, hourly, rejects);
+    return keep.get(table);
+  }
+
+  /** From the end of one run to the start of the next ({@code --postgres-retention-interval}). */
+  public Duration interval() {
+    return interval;
+  }
+
+  /** Rows one transaction deletes at most ({@code --postgres-retention-batch}). */
+  public int batchSize() {
+    return batchSize;
   }
 
   private static Duration keep(Settings s, String flag) {

@@ -48,7 +48,8 @@ class RetentionConfigTest {
     assertThat(r.interval()).isEqualTo(Duration.ofHours(6));
     assertThat(r.batchSize()).isEqualTo(2_000);
     assertThat(r.toString())
-        .isEqualTo("[devices=90d, receipts=90d, failures=90d, hourly=400d, rejects=off, interval=6h, batch=2000]");
+        .isEqualTo("[devices=90d, receipts=90d, failures=90d, hourly=400d, rejects=off, errors=90d, funnel=90d, key-asks=90d,"
+            + " patch-outcomes=90d, dead-letters=90d, interval=6h, batch=2000]");
   }
 
   @Test
@@ -87,13 +88,24 @@ class RetentionConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--postgres-retention (UPDRAFT_POSTGRES_RETENTION) is 14d, which would apply to update_receipts")
         .hasMessageContaining("give --postgres-retention-receipts (UPDRAFT_POSTGRES_RETENTION_RECEIPTS) 30d or longer");
-    // with the two tables that need longer given their own, 14d is fine for the others
+    assertThatThrownBy(() -> from(Map.of("postgres-retention", "14d", "postgres-retention-receipts", "30d",
+        "postgres-retention-failures", "off"), Map.of()))
+        .as("the error reports need 30 days too")
+        .hasMessageContaining("which would apply to error_reports")
+        .hasMessageContaining("give --postgres-retention-errors (UPDRAFT_POSTGRES_RETENTION_ERRORS) 30d or longer");
+    // with the tables that need longer given their own, 14d is fine for the others
     RetentionConfig r =
-        from(Map.of("postgres-retention", "14d", "postgres-retention-receipts", "30d", "postgres-retention-failures", "off"),
+        from(Map.of("postgres-retention", "14d", "postgres-retention-receipts", "30d", "postgres-retention-failures", "off",
+            "postgres-retention-errors", "30d", "postgres-retention-key-asks", "off", "postgres-retention-patch-outcomes", "60d"),
             Map.of());
     assertThat(r.keep(RetainedTable.DEVICES)).isEqualTo(Duration.ofDays(14));
     assertThat(r.keep(RetainedTable.RECEIPTS)).isEqualTo(Duration.ofDays(30));
     assertThat(r.keep(RetainedTable.FAILURES)).isNull();
+    assertThat(r.keep(RetainedTable.ERRORS)).isEqualTo(Duration.ofDays(30));
+    assertThat(r.keep(RetainedTable.KEY_ASKS)).isNull();
+    assertThat(r.keep(RetainedTable.PATCH_OUTCOMES)).isEqualTo(Duration.ofDays(60));
+    assertThat(r.keep(RetainedTable.FUNNEL)).isEqualTo(Duration.ofDays(14));
+    assertThat(r.keep(RetainedTable.DEAD_LETTERS)).isEqualTo(Duration.ofDays(14));
   }
 
   @Test

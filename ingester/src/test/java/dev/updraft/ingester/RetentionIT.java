@@ -162,6 +162,50 @@ class RetentionIT {
   }
 
   @Test
+  void ageOutErrorReportsFunnelRowsKeyAsksPatchOutcomesAndDeadLettersByTheirOwnFlags() throws Exception {
+    // per table: rows aged 2, 20, 45 and 400 days; flags 7d (funnel, dead letters: only the 2-day rows stay),
+    // 30d (errors, key asks: 2 and 20 stay) and 60d (patch outcomes: 2, 20 and 45 stay)
+    int[] ages = {2, 20, 45, 400};
+    for (int i = 0; i < ages.length; i++) {
+      String at = "'" + NOW.minus(Duration.ofDays(ages[i])) + "'";
+      for (int d = 0; d < 3; d++) { // three rows per age, so the key walk (batch 2) crosses ages
+        String id = ages[i] + "-" + d;
+        db.execute("INSERT INTO error_reports (report_id, app_id, group_key, source, fatal, occurred_at, received_at)"
+            + " VALUES ('r" + id + "', 'app', 'g', 'otlp-logs', false, " + at + ", " + at + ")");
+        db.execute("INSERT INTO update_funnel VALUES ('app', 'u" + d + "', 'served', 'dev-" + id + "', 'ios', " + at + ")");
+        db.execute("INSERT INTO key_asks VALUES ('app', 'main', 'dev-" + id + "', " + at + ")");
+        db.execute("INSERT INTO patch_outcomes VALUES ('app', 'b" + id + "', 'u', 'ios', false, 3, 1, " + at + ")");
+        db.execute("INSERT INTO ingest_dead_letters (topic, kafka_partition, record_offset, error, attempts, dead_lettered_at)"
+            + " VALUES ('t', " + i + ", " + d + ", 'bad', 3, " + at + ")");
+      }
+    }
+    Map<String, String> flags = Map.of("postgres-retention-funnel", "7d", "postgres-retention-dead-letters", "7d",
+        "postgres-retention-errors", "30d", "postgres-retention-key-asks", "30d", "postgres-retention-patch-outcomes", "60d",
+        "postgres-retention-batch", "2");
+
+    RetentionJob.Run run = job(flags, RetentionJob.Hook.NONE).runOnce();
+
+    assertThat(run.outcome()).isEqualTo(RetentionJob.Outcome.COMPLETED);
+    assertThat(strings("SELECT report_id FROM error_reports")).containsExactlyInAnyOrder("r2-0", "r2-1", "r2-2", "r20-0",
+        "r20-1", "r20-2");
+    assertThat(strings("SELECT client_id FROM update_funnel")).containsExactlyInAnyOrder("dev-2-0", "dev-2-1", "dev-2-2");
+    assertThat(strings("SELECT client_id FROM key_asks")).containsExactlyInAnyOrder("dev-2-0", "dev-2-1", "dev-2-2",
+        "dev-20-0", "dev-20-1", "dev-20-2");
+    assertThat(strings("SELECT base_update_id FROM patch_outcomes")).containsExactlyInAnyOrder("b2-0", "b2-1", "b2-2",
+        "b20-0", "b20-1", "b20-2", "b45-0", "b45-1", "b45-2");
+    assertThat(strings("SELECT kafka_partition || ':' || record_offset FROM ingest_dead_letters"))
+        .containsExactlyInAnyOrder("0:0", "0:1", "0:2");
+    assertThat(run.deleted(RetainedTable.ERRORS)).isEqualTo(6);
+    assertThat(run.deleted(RetainedTable.FUNNEL)).isEqualTo(9);
+    assertThat(run.deleted(RetainedTable.KEY_ASKS)).isEqualTo(6);
+    assertThat(run.deleted(RetainedTable.PATCH_OUTCOMES)).isEqualTo(3);
+    assertThat(run.deleted(RetainedTable.DEAD_LETTERS)).isEqualTo(9);
+    assertThat(run.batches(RetainedTable.ERRORS)).as("by the time index, 2 at a time: three full, then one that finds none")
+        .isEqualTo(4);
+    assertThat(run.deleted(RetainedTable.DEVICES)).as("no flag, nothing deleted").isZero();
+  }
+
+  @Test
   void deletesMoreRowsThanOneBatchInSeveralBoundedBatches() throws Exception {
     String app = "app-batches";
     List<CheckIn> checkIns = new ArrayList<>();
