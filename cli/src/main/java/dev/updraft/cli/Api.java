@@ -20,11 +20,14 @@ import java.util.function.LongConsumer;
 /**
  * The control plane's {@code /v1} API over java.net.http. Non-2xx answers become a {@link CliException}
  * carrying the server's error message. Calls marked retryable are retried (same request, so the same
- * idempotency key) on connection failures and 429/502/503/504, a bounded number of times.
+ * idempotency key) on connection failures and 429/502/503/504, a bounded number of times, each after the
+ * longer of its own backoff and the server's {@code Retry-After} (up to {@link #MAX_RETRY_AFTER_MILLIS}).
  */
 final class Api {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final int ATTEMPTS = 5;
+  /** The longest {@code Retry-After} the CLI waits for; a longer one ends the command with the server's wait. */
+  static final long MAX_RETRY_AFTER_MILLIS = 60_000;
 
   private final String server;
   private final String token;
@@ -159,10 +162,11 @@ final class Api {
     }
     int attempts = retry ? ATTEMPTS : 1;
     CliException last = null;
+    long serverWait = -1;
     for (int attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) {
         try {
-          sleeper.sleep(Math.min(8000, 500L << (attempt - 2)));
+          sleeper.sleep(Math.max(serverWait, Math.min(8000, 500L << (attempt - 2))));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new CliException("interrupted");
@@ -201,8 +205,34 @@ final class Api {
       if (!(r.statusCode() == 429 || r.statusCode() == 502 || r.statusCode() == 503 || r.statusCode() == 504)) {
         throw last;
       }
+      serverWait = retryAfterMillis(r.headers().firstValue("Retry-After").orElse(null), System.currentTimeMillis());
+      if (serverWait > MAX_RETRY_AFTER_MILLIS && attempt < attempts) {
+        throw new CliException(last.getMessage() + " (the server asks to retry in " + (serverWait + 999) / 1000
+            + " s, longer than the " + MAX_RETRY_AFTER_MILLIS / 1000 + " s the CLI waits: run it again then)", false, last.status,
+            last.code);
+      }
     }
     throw last;
+  }
+
+  /**
+   * The wait a {@code Retry-After} header asks for (RFC 9110: seconds, or an HTTP date), in milliseconds; -1
+   * without one or when it cannot be read (the CLI's own backoff then applies).
+   */
+  static long retryAfterMillis(String header, long nowMillis) {
+    if (header == null || header.isBlank()) {
+      return -1;
+    }
+    String v = header.strip();
+    if (v.chars().allMatch(Character::isDigit)) {
+      return v.length() > 9 ? Long.MAX_VALUE / 2 : Long.parseLong(v) * 1000;
+    }
+    try {
+      long at = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
+      return Math.max(0, at - nowMillis);
+    } catch (java.time.format.DateTimeParseException e) {
+      return -1;
+    }
   }
 
   private static CliException error(HttpResponse<byte[]> r) {
