@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       time minus the edge time of its oldest check-in
  *   <li>{@code updraft.ingest.lag} [{@code updraft_ingest_lag_records}]: records behind the log end,
  *       counted from the offsets stored in PostgreSQL, summed over this instance's partitions (refreshed
- *       every second)
+ *       every second). The log end is the one the consumer's last fetch reported (a fetch waits up to the
+ *       linger), so 0 does not mean that a check-in Kafka acknowledged a moment ago is stored: to know that,
+ *       compare {@code ingest_offsets} with the topic's end offsets read after the acknowledgement
  *   <li>{@code updraft.ingest.decode.errors} [{@code updraft_ingest_decode_errors_total}]: records skipped
  *       because they are not check-ins (each is also kept in {@code ingest_rejects})
  *   <li>{@code updraft.ingest.pg.failures} [{@code updraft_ingest_pg_failures_total}]: failed writes or

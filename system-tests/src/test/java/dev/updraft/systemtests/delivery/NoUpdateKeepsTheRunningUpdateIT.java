@@ -3,6 +3,8 @@ package dev.updraft.systemtests.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.updraft.events.CheckIn;
 import dev.updraft.systemtests.support.CliRunner;
 import dev.updraft.systemtests.support.Http;
 import dev.updraft.systemtests.support.Stack;
@@ -44,6 +46,7 @@ class NoUpdateKeepsTheRunningUpdateIT {
   static final String APP = "keeps";
   static final String RUNTIME = "1.0.0";
   static final String EMBEDDED_ID = "00000000-0000-4000-8000-0000000000ee";
+  static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
 
@@ -142,6 +145,8 @@ class NoUpdateKeepsTheRunningUpdateIT {
     final String id = UUID.randomUUID().toString();
     final Client client = new Client(Update.embedded(EMBEDDED_ID, Instant.parse("2020-01-01T00:00:00.000Z"), RUNTIME));
     String override;
+    /** Requests made, each one check-in. */
+    long asks;
 
     Device(Stack stack, String channel) {
       this.stack = stack;
@@ -166,7 +171,21 @@ class NoUpdateKeepsTheRunningUpdateIT {
      * {@code running}, is returned as a failure naming {@code what} and the filters the answer carried.
      */
     List<String> keepsAfterNoUpdate(String what, String running) throws Exception {
-      Answer a = awaitAnswer(x -> x.directive() != null && x.directive().contains("noUpdateAvailable"), what + ": no update");
+      // before the edge has applied the change, the device (which just took the newest update) is answered "no
+      // update" too, as already running the newest: only the answer the change makes counts, which the device's
+      // stored check-in tells by its reason once every request of the device is stored
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      Answer a;
+      while (true) {
+        a = awaitAnswer(x -> x.directive() != null && x.directive().contains("noUpdateAvailable"), what + ": no update");
+        String reason = stored().path("served").path("reason").asText();
+        if (!CheckIn.REASON_ALREADY_LATEST.equals(reason)) {
+          break;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError(what + ": still answered as already running the newest update after 60 s");
+        }
+      }
       Outcome o = client.check(a.filters(), a.manifest(), a.directive());
       assertThat(o).as(what).isEqualTo(Outcome.NO_UPDATE_AVAILABLE_ON_SERVER);
       Update next = client.coldStart();
@@ -187,7 +206,32 @@ class NoUpdateKeepsTheRunningUpdateIT {
       throw new AssertionError(what + " within 30 s; last answer: " + last);
     }
 
+    /**
+     * The device's record from the device route once it holds every request the device made (bounded: the ingest
+     * latency plus a margin); its check-in count must be exactly the requests.
+     */
+    JsonNode stored() throws Exception {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      String last = null;
+      while (System.nanoTime() < deadline) {
+        HttpResponse<String> r = Http.get(stack.controlUrl() + "/v1/apps/" + APP + "/devices/" + id,
+            "authorization", "Bearer " + Stack.ADMIN_TOKEN);
+        last = r.statusCode() + " " + r.body();
+        if (r.statusCode() == 200) {
+          JsonNode record = JSON.readTree(r.body());
+          long checkIns = record.path("checkIns").asLong();
+          assertThat(checkIns).as("check-ins stored for device %s", id).isLessThanOrEqualTo(asks);
+          if (checkIns == asks) {
+            return record;
+          }
+        }
+        Thread.sleep(100);
+      }
+      throw new AssertionError("device " + id + ": " + asks + " check-ins not stored within 60 s; last: " + last);
+    }
+
     Answer ask() throws Exception {
+      asks++;
       List<String> h = new ArrayList<>(List.of("expo-platform", "ios", "expo-runtime-version", RUNTIME,
           "expo-channel-name", channel, "expo-protocol-version", "1", "eas-client-id", id, "accept", "multipart/mixed",
           "expo-embedded-update-id", EMBEDDED_ID, "expo-current-update-id", client.launched().id()));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.updraft.controlplane.ControlPlane;
 import dev.updraft.edge.EdgeNode;
 import dev.updraft.embedded.EmbeddedPostgresServer;
+import dev.updraft.events.Topics;
 import dev.updraft.ingester.TelemetryIngester;
 import dev.updraft.testing.Infra;
 import dev.updraft.testing.RealInfrastructure;
@@ -78,7 +79,7 @@ class PostgresCrashIT {
       }
       Services.until("a batch in flight, its transaction waiting on the lock",
           () -> metric(ing, "updraft_ingest_batch_inflight_records") > 0 && count(pg, WAITING_ON_LOCK) > 0, Duration.ofSeconds(60));
-      long committedAtCrash = count(pg, "SELECT coalesce(sum(next_offset), 0) FROM ingest_offsets");
+      long committedAtCrash = count(pg, STORED_OFFSETS);
       load.phase("crash");
       long killed = pg.kill();
       lock.close();
@@ -91,7 +92,7 @@ class PostgresCrashIT {
       long restartedNanos = System.nanoTime();
       // every commit acknowledged before the crash survived it (with synchronous_commit off the last ones could be
       // lost); the ingester may already have stored more, never less
-      long committedAfter = count(pg, "SELECT coalesce(sum(next_offset), 0) FROM ingest_offsets");
+      long committedAfter = count(pg, STORED_OFFSETS);
       assertThat(committedAfter).as("offsets committed before the crash, after recovery").isGreaterThanOrEqualTo(committedAtCrash);
       Duration bound = TelemetryIngester.MAX_PG_RETRY_BACKOFF.plus(MARGIN);
       Services.until("the ingester stores again within " + bound.toMillis() + " ms of PostgreSQL's restart",
@@ -108,6 +109,13 @@ class PostgresCrashIT {
           Duration.ofSeconds(60));
       assertThat(Metrics.value(scrape(e), "updraft_edge_checkins_dropped_total{reason=\"queue-full\"}")).isZero();
       long sent = l.answered.get() + 1;
+      // every check-in is acknowledged, so the topic's end offsets cover them all: PostgreSQL holds them once its
+      // stored offsets reach those ends. Not the lag gauge: it is sampled once a second per consumer loop, from the
+      // loop's last fetch, and can read 0 while the last check-ins acknowledged are not even fetched yet
+      long onTopic = Logs.endOffsets(infra.kafkaBootstrap(), Topics.telemetry(infra.topicPrefix())).values().stream()
+          .mapToLong(Long::longValue).sum();
+      Services.until(() -> "PostgreSQL's stored offsets reach the topic's end " + onTopic + ": at " + count(pg, STORED_OFFSETS),
+          () -> count(pg, STORED_OFFSETS) == onTopic, Duration.ofSeconds(120));
       Services.until("lag back to 0", () -> metric(ing, "updraft_ingest_lag_records") == 0, Duration.ofSeconds(120));
       assertThat(ingester.running()).as("the ingester was never restarted").isTrue();
       assertThat(metric(ing, "updraft_ingest_pg_failures_total")).as("the crash was seen").isPositive();
@@ -138,6 +146,9 @@ class PostgresCrashIT {
       pg.close();
     }
   }
+
+  /** Where the ingester's consumers stand, summed over the partitions: the check-ins PostgreSQL holds. */
+  static final String STORED_OFFSETS = "SELECT coalesce(sum(next_offset), 0) FROM ingest_offsets";
 
   /** The ingester's sessions in a transaction waiting for a lock. */
   static final String WAITING_ON_LOCK = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
