@@ -108,6 +108,13 @@ public final class RetentionConfig {
     return keep.get(table);
   }
 
+  /** The tables with a retention (their PostgreSQL names) to how long they are kept, in the order they are worked. */
+  public Map<String, Duration> tables() {
+    Map<String, Duration> m = new java.util.LinkedHashMap<>();
+    keep.forEach((t, d) -> m.put(t.table, d));
+    return Collections.unmodifiableMap(m);
+  }
+
   /** From the end of one run to the start of the next ({@code --postgres-retention-interval}). */
   public Duration interval() {
     return interval;

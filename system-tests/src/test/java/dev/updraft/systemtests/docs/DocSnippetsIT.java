@@ -83,10 +83,11 @@ class DocSnippetsIT {
       Settings flags = Settings.parse(words.subList(2, words.size()).toArray(new String[0]), Map.of());
       RetentionConfig config = IngesterConfig.from(flags).retention();
       assertThat(config.enabled()).as("the documented flags turn retention on").isTrue();
-      assertThat(List.of(config.devices(), config.receipts(), config.failures(), config.hourly(), config.rejects()))
-          .as("devices, receipts, failures, hourly, rejects as the page says")
-          .containsExactly(Duration.ofDays(180), Duration.ofDays(90), Duration.ofDays(90), Duration.ofDays(400),
-              Duration.ofDays(90));
+      Duration days90 = Duration.ofDays(90);
+      assertThat(config.tables()).as("every table 90 days, the registry 180 and the hourly aggregates 400, as the page says")
+          .containsExactlyInAnyOrderEntriesOf(Map.of("devices", Duration.ofDays(180), "update_receipts", days90,
+              "update_failures", days90, "update_hourly", Duration.ofDays(400), "ingest_rejects", days90, "error_reports", days90,
+              "update_funnel", days90, "key_asks", days90, "patch_outcomes", days90, "ingest_dead_letters", days90));
     }
   }
 
