@@ -215,6 +215,9 @@ public final class EdgeNode {
           Warmup warmup = new Warmup();
           parts.warmup = warmup;
           handlerOf.get().warmup(warmup);
+          Gauge.builder("updraft.edge.warmup.settle.seconds", warmup, w -> w.settleMillis() / 1000.0)
+              .description("How long the edge waited after its warm-up, before ready, for a collection and an empty compile queue")
+              .register(parts.registry);
           parts.drain = new Drain(config.drain());
           handlerOf.get().drain(parts.drain);
           HttpVerticle first = servers.get(0);
