@@ -30,7 +30,8 @@
 # Every step prints the generator's verdict line with its drop count, and copies the summary JSON and a text line to
 # OUT [docs/benchmarks/runs/<UTC date>]. SMOKE=1: short durations, files named *-smoke-* in OUT [/tmp/edge-pinned-smoke]
 # (never results). Environment: EDGE_CPU [1], EDGE2_CPU [0], OTHER_CPUS [0], DATA [/tmp/updraft-edge-pinned],
-# PIPELINE_WARMUP_ROUNDS [3].
+# PIPELINE_WARMUP_ROUNDS [3], PORT_OFFSET [0] (added to every port: 18380 control, 13300 dev edge, 13310/13311 edges, 19392
+# Kafka, 15532 PostgreSQL).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -40,7 +41,8 @@ if [ "$SMOKE" = 1 ]; then OUT=${OUT:-/tmp/edge-pinned-smoke}; TAG=edge-pinned-sm
 DATA=${DATA:-/tmp/updraft-edge-pinned}
 WORK=$DATA-work
 EDGE_CPU=${EDGE_CPU:-1}; EDGE2_CPU=${EDGE2_CPU:-0}; OTHER_CPUS=${OTHER_CPUS:-0}
-CONTROL=18380; DEV_EDGE=13300; EDGE=13310; EDGE2=13311; KAFKA=19392; PG=15532
+P=${PORT_OFFSET:-0} # added to every port below, for a second stack on the same machine
+CONTROL=$((18380 + P)); DEV_EDGE=$((13300 + P)); EDGE=$((13310 + P)); EDGE2=$((13311 + P)); KAFKA=$((19392 + P)); PG=$((15532 + P))
 TOKEN=bench-admin-token-0123456789abcdef
 export UPDRAFT_SERVER=http://127.0.0.1:$CONTROL UPDRAFT_TOKEN=$TOKEN
 mkdir -p "$OUT" "$WORK"
