@@ -66,7 +66,7 @@ pidfile_kill() { # pidfile: stops that process (our own, by its recorded pid) an
 start_edge() { # port id cpu [edge flags...]: a fresh edge JVM pinned to cpu, waits for /readyz; prints start to ready (ms)
   local port=$1 id=$2 cpu=$3 t0; shift 3; t0=$(date +%s%N)
   UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" taskset -c "$cpu" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA \
-    --edge-port "$port" --edge-id "$id" "$@" > "$WORK/edge-$id.log" 2>&1 &
+    --edge-port "$port" --edge-id "$id" "$@" >> "$WORK/edge-$id.log" 2>&1 & # appended: a restarted edge's log follows its drain
   echo $! > "$WORK/edge-$id.pid"
   wait_http "http://127.0.0.1:$port/readyz" 180
   echo $(( ($(date +%s%N) - t0) / 1000000 ))

@@ -23,10 +23,11 @@ final class Settle {
   private static final long POLL_MS = 50;
 
   /** What the settling did: how long, the collections it ran and whether the compile queue emptied. */
-  record Outcome(long millis, long gcs, int compilesLeft, boolean known) {
+  record Outcome(long millis, long gcs, int compilesAtStart, int compilesLeft, boolean known) {
     /** The log line's words. */
     String describe() {
       return millis + " ms: " + gcs + " garbage collection(s), then "
+          + (known ? compilesAtStart + " compilations running or queued at the warm-up's end, and " : "")
           + (!known ? "the JVM does not tell its compile queue" : compilesLeft == 0 ? "the JIT's compile queue empty"
               : compilesLeft + " compilations still running or queued after " + MAX.toSeconds() + " s");
     }
@@ -40,20 +41,21 @@ final class Settle {
     long gcsBefore = collections();
     Promise<Outcome> done = Promise.promise();
     vertx.executeBlocking(() -> {
+      Integer atStart = compiles();
       System.gc(); // the edge's own request: explicit GCs are not disabled by the launcher
-      return null;
-    }, false).onComplete(ignored -> poll(vertx, t0, gcsBefore, done));
+      return atStart == null ? -1 : atStart;
+    }, false).onComplete(ar -> poll(vertx, t0, gcsBefore, ar.succeeded() ? ar.result() : -1, done));
     return done.future();
   }
 
-  private static void poll(Vertx vertx, long t0, long gcsBefore, Promise<Outcome> done) {
+  private static void poll(Vertx vertx, long t0, long gcsBefore, int atStart, Promise<Outcome> done) {
     vertx.executeBlocking(Settle::compiles, false).onComplete(ar -> {
       Integer left = ar.succeeded() ? ar.result() : null;
       long elapsed = System.nanoTime() - t0;
       if (left == null || left == 0 || elapsed >= MAX.toNanos()) {
-        done.complete(new Outcome(elapsed / 1_000_000, collections() - gcsBefore, left == null ? 0 : left, left != null));
+        done.complete(new Outcome(elapsed / 1_000_000, collections() - gcsBefore, atStart, left == null ? 0 : left, left != null));
       } else {
-        vertx.setTimer(POLL_MS, id -> poll(vertx, t0, gcsBefore, done));
+        vertx.setTimer(POLL_MS, id -> poll(vertx, t0, gcsBefore, atStart, done));
       }
     });
   }
