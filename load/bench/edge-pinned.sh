@@ -30,7 +30,8 @@
 # Every step prints the generator's verdict line with its drop count, and copies the summary JSON and a text line to
 # OUT [docs/benchmarks/runs/<UTC date>]. SMOKE=1: short durations, files named *-smoke-* in OUT [/tmp/edge-pinned-smoke]
 # (never results). Environment: EDGE_CPU [1], EDGE2_CPU [0], OTHER_CPUS [0], DATA [/tmp/updraft-edge-pinned],
-# PIPELINE_WARMUP_ROUNDS [3].
+# PIPELINE_WARMUP_ROUNDS [3], PORT_OFFSET [0] (added to every port: 18380 control, 13300 dev edge, 13310/13311 edges, 19392
+# Kafka, 15532 PostgreSQL).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -40,7 +41,8 @@ if [ "$SMOKE" = 1 ]; then OUT=${OUT:-/tmp/edge-pinned-smoke}; TAG=edge-pinned-sm
 DATA=${DATA:-/tmp/updraft-edge-pinned}
 WORK=$DATA-work
 EDGE_CPU=${EDGE_CPU:-1}; EDGE2_CPU=${EDGE2_CPU:-0}; OTHER_CPUS=${OTHER_CPUS:-0}
-CONTROL=18380; DEV_EDGE=13300; EDGE=13310; EDGE2=13311; KAFKA=19392; PG=15532
+P=${PORT_OFFSET:-0} # added to every port below, for a second stack on the same machine
+CONTROL=$((18380 + P)); DEV_EDGE=$((13300 + P)); EDGE=$((13310 + P)); EDGE2=$((13311 + P)); KAFKA=$((19392 + P)); PG=$((15532 + P))
 TOKEN=bench-admin-token-0123456789abcdef
 export UPDRAFT_SERVER=http://127.0.0.1:$CONTROL UPDRAFT_TOKEN=$TOKEN
 mkdir -p "$OUT" "$WORK"
@@ -64,7 +66,7 @@ pidfile_kill() { # pidfile: stops that process (our own, by its recorded pid) an
 start_edge() { # port id cpu [edge flags...]: a fresh edge JVM pinned to cpu, waits for /readyz; prints start to ready (ms)
   local port=$1 id=$2 cpu=$3 t0; shift 3; t0=$(date +%s%N)
   UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" taskset -c "$cpu" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA \
-    --edge-port "$port" --edge-id "$id" "$@" > "$WORK/edge-$id.log" 2>&1 &
+    --edge-port "$port" --edge-id "$id" "$@" >> "$WORK/edge-$id.log" 2>&1 & # appended: a restarted edge's log follows its drain
   echo $! > "$WORK/edge-$id.pid"
   wait_http "http://127.0.0.1:$port/readyz" 180
   echo $(( ($(date +%s%N) - t0) / 1000000 ))

@@ -65,6 +65,8 @@ import java.util.Set;
  *     {@code --metrics-port} (default none: {@code /metrics} on the edge port; 0: any free port)
  * @param addressBuckets {@code --address-bucket-key} or {@code --address-bucket-key-file} (default: a random key per
  *     process) and {@code --trust-forwarded-for} (default false): the check-ins' address bucket ({@link AddressBuckets})
+ * @param drain {@code --drain}, default 5s: told to stop ({@link EdgeNode#drainAndClose}, on SIGTERM), the edge answers
+ *     {@code /readyz} 503 {@code draining} and goes on serving this long before it closes; zero: it closes at once
  */
 public record EdgeConfig(
     String kafkaBootstrap,
@@ -94,7 +96,8 @@ public record EdgeConfig(
     Duration maxStale,
     ImageSource imageSource,
     MetricsAccess metrics,
-    AddressBuckets addressBuckets) {
+    AddressBuckets addressBuckets,
+    Duration drain) {
 
   /** Every flag the edge accepts, without the leading dashes: those of {@link EdgeFlags#TABLE}. */
   public static final Set<String> FLAGS = EdgeFlags.TABLE.names();
@@ -154,6 +157,12 @@ public record EdgeConfig(
     if (storedImageAfter == null || storedImageAfter.isNegative()) {
       throw new ConfigException("--stored-image-after must not be negative: got " + storedImageAfter);
     }
+    if (drain == null) {
+      drain = Duration.ZERO;
+    }
+    if (drain.isNegative()) {
+      throw new ConfigException("--drain must not be negative: got " + drain);
+    }
     if (maxStale != null && maxStale.toMillis() < 1000) {
       throw new ConfigException("--max-stale must be at least 1s (or unlimited): got " + maxStale);
     }
@@ -198,7 +207,8 @@ public record EdgeConfig(
         maxStale(s),
         ImageSource.from(s),
         MetricsAccess.from(s, true),
-        AddressBuckets.from(s));
+        AddressBuckets.from(s),
+        EdgeFlags.DRAIN.read(s));
   }
 
   private static Duration maxStale(Settings s) {

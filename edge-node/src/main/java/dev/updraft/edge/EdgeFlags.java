@@ -49,6 +49,9 @@ public final class EdgeFlags {
       "The longest the warm-up runs.");
   static final Flag<Boolean> WARMUP_UNTIL_FLAT = T.bool("warmup-until-flat", true, "End the warm-up before `--warmup-requests` once its"
       + " latency has stopped falling and the hot path has the JIT's top-tier code (see [Edges](#edges)); false: always send them all.");
+  static final Flag<Duration> DRAIN = T.duration("drain", Duration.ofSeconds(5), Duration.ZERO, Duration.ofMinutes(10), "On SIGTERM"
+      + " (`updraft edge`): `/readyz` answers 503 `draining` at once and the edge goes on answering every request this long,"
+      + " then closes, so that a load balancer that checks readiness takes it out of rotation first; 0: close at once.");
   static final Flag<Path> DATA_DIR = T.path("data-dir", "none", "Where the edge stores its image (`edge-image.bin`) to start from"
       + " when Kafka cannot be reached; none: nothing is stored.");
   static final Flag<Duration> IMAGE_INTERVAL = T.duration("image-interval", Duration.ofSeconds(30), null, null, "How often the stored"

@@ -69,6 +69,7 @@ public final class EdgeNode {
     dev.updraft.edge.otlp.ErrorSink errors;
     dev.updraft.edge.otlp.OtlpRoute otlp;
     Warmup warmup;
+    Drain drain;
     /** Nullable: the {@code --metrics-port} listener. */
     io.vertx.core.http.HttpServer metricsServer;
 
@@ -214,6 +215,11 @@ public final class EdgeNode {
           Warmup warmup = new Warmup();
           parts.warmup = warmup;
           handlerOf.get().warmup(warmup);
+          Gauge.builder("updraft.edge.warmup.settle.seconds", warmup, w -> w.settleMillis() / 1000.0)
+              .description("How long the edge waited after its warm-up, before ready, for a collection and an empty compile queue")
+              .register(parts.registry);
+          parts.drain = new Drain(config.drain());
+          handlerOf.get().drain(parts.drain);
           HttpVerticle first = servers.get(0);
           warmup.run(vertx, parts.live, first.warmupPort(), config.warmupRequests(), config.warmupUntilFlat(),
               config.warmupTimeout())
@@ -315,5 +321,42 @@ public final class EdgeNode {
   /** Stops the servers, the reader, the recorder and the emitter (which first delivers what it holds, up to 10 s). */
   public Future<Void> close() {
     return stop(vertx, deployments, parts);
+  }
+
+  /** {@code --drain}: how long {@link #drainAndClose} serves before it closes. */
+  public Duration drainPeriod() {
+    Drain d = parts.drain;
+    return d == null ? Duration.ZERO : d.period();
+  }
+
+  /**
+   * Stops as behind a load balancer (on SIGTERM): {@code /readyz} answers 503 {@code draining} at once, every
+   * request (in flight or new) is still answered for {@code --drain}, then {@link #close}. Logs when it starts and
+   * when it closes, with the requests answered meanwhile.
+   */
+  public Future<Void> drainAndClose() {
+    Drain d = parts.drain;
+    if (d == null || d.period().isZero() || !d.start(System.nanoTime())) {
+      return close();
+    }
+    long answeredBefore = deviceRequests();
+    LOG.info("edge draining: /readyz answers 503 draining; still serving for {} ms (--drain), then closing", d.period().toMillis());
+    io.vertx.core.Promise<Void> drained = io.vertx.core.Promise.promise();
+    vertx.setTimer(Math.max(1, d.period().toMillis()), id -> drained.complete());
+    return drained.future().compose(ignored -> {
+      LOG.info("edge drained: {} device requests answered during the drain; closing", deviceRequests() - answeredBefore);
+      return close();
+    });
+  }
+
+  /** Device requests answered so far ({@code updraft_edge_requests_total}). */
+  private long deviceRequests() {
+    double n = 0;
+    for (io.micrometer.core.instrument.Meter m : parts.registry.find("updraft.edge.requests").meters()) {
+      if (m instanceof Counter c) {
+        n += c.count();
+      }
+    }
+    return (long) n;
   }
 }

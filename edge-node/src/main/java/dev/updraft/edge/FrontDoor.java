@@ -92,6 +92,11 @@ final class FrontDoor implements Handler<HttpServerRequest> {
     ops.warmup(w);
   }
 
+  /** {@code /readyz} answers 503 {@code draining} once {@code d} has started (see {@link Drain}). */
+  void drain(Drain d) {
+    ops.drain(d);
+  }
+
   @Override
   public void handle(HttpServerRequest req) {
     long t0 = System.nanoTime();

@@ -19,6 +19,7 @@ final class OpsRoutes {
   /** Nullable: {@code /metrics} is on the {@code --metrics-port} listener, not here (404). */
   private final MetricsEndpoint scrapes;
   private volatile Warmup warmup;
+  private volatile Drain drain;
 
   OpsRoutes(LiveImage live, PrometheusMeterRegistry registry, MetricsEndpoint scrapes) {
     this.live = live;
@@ -29,6 +30,11 @@ final class OpsRoutes {
   /** {@code /readyz} answers 200 only once {@code w} is done too (see {@link Warmup}). */
   void warmup(Warmup w) {
     this.warmup = w;
+  }
+
+  /** {@code /readyz} answers 503 {@code draining} once {@code d} has started (see {@link Drain}). */
+  void drain(Drain d) {
+    this.drain = d;
   }
 
   /** Whether {@code path} is one of these routes. */
@@ -47,7 +53,7 @@ final class OpsRoutes {
         req.response().putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON).end("{\"status\":\"up\"}");
         return;
       case "/readyz":
-        Readiness.answer(req, live, warmup, staleness());
+        Readiness.answer(req, live, warmup, drain, staleness());
         return;
       default:
         scrapes.serve(req);

@@ -10,7 +10,8 @@ import java.util.TreeMap;
 /**
  * The edge's {@code /readyz} answer: 503 {@code not-ready} while the image is being built (503
  * {@code kafka-refused} with the reason while Kafka refuses the edge's credentials, TLS or ACLs), 503
- * {@code warming-up} during the warm-up, 503 {@code image-too-old} past {@code --max-stale}, otherwise 200 with
+ * {@code warming-up} during the warm-up, 503 {@code draining} once the edge was told to stop (it still serves for
+ * {@code --drain}, {@link Drain}), 503 {@code image-too-old} past {@code --max-stale}, otherwise 200 with
  * what the image holds, how old it is and where it stands in the log:
  *
  * <ul>
@@ -30,9 +31,13 @@ import java.util.TreeMap;
 final class Readiness {
   private Readiness() {}
 
-  static void answer(HttpServerRequest req, LiveImage live, Warmup w, String staleness) {
+  static void answer(HttpServerRequest req, LiveImage live, Warmup w, Drain drain, String staleness) {
     ResolveImage image = live.image();
-    if (live.ready() && w != null && !w.done()) {
+    if (drain != null && drain.started()) {
+      req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
+          .end(ErrorBody.of("draining", String.format(Locale.ROOT, "stopping: still answering requests for %.1f s more"
+              + " (--drain), then closing; take this edge out of rotation", drain.secondsLeft(System.nanoTime()))));
+    } else if (live.ready() && w != null && !w.done()) {
       req.response().setStatusCode(503).putHeader(Names.CONTENT_TYPE, Names.APPLICATION_JSON)
           .end(ErrorBody.of("warming-up", "exercising the manifest route on its image before taking traffic"
               + " (--warmup-requests): apps=" + image.appCount() + " groups=" + image.groupCount()));

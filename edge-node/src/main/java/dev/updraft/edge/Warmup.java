@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * compiled the hot path before {@code /readyz} answers 200 and a load balancer sends traffic. It sends at most
  * {@code requests} and stops earlier once its latency curve is flat, the JIT quiet and the hot path compiled
  * by the optimising compiler ({@link WarmupCurve}, {@link HotPath}, {@code --warmup-until-flat}); bounded by
- * {@code timeout}; {@code requests} 0 turns it off.
+ * {@code timeout}; {@code requests} 0 turns it off. Then it settles ({@link Settle}: a collection, and a wait for the
+ * JIT's compile queue to empty, at most {@link Settle#MAX}) before {@code /readyz} answers 200.
  *
  * <p>Warm-up requests are told apart by the server they reach, not by a header: the handler does their
  * whole work, the latency timed and the outcome counted on a registry nobody reads and the check-in sent
@@ -60,6 +61,7 @@ final class Warmup {
 
   private volatile boolean done;
   private volatile boolean stopped;
+  private volatile long settleMillis;
   private final AtomicInteger failures = new AtomicInteger();
   private final AtomicLong answered = new AtomicLong();
 
@@ -107,13 +109,30 @@ final class Warmup {
           p.complete();
           return;
         }
-        warm(vertx, live, port, requests, untilFlat, timeout).onComplete(ar -> {
-          done = true;
-          p.complete();
-        });
+        warm(vertx, live, port, requests, untilFlat, timeout)
+            .compose(ignored -> stopped ? Future.succeededFuture() : settle(vertx, live))
+            .onComplete(ar -> {
+              done = true;
+              p.complete();
+            });
       }
     });
     return p.future();
+  }
+
+  /** The warm-up's last step ({@link Settle}): a collection and an empty compile queue before ready; logged and timed. */
+  private Future<Void> settle(Vertx vertx, LiveImage live) {
+    return Settle.run(vertx).map(o -> {
+      settleMillis = o.millis();
+      live.phases().took("settle", o.millis() * 1_000_000L);
+      LOG.info("warm-up settled in {} before ready", o.describe());
+      return null;
+    });
+  }
+
+  /** How long the settling after the warm-up took, in ms (0 before it ran, or with the warm-up off). */
+  long settleMillis() {
+    return settleMillis;
   }
 
   private Future<Void> warm(Vertx vertx, LiveImage live, int port, int requests, boolean untilFlat, Duration timeout) {

@@ -41,11 +41,12 @@ class EdgeConfigTest {
         "--checkin-producer-buffer", "262144", "--patch-cache-bytes", "1048576", "--checkin-format", "json",
         "--warmup-requests", "500", "--warmup-timeout", "2s", "--warmup-until-flat", "false", "--data-dir", "/tmp/edge",
         "--image-interval", "10s", "--stored-image-after", "2s", "--max-stale", "1h",
-        "--metrics-token", "scrape-secret-0123456789", "--metrics-port", "9464");
+        "--metrics-token", "scrape-secret-0123456789", "--metrics-port", "9464", "--drain", "7s");
     assertThat(c).isEqualTo(new EdgeConfig("k:1", KafkaClientConfig.none(), "p.", 3001, "127.0.0.1", "e2", false, 10, 3, 0.5,
         Path.of("/tmp/r.jsonl"), 1.0, Duration.ofSeconds(5), 4096, Duration.ofSeconds(3), 262144, 1048576, false, 500,
         Duration.ofSeconds(2), false, Path.of("/tmp/edge"), Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofHours(1), null, c.metrics(),
-        c.addressBuckets()));
+        c.addressBuckets(), Duration.ofSeconds(7)));
+    assertThat(from("--edge-id", "x").drain()).as("a short drain on SIGTERM by default").isEqualTo(Duration.ofSeconds(5));
     assertThat(from("--edge-id", "x").maxStale()).as("no age limit by default").isNull();
     assertThat(from("--edge-id", "x", "--max-stale", "unlimited").maxStale()).isNull();
     assertThat(from("--edge-id", "x").dataDir()).as("nothing stored by default").isNull();

@@ -93,7 +93,16 @@ class WarmupIT {
       assertThat(said).as("what the warm-up logs").isNotEmpty();
       assertThat(said.get(0)).as("a line when it starts, saying how long it may take and how to skip it")
           .startsWith("warm-up: up to " + WARMUP + " requests over").contains("at most 120 s").contains("--warmup-requests 0");
-      assertThat(said.get(said.size() - 1)).as("and one when it ends").contains("; ready;");
+      assertThat(said.get(said.size() - 2)).as("and one when its requests end").contains("; ready;");
+      // then it settles: a collection, and the JIT's compile queue empty (or its 10 s bound reached) before ready
+      java.util.regex.Matcher settled = java.util.regex.Pattern.compile("warm-up settled in (\\d+) ms: ([1-9]\\d*) garbage collection\\(s\\),"
+          + " then \\d+ compilations running or queued at the warm-up's end, and (the JIT's compile queue empty|[1-9]\\d* compilations still running or queued after 10 s) before ready")
+          .matcher(said.get(said.size() - 1));
+      assertThat(settled.matches()).as("the last line, before /readyz said 200: " + said.get(said.size() - 1)).isTrue();
+      if (!settled.group(3).startsWith("the JIT")) {
+        assertThat(Long.parseLong(settled.group(1))).as("held back by its bound only").isGreaterThanOrEqualTo(Settle.MAX.toMillis());
+      }
+      assertThat(http.get("/readyz").json().path("startMillis").has("settle")).as("/readyz says how long the settling took").isTrue();
 
       assertThat(warmupAnswers).as("answered by the time /readyz says 200: the whole warm-up").isGreaterThanOrEqualTo(WARMUP);
       assertThat(answered(http)).as("the warm-up's requests are not in the request metrics").isZero();

@@ -34,6 +34,7 @@ final class ServiceCommand {
     }
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
     Supplier<Future<Void>> stop;
+    long drainMillis = 0; // the edge serves that long after SIGTERM (--drain) before it closes
     try {
       switch (name) {
         case "control-plane": {
@@ -47,7 +48,8 @@ final class ServiceCommand {
         case "edge": {
           EdgeNode edge = await(EdgeNode.start(vertx, EdgeConfig.from(s)));
           out.println("edge listening on " + edge.port() + " (ready once caught up with the event log: /readyz)");
-          stop = edge::close;
+          stop = edge::drainAndClose;
+          drainMillis = edge.drainPeriod().toMillis();
           break;
         }
         case "ingest": {
@@ -64,12 +66,13 @@ final class ServiceCommand {
       throw e;
     }
     CountDownLatch stopped = new CountDownLatch(1);
+    long stopMillis = 10_000 + drainMillis;
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   try {
-                    stop.get().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                    stop.get().toCompletionStage().toCompletableFuture().get(stopMillis, TimeUnit.MILLISECONDS);
                     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
                   } catch (Exception e) {
                     err.println(name + " did not stop cleanly: " + e);

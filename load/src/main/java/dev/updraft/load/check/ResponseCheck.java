@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.PublicKey;
 import java.security.Signature;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -20,8 +21,11 @@ import java.util.regex.Pattern;
  * protocol header, cache-control, multipart framing, manifest or directive, signature when requested.
  * It does not judge whether the update is the right one for the device: {@link Expectations} does.
  *
- * <p>Not thread-safe: each lane owns one. It caches the parse of the last manifest bodies it saw (by byte
- * equality), since a fleet receives the same few manifests over and over.
+ * <p>Not thread-safe: each lane owns one. A fleet receives the same few bodies over and over, so it remembers, by
+ * exact byte equality, the last multipart bodies it parsed (with their content type), the manifests it parsed and
+ * the (signature, signed bytes) pairs it verified: a response whose signed bytes equal, byte for byte, those a
+ * signature was verified over is verified; any other (one byte differs) goes through RSA again. Every response is
+ * still checked in full; only the repeated work on identical bytes is skipped.
  */
 public final class ResponseCheck {
   /** What the server answered, or why the answer is wrong. */
@@ -59,9 +63,62 @@ public final class ResponseCheck {
         }
       };
 
+  /** Signatures (base64, as in the header) verified over these exact bytes; the last {@value #REMEMBERED}. */
+  private final Map<String, byte[]> verified = lru(REMEMBERED);
+  /** Multipart bodies parsed (content type and exact bytes), with the parse of a private copy. */
+  private final Map<BodyKey, Multipart.Result> parsed = lru(REMEMBERED);
+  /** Reused verifier (this check is not thread-safe anyway): {@code Signature.getInstance} per response costs. */
+  private Signature verifier;
+
+  static final int REMEMBERED = 64;
+
   /** @param verifyKey nullable: check signatures for presence and syntax only */
   public ResponseCheck(PublicKey verifyKey) {
     this.verifyKey = verifyKey;
+  }
+
+  private static <K, V> Map<K, V> lru(int max) {
+    return new LinkedHashMap<>(max, 0.75f, true) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<K, V> e) {
+        return size() > max;
+      }
+    };
+  }
+
+  /** A body by content type and exact bytes; equal only when both are. */
+  private static final class BodyKey {
+    final String contentType;
+    final byte[] bytes;
+    final int hash;
+
+    BodyKey(String contentType, byte[] bytes) {
+      this.contentType = contentType;
+      this.bytes = bytes;
+      this.hash = 31 * contentType.hashCode() + Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof BodyKey k && k.hash == hash && k.contentType.equals(contentType) && Arrays.equals(k.bytes, bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+  }
+
+  /** The strict parse of {@code body}, done once per distinct (content type, bytes) among the last remembered. */
+  private Multipart.Result parse(String ct, byte[] body) {
+    BodyKey key = new BodyKey(ct, body);
+    Multipart.Result r = parsed.get(key);
+    if (r == null) {
+      byte[] copy = body.clone(); // the parts point into the bytes parsed: a copy nobody else holds
+      r = Multipart.parse(ct, copy);
+      parsed.put(new BodyKey(ct, copy), r);
+    }
+    return r;
   }
 
   public Answer check(int status, Headers h, byte[] body, String runtimeVersion, boolean signatureRequested) {
@@ -78,7 +135,7 @@ public final class ResponseCheck {
     }
     String ct = h.get("content-type");
     if (ct != null && ct.toLowerCase(Locale.ROOT).startsWith("multipart/mixed")) {
-      Multipart.Result mp = Multipart.parse(ct, body);
+      Multipart.Result mp = parse(ct, body);
       if (!mp.ok()) {
         return Answer.fail(ErrorKind.MULTIPART, mp.error());
       }
@@ -146,12 +203,23 @@ public final class ResponseCheck {
     if (verifyKey == null) {
       return null;
     }
+    String encoded = m.group(1);
+    byte[] known = verified.get(encoded);
+    if (known != null && Arrays.equals(known, 0, known.length, src, off, off + len)) {
+      return null; // this signature was verified over exactly these bytes
+    }
     try {
-      byte[] sig = Base64.getDecoder().decode(m.group(1));
-      Signature v = Signature.getInstance("SHA256withRSA");
-      v.initVerify(verifyKey);
-      v.update(src, off, len);
-      return v.verify(sig) ? null : Answer.fail(ErrorKind.SIGNATURE_INVALID, "signature does not verify");
+      byte[] sig = Base64.getDecoder().decode(encoded);
+      if (verifier == null) {
+        verifier = Signature.getInstance("SHA256withRSA");
+      }
+      verifier.initVerify(verifyKey);
+      verifier.update(src, off, len);
+      if (!verifier.verify(sig)) {
+        return Answer.fail(ErrorKind.SIGNATURE_INVALID, "signature does not verify");
+      }
+      verified.put(encoded, Arrays.copyOfRange(src, off, off + len));
+      return null;
     } catch (IllegalArgumentException | GeneralSecurityException e) {
       return Answer.fail(ErrorKind.SIGNATURE_MALFORMED, e.getMessage());
     }

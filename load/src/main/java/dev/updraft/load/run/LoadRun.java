@@ -290,7 +290,7 @@ public final class LoadRun implements RunResult {
               HttpRequest.newBuilder(URI.create(t.base + config.healthPath())).timeout(Duration.ofMillis(500)).GET().build(),
               HttpResponse.BodyHandlers.discarding());
           if (r.statusCode() == 200) {
-            targets.answered(t, System.nanoTime());
+            targets.ready(t, System.nanoTime());
           } else {
             targets.notReady(t, sent, System.nanoTime());
           }

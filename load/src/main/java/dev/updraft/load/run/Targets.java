@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * transport level or answers 5xx is marked down and skipped while another is up (devices behind a load
  * balancer reach the survivor); it is up again when it answers 200 (a request or the health probe). With several targets
  * the health path of the up ones is probed every second too, as a load balancer's readiness check: one that answers
- * anything but 200 (an edge still warming up, or draining) leaves the rotation without a failed request.
+ * anything but 200 (an edge still warming up, or draining) leaves the rotation without a failed request, and only its
+ * probe brings it back: the requests it still answers 200 (in flight when it was taken out, as an edge draining
+ * after SIGTERM answers them) do not.
  * Each down period is recorded as an outage with its failed requests. Thread-safe.
  */
 public final class Targets {
@@ -28,6 +30,8 @@ public final class Targets {
     final AtomicLong sent = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     volatile boolean down;
+    /** Down because its readiness probe did not answer 200: only a probe's 200 ({@link Targets#ready}) brings it back. */
+    volatile boolean outByProbe;
     volatile long downSinceNanos;
     /** When the last outage ended ({@link Long#MIN_VALUE}: never): a probe sent before that is stale. */
     volatile long upSinceNanos = Long.MIN_VALUE;
@@ -107,6 +111,7 @@ public final class Targets {
     synchronized (t) {
       if (!t.down) {
         t.down = true;
+        t.outByProbe = false;
         t.downSinceNanos = nowNanos;
         t.failedWhileDown.set(0);
       }
@@ -122,11 +127,15 @@ public final class Targets {
   void notReady(Target t, long probeSentNanos, long nowNanos) {
     synchronized (t) {
       boolean stale = t.upSinceNanos != Long.MIN_VALUE && t.upSinceNanos - probeSentNanos > 0;
-      if (!t.down && !stale) {
+      if (stale) {
+        return;
+      }
+      if (!t.down) {
         t.down = true;
         t.downSinceNanos = nowNanos;
         t.failedWhileDown.set(0);
       }
+      t.outByProbe = true;
     }
   }
 
@@ -134,14 +143,26 @@ public final class Targets {
     t.errors.incrementAndGet();
   }
 
-  /** The target answered 200 (a request or the health probe). */
+  /** A request to the target answered 200: it is back unless its readiness probe took it out. */
   void answered(Target t, long nowNanos) {
-    if (!t.down) {
+    if (!t.down || t.outByProbe) {
       return;
     }
+    up(t, nowNanos, false);
+  }
+
+  /** The target's readiness probe answered 200: back in the rotation. */
+  void ready(Target t, long nowNanos) {
+    if (t.down) {
+      up(t, nowNanos, true);
+    }
+  }
+
+  private void up(Target t, long nowNanos, boolean byProbe) {
     synchronized (t) {
-      if (t.down) {
+      if (t.down && (byProbe || !t.outByProbe)) {
         t.down = false;
+        t.outByProbe = false;
         t.upSinceNanos = nowNanos;
         t.outages.add(new Outage((t.downSinceNanos - startNanos) / 1e9, (nowNanos - startNanos) / 1e9, t.failedWhileDown.get()));
       }

@@ -161,6 +161,45 @@ class ResponseCheckTest {
     assertThat(check(200, headers(CT), bad, true).error()).isNull();
   }
 
+  @Test
+  void aBodyDifferingByOneSignedByteFromOneAlreadyVerifiedIsStillRejected() throws Exception {
+    String sig = sign(MANIFEST.getBytes(StandardCharsets.UTF_8));
+    String sigHeader = "expo-signature: sig=\"" + sig + "\", keyid=\"main\", alg=\"rsa-v1_5-sha256\"\r\n";
+    byte[] signed = body(part("manifest", sigHeader, MANIFEST));
+    ResponseCheck verifying = new ResponseCheck(certificateKey());
+    for (int i = 0; i < 3; i++) { // verified once, then remembered
+      assertThat(verifying.check(200, headers(CT)::get, signed, "1.0.0", true).error()).as("signed body, time %d", i).isNull();
+    }
+    // the same signature over the manifest with one byte changed (the id's last hex digit): a different body, and a
+    // manifest that parses, so only the signature can refuse it
+    String oneByte = MANIFEST.replace(ID, ID.substring(0, ID.length() - 1) + "0");
+    assertThat(oneByte).hasSameSizeAs(MANIFEST).isNotEqualTo(MANIFEST);
+    byte[] tampered = body(part("manifest", sigHeader, oneByte));
+    assertThat(verifying.check(200, headers(CT)::get, tampered, "1.0.0", true).error()).isEqualTo(ErrorKind.SIGNATURE_INVALID);
+    // and again, now that the tampered body has been seen once
+    assertThat(verifying.check(200, headers(CT)::get, tampered, "1.0.0", true).error()).isEqualTo(ErrorKind.SIGNATURE_INVALID);
+    // the remembered body still passes; a tampered copy of it modified in place after its check does not pass next time
+    assertThat(verifying.check(200, headers(CT)::get, signed, "1.0.0", true).error()).isNull();
+    byte[] reused = signed.clone();
+    assertThat(verifying.check(200, headers(CT)::get, reused, "1.0.0", true).error()).isNull();
+    int at = new String(reused, StandardCharsets.UTF_8).indexOf(ID) + 3;
+    reused[at] = (byte) (reused[at] == '0' ? '1' : '0');
+    assertThat(verifying.check(200, headers(CT)::get, reused, "1.0.0", true).error()).isEqualTo(ErrorKind.SIGNATURE_INVALID);
+
+    // a JSON manifest, its signature in the response header
+    Map<String, String> h = headers("application/expo+json");
+    h.put("expo-signature", "sig=\"" + sig + "\", keyid=\"main\"");
+    assertThat(verifying.check(200, h::get, MANIFEST.getBytes(StandardCharsets.UTF_8), "1.0.0", true).error()).isNull();
+    assertThat(verifying.check(200, h::get, oneByte.getBytes(StandardCharsets.UTF_8), "1.0.0", true).error())
+        .isEqualTo(ErrorKind.SIGNATURE_INVALID);
+  }
+
+  static PublicKey certificateKey() throws Exception {
+    try (InputStream in = Files.newInputStream(Fixtures.certificatePem())) {
+      return CertificateFactory.getInstance("X.509").generateCertificate(in).getPublicKey();
+    }
+  }
+
   static String sign(byte[] data) throws Exception {
     String pem = Files.readString(Fixtures.privateKeyPkcs8Pem())
         .replace("-----BEGIN PRIVATE KEY-----", "").replace("-----END PRIVATE KEY-----", "").replaceAll("\\s", "");

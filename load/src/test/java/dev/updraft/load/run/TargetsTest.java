@@ -34,10 +34,27 @@ class TargetsTest {
     assertThat(picks(targets, 5)).containsOnly("http://127.0.0.1:3100");
     assertThat(restarted.errors()).isZero();
 
-    targets.answered(restarted, 3_500_000_000L);
+    targets.ready(restarted, 3_500_000_000L);
 
     assertThat(picks(targets, 4)).contains("http://127.0.0.1:3100", "http://127.0.0.1:3101");
     assertThat(restarted.outages()).containsExactly(new Targets.Outage(1.0, 3.5, 0));
+  }
+
+  @Test
+  void aDrainingTargetTakenOutByItsProbeStaysOutThoughItsRequestsInFlightAnswer200() {
+    Targets targets = new Targets(List.of("http://127.0.0.1:3100", "http://127.0.0.1:3101"), 0);
+    Targets.Target draining = targets.all.get(0);
+    // its /readyz says 503 (draining after SIGTERM) at 1 s; requests sent before still come back 200 after that
+    targets.notReady(draining, 900_000_000L, 1_000_000_000L);
+    targets.answered(draining, 1_010_000_000L);
+    targets.answered(draining, 1_020_000_000L);
+
+    assertThat(picks(targets, 6)).as("no new request to the draining edge").containsOnly("http://127.0.0.1:3101");
+
+    // back once its probe answers 200 (the restarted edge, ready)
+    targets.ready(draining, 9_000_000_000L);
+    assertThat(picks(targets, 4)).contains("http://127.0.0.1:3100", "http://127.0.0.1:3101");
+    assertThat(draining.outages()).containsExactly(new Targets.Outage(1.0, 9.0, 0));
   }
 
   @Test
@@ -55,7 +72,7 @@ class TargetsTest {
 
     // a probe sent after the recovery that answers 503 does take it out
     targets.notReady(edge, 1_150_000_000L, 1_200_000_000L);
-    targets.answered(edge, 1_300_000_000L);
+    targets.ready(edge, 1_300_000_000L);
     assertThat(edge.outages()).hasSize(2);
   }
 
