@@ -31,6 +31,15 @@ final class SourceMapUpload {
       if (!Files.isRegularFile(file)) {
         continue;
       }
+      try {
+        Path real = file.toRealPath();
+        if (!real.startsWith(root.toRealPath())) {
+          throw new CliException("the source map " + path + " is a symbolic link (or a path through one) to " + real + ", which is outside "
+              + root + "; refusing to upload files from outside --dist");
+        }
+      } catch (java.io.IOException e) {
+        throw new CliException("the source map " + file + " cannot be resolved: " + e.getMessage());
+      }
       Publisher.LocalFile f = Publisher.hash(path, file, "application/json");
       api.upload("/v1/apps/" + Api.enc(app) + "/source-maps/" + f.sha256(), f.file(), f.size(), f.contentType(), sent -> {});
       out.put(p, f.sha256());
