@@ -32,7 +32,7 @@ export async function errorGroups(app, g) {
       h('tbody', {}, d.groups.map((x) =>
         h('tr', {},
           h('td', {}, h('code', {}, x.errorType)),
-          h('td', {}, x.topFrame ? h('code', {}, x.topFrame) : h('span', { class: 'muted' }, 'no stack')),
+          h('td', { class: 'top-frame' }, x.topFrame ? h('code', {}, x.topFrame) : h('span', { class: 'muted' }, 'no stack'), frame(x)),
           h('td', {}, x.sampleMessage || ''),
           h('td', { class: 'num' }, num(x.devices)),
           h('td', { class: 'num' }, num(x.occurrences)),
@@ -44,4 +44,26 @@ export async function errorGroups(app, g) {
     ),
   );
   return wrap;
+}
+
+const WHY = {
+  'no-source-map': 'no source map: this update was published without one (updraft publish uploads the maps npx expo export --source-maps writes)',
+  'no-position': 'no line and column in the top frame',
+  'not-in-map': 'the source map has no mapping at this position',
+  'unavailable': 'the source map could not be read just now',
+};
+
+/** The top frame of the group's latest report: where it is in the original source (through the update's source map), and as reported. */
+function frame(x) {
+  if (x.originalFrame) {
+    const o = x.originalFrame;
+    return h('div', { class: 'original-frame' },
+      h('code', {}, `${o.source}:${o.line}:${o.column}`), o.name ? [' ', h('code', {}, o.name)] : null,
+      h('div', { class: 'muted' }, 'minified: ', h('code', {}, x.minifiedFrame || '')));
+  }
+  if (!x.minifiedFrame && x.sourceMap !== 'no-source-map') {
+    return null;
+  }
+  return h('div', { class: 'muted unresolved-frame' }, x.minifiedFrame ? [h('code', {}, x.minifiedFrame), ' '] : null,
+    `(${WHY[x.sourceMap] || 'not resolved'})`);
 }

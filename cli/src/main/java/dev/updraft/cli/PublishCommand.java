@@ -61,6 +61,12 @@ final class PublishCommand implements Action {
   @Option(names = "--idempotency-key", paramLabel = "K", order = 60, description = "the key of this publish (default a new one)")
   String idempotencyKey;
 
+  @Option(names = "--no-source-maps", order = 62,
+      description = "do not upload the source maps `npx expo export --source-maps` writes beside each bundle (BUNDLE.map); by default "
+          + "each one found is uploaded (privately: never served to devices) so that the top frames of reported errors are shown in the "
+          + "original source (updraft errors, the console)")
+  boolean noSourceMaps;
+
   @Option(names = "--no-progress", order = 61, description = "no upload progress on stderr (it is drawn only on a terminal anyway)")
   boolean noProgress;
 
@@ -72,7 +78,7 @@ final class PublishCommand implements Action {
     }
     Publisher.Request r = new Publisher.Request(app, branch, runtimeVersion, Path.of(dist), Publisher.platforms(platform), message,
         gitCommit, rolloutPercentage, g, expoConfig == null ? null : Path.of(expoConfig), idempotencyKey,
-        Path.of(projectDir == null ? System.getProperty("user.dir") : projectDir));
+        Path.of(projectDir == null ? System.getProperty("user.dir") : projectDir), !noSourceMaps);
     Api api = s.api();
     List<JsonNode> groups = new Publisher(api, s.err, s.terminal && !s.json && !noProgress).publish(r);
     StringBuilder human = new StringBuilder();

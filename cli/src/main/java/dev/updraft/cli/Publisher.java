@@ -45,7 +45,7 @@ final class Publisher {
 
   /** What to publish: the flags of {@code updraft publish}, checked. Nullable: runtimeVersion (then expoConfig.json settles it) and the optional ones. */
   record Request(String app, String branch, String runtimeVersion, Path dist, List<String> platforms, String message, String gitCommit,
-      Integer rolloutPercentage, ObjectNode guard, Path expoConfig, String idempotencyKey, Path projectDir) {}
+      Integer rolloutPercentage, ObjectNode guard, Path expoConfig, String idempotencyKey, Path projectDir, boolean sourceMaps) {}
 
   /**
    * Hashes, uploads what the server lacks, publishes; returns the groups the server answered with: one, or one
@@ -82,6 +82,7 @@ final class Publisher {
       ObjectNode expoConfig, String key) throws CliException {
     Map<String, LocalFile> files = files(r.dist(), fm, chosen);
     upload(r.app(), files);
+    Map<String, String> maps = r.sourceMaps() ? SourceMapUpload.upload(api, err, r.app(), r.dist(), fm, chosen) : Map.of();
 
     ObjectNode body = Api.JSON.createObjectNode();
     body.put("branch", r.branch());
@@ -102,6 +103,10 @@ final class Publisher {
       ObjectNode n = fs.putObject(f.path());
       n.put("sha256", f.sha256());
       n.put("size", f.size());
+    }
+    if (!maps.isEmpty()) {
+      ObjectNode sm = body.putObject("sourceMaps");
+      maps.forEach(sm::put);
     }
     if (expoConfig != null) {
       body.set("expoConfig", expoConfig);
@@ -299,7 +304,7 @@ final class Publisher {
     return String.format(Locale.ROOT, "%.1f MB", bytes / 1_048_576.0);
   }
 
-  private static LocalFile hash(String path, Path file, String contentType) throws CliException {
+  static LocalFile hash(String path, Path file, String contentType) throws CliException {
     try (InputStream in = Files.newInputStream(file)) {
       MessageDigest d = MessageDigest.getInstance("SHA-256");
       byte[] buf = new byte[64 * 1024];

@@ -17,6 +17,7 @@ class LayeringTest {
           .layer("extension contracts and configuration", "spi", "config")
           .layer("console sign-in (OIDC) and its flags", "signin")
           .layer("history, snapshots, the edge image and the keys devices ask for", "history", "snapshots", "edgeimage", "keyuse")
+          .layer("source maps: the decoder, the frame, the cache", "sourcemaps")
           .layer("log, state, storage, signing, rendering, telemetry database", "log", "state", "storage", "signing", "render", "telemetry")
           .layer("core: roles and the refusal", "core");
 

@@ -110,6 +110,9 @@ public interface UpdateEvents {
    * @param signatures per {@code keyid}, the {@code expo-signature} value of every key of the ring the
    *     body was signed with; empty in events written before the key ring (then {@code signature} is the
    *     only one, for the {@code keyid} it names)
+   * @param sourceMap nullable (absent in events written before source maps, and when none was uploaded): the
+   *     lower-case hex SHA-256 of the launch asset's source map, stored privately by the control plane (never
+   *     named in the body, never served to devices); read to resolve the top frames of reported errors
    */
   record PlatformUpdate(
       String platform,
@@ -119,10 +122,24 @@ public interface UpdateEvents {
       String signature,
       String launchAssetKey,
       List<String> assetKeys,
-      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> signatures) {
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> signatures,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String sourceMap) {
     public PlatformUpdate {
       assetKeys = assetKeys == null ? List.of() : List.copyOf(assetKeys);
       signatures = sortedCopy(signatures);
+    }
+
+    /** An update without a source map. */
+    public PlatformUpdate(
+        String platform,
+        String updateId,
+        String createdAt,
+        String body,
+        String signature,
+        String launchAssetKey,
+        List<String> assetKeys,
+        Map<String, String> signatures) {
+      this(platform, updateId, createdAt, body, signature, launchAssetKey, assetKeys, signatures, null);
     }
 
     /** An update signed with one key or none (as written before the key ring). */
@@ -145,7 +162,13 @@ public interface UpdateEvents {
     /** The same update with a new body, primary signature and per-key signatures; all else unchanged. */
     public PlatformUpdate withBody(String newBody, String newSignature, Map<String, String> newSignatures) {
       return new PlatformUpdate(platform, updateId, createdAt, newBody, newSignature, launchAssetKey, assetKeys,
-          newSignatures);
+          newSignatures, sourceMap);
+    }
+
+    /** The same update with this source map (the SHA-256 hex of the map, or null). */
+    public PlatformUpdate withSourceMap(String mapSha256) {
+      return new PlatformUpdate(platform, updateId, createdAt, body, signature, launchAssetKey, assetKeys, signatures,
+          mapSha256);
     }
   }
 

@@ -393,6 +393,26 @@ class GoldenFilesTest {
   }
 
   @Test
+  void updatesCarryTheirSourceMapAndOlderOnesReadWithoutOne() throws IOException {
+    PlatformUpdate u = ((UpdatePublished) known("/golden/v1/update.published.with-source-map.json").payload()).group().platform("ios");
+    assertThat(u.sourceMap()).isEqualTo("5f0c6a3b1e2d4c5b6a7980f1e2d3c4b5a69788f0e1d2c3b4a5968778695a4b3c");
+    assertThat(u.launchAssetKey()).isEqualTo("a15905a51887436352fc107e5a9c5ef6");
+    assertThat(((UpdatePublished) known("/golden/v1/update.published.json").payload()).group().platform("ios").sourceMap()).isNull();
+    assertThat(((UpdatePublished) known("/golden/v1/update.published.with-signatures.json").payload()).group().platform("android")
+        .sourceMap()).isNull();
+  }
+
+  @Test
+  void entriesWithoutASourceMapAreWrittenAsBefore() {
+    PlatformUpdate u = new PlatformUpdate("ios", "u", "2026-11-30T10:00:05.000Z", "{}", null, null, List.of());
+    String json = new String(EventCodec.encode(EventEnvelope.of("demo", 1, Instant.EPOCH, "tok",
+        new UpdatePublished(new UpdateGroup("g", UpdateGroup.KIND_UPDATE, "b", "1", null, null, null, null, null,
+            List.of(u))))), java.nio.charset.StandardCharsets.UTF_8);
+
+    assertThat(json).doesNotContain("sourceMap");
+  }
+
+  @Test
   void entriesWithoutPerKeySignaturesAreWrittenAsBefore() {
     PlatformUpdate u = new PlatformUpdate("ios", "u", "2026-11-30T10:00:05.000Z", "{}", null, null, List.of());
     String json = new String(EventCodec.encode(EventEnvelope.of("demo", 1, Instant.EPOCH, "tok",

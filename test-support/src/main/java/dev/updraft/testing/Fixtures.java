@@ -71,6 +71,33 @@ public final class Fixtures {
     return root().resolve("expo-export-sdk57/update-2");
   }
 
+  /**
+   * {@code expo-export-sdk57/update-1-source-maps.zip}: a real {@code expo export --source-maps} of the same app
+   * (metadata.json, both Hermes bundles, each with its {@code .hbc.map} beside it, and the two assets), zipped.
+   */
+  public static Path sourceMapsExportZip() {
+    return root().resolve("expo-export-sdk57/update-1-source-maps.zip");
+  }
+
+  /** {@link #sourceMapsExportZip()} unpacked into {@code dir} (created); returns {@code dir}. */
+  public static Path sourceMapsExport(Path dir) throws java.io.IOException {
+    try (java.util.zip.ZipInputStream in = new java.util.zip.ZipInputStream(Files.newInputStream(sourceMapsExportZip()))) {
+      for (java.util.zip.ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
+        Path out = dir.resolve(e.getName()).normalize();
+        if (!out.startsWith(dir)) {
+          throw new IllegalStateException("zip entry outside the folder: " + e.getName());
+        }
+        if (e.isDirectory()) {
+          Files.createDirectories(out);
+        } else {
+          Files.createDirectories(out.getParent());
+          Files.copy(in, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    return dir;
+  }
+
   /** Self-signed code-signing certificate (keyUsage digitalSignature, EKU codeSigning). */
   public static Path certificatePem() {
     return root().resolve("codesigning/certificate.pem");

@@ -3,7 +3,6 @@ package dev.updraft.controlplane.api;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.updraft.controlplane.core.CommandException;
 import dev.updraft.controlplane.storage.AssetStorage;
-import dev.updraft.controlplane.storage.StoredAsset;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -34,15 +33,31 @@ final class AssetUpload implements Handler<RoutingContext> {
   private static final Pattern MIME = Pattern.compile("[a-z0-9][a-z0-9!#$&^_.+-]{0,63}/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}");
 
   private final Vertx vertx;
-  private final AssetStorage storage;
   private final Path tmpDir;
   private final long maxBytes;
+  private final Sink sink;
+
+  /**
+   * Where verified bytes go (called on a worker thread): returns whether they were new (201) or stored already (200);
+   * throws a {@link CommandException} to refuse them.
+   */
+  interface Sink {
+    boolean store(String app, String sha, Path file, String md5Hex, long size, String contentType) throws IOException;
+  }
 
   AssetUpload(Vertx vertx, AssetStorage storage, Path tmpDir, long maxBytes) {
+    this(vertx, tmpDir, maxBytes, (app, sha, file, md5Hex, size, contentType) -> {
+      boolean existed = storage.stat(app, sha) != null;
+      storage.put(app, sha, file, md5Hex, size, contentType);
+      return !existed;
+    });
+  }
+
+  AssetUpload(Vertx vertx, Path tmpDir, long maxBytes, Sink sink) {
     this.vertx = vertx;
-    this.storage = storage;
     this.tmpDir = tmpDir;
     this.maxBytes = maxBytes;
+    this.sink = sink;
   }
 
   @Override
@@ -170,9 +185,7 @@ final class AssetUpload implements Handler<RoutingContext> {
                 return vertx.executeBlocking(
                     () -> {
                       try {
-                        boolean existed = storage.stat(app, sha) != null;
-                        StoredAsset s = storage.put(app, sha, path, md5Hex, size, contentType);
-                        return existed ? null : s;
+                        return sink.store(app, sha, path, md5Hex, size, contentType);
                       } catch (IOException e) {
                         throw storageUnavailable("did not take the upload of sha256=" + sha, e);
                       }
@@ -189,8 +202,8 @@ final class AssetUpload implements Handler<RoutingContext> {
                 n.put("sha256", sha);
                 n.put("md5", md5Hex);
                 n.put("size", size);
-                n.put("stored", ar.result() != null);
-                Json.send(rc, ar.result() != null ? 201 : 200, n);
+                n.put("stored", ar.result());
+                Json.send(rc, ar.result() ? 201 : 200, n);
               });
     }
 

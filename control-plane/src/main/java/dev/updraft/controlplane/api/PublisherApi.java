@@ -11,6 +11,8 @@ import dev.updraft.controlplane.commands.CommandProcessor;
 import dev.updraft.controlplane.commands.Commands;
 import dev.updraft.controlplane.history.HistoryReads;
 import dev.updraft.controlplane.signin.Signin;
+import dev.updraft.controlplane.sourcemaps.SourceMapCache;
+import dev.updraft.controlplane.sourcemaps.SourceMaps;
 import dev.updraft.controlplane.state.ControlState;
 import dev.updraft.controlplane.storage.AssetStorage;
 import io.micrometer.core.instrument.Counter;
@@ -63,11 +65,13 @@ public final class PublisherApi {
   private final Router router;
   private final Auth auth;
   private final Signin signin;
+  private final SourceMaps sourceMaps;
 
   public PublisherApi(Vertx vertx, Deps deps) {
     this.vertx = vertx;
     this.d = deps;
     this.router = Router.router(vertx);
+    this.sourceMaps = new SourceMaps(deps.storage(), new SourceMapCache(SourceMaps.DEFAULT_CACHE_BYTES));
     this.signin = Signin.create(vertx, deps.config().oidc(), () -> deps.processor().clock().instant());
     this.auth =
         new Auth(
@@ -103,6 +107,7 @@ public final class PublisherApi {
     new KeyRoutes(ctx).mount(router, body);
     new PruneRoutes(ctx).mount(router, body);
     new AssetRoutes(ctx).mount(router, body);
+    new SourceMapRoutes(ctx).mount(router);
     new UpdateRoutes(ctx).mount(router, body);
     new RolloutRoutes(ctx).mount(router, body);
     new ChannelRoutes(ctx).mount(router, body);
@@ -252,6 +257,11 @@ public final class PublisherApi {
       @Override
       public ControlState state() {
         return d.processor().state();
+      }
+
+      @Override
+      public SourceMaps sourceMaps() {
+        return sourceMaps;
       }
     };
   }

@@ -85,6 +85,7 @@ final class UpdateRoutes {
     Validate.runtimeVersion("runtimeVersion", runtime);
     List<PlatformFiles> platforms = ExportMetadata.parse(b.get("metadata"), Json.strings(b, "platforms"));
     Map<String, FileRef> needed = needed(platforms, files(b));
+    Map<String, String> maps = sourceMaps(b, platforms);
     ObjectNode expoConfig = Json.object(b, "expoConfig");
     Integer pct = Json.integer(b, "rolloutPercentage");
     RolloutGuard guard = RolloutRoutes.guard(Json.object(b, "rolloutGuard"));
@@ -96,13 +97,22 @@ final class UpdateRoutes {
     needed.values().forEach(f -> held.add(f.sha256()));
     ctx.deps.commands().assets().hold(app, held);
     ctx.vertx
-        .executeBlocking(() -> stat(app, needed))
+        .executeBlocking(() -> {
+          Map<String, StoredAsset> stored = stat(app, needed);
+          maps.forEach((platform, sha) -> {
+            if (!SourceMapRoutes.stored(ctx.deps.storage(), app, sha)) {
+              throw CommandException.badRequest("source-map-not-uploaded", "sourceMaps." + platform + " (sha256=" + sha
+                  + ") was never uploaded; upload it with PUT /v1/apps/" + app + "/source-maps/" + sha + " first");
+            }
+          });
+          return stored;
+        })
         .compose(
             stored ->
                 commands()
                     .publish(
                         ctx.actor(rc), app,
-                        new PublishRequest(branch, runtime, message, commit, prepare(platforms, stored), expoConfig, pct, guard, idem)))
+                        new PublishRequest(branch, runtime, message, commit, prepare(platforms, stored, maps), expoConfig, pct, guard, idem)))
         .onComplete(
             ar -> {
               ctx.deps.commands().assets().release(app, held);
@@ -131,7 +141,7 @@ final class UpdateRoutes {
   }
 
   /** The platforms with their files resolved to stored assets. */
-  private static List<PreparedPlatform> prepare(List<PlatformFiles> platforms, Map<String, StoredAsset> stored) {
+  private static List<PreparedPlatform> prepare(List<PlatformFiles> platforms, Map<String, StoredAsset> stored, Map<String, String> maps) {
     List<PreparedPlatform> prepared = new ArrayList<>();
     for (PlatformFiles pf : platforms) {
       StoredAsset launch = stored.get(pf.bundlePath());
@@ -141,7 +151,7 @@ final class UpdateRoutes {
         StoredAsset s = stored.get(af.path());
         assets.add(new AssetRef(s.sha256Hex(), s.md5Hex(), ContentTypes.of(af.ext()), "." + af.ext()));
       }
-      prepared.add(new PreparedPlatform(pf.platform(), launchRef, assets));
+      prepared.add(new PreparedPlatform(pf.platform(), launchRef, assets, maps.get(pf.platform())));
     }
     return prepared;
   }
@@ -173,6 +183,29 @@ final class UpdateRoutes {
             "file " + e.getKey() + " is " + f.size() + " bytes but the stored bytes with sha256=" + f.sha256() + " are " + s.size() + " bytes");
       }
       out.put(e.getKey(), s);
+    }
+    return out;
+  }
+
+  /**
+   * {@code sourceMaps}: platform to the SHA-256 of its launch asset's source map (uploaded with
+   * {@code PUT source-maps/{sha256}}); absent or empty: no maps. 400 for a platform this publish does not have.
+   */
+  private static Map<String, String> sourceMaps(ObjectNode b, List<PlatformFiles> platforms) {
+    ObjectNode m = Json.object(b, "sourceMaps");
+    Map<String, String> out = new HashMap<>();
+    if (m == null) {
+      return out;
+    }
+    for (Map.Entry<String, JsonNode> e : m.properties()) {
+      if (platforms.stream().noneMatch(p -> p.platform().equals(e.getKey()))) {
+        throw CommandException.badRequest("invalid-field", "sourceMaps names platform '" + e.getKey() + "', which this publish does not have");
+      }
+      JsonNode v = e.getValue();
+      if (v == null || !v.isTextual() || !AssetUpload.SHA.matcher(v.asText()).matches()) {
+        throw CommandException.badRequest("invalid-field", "sourceMaps." + e.getKey() + " must be the lower-case hex SHA-256 of the uploaded map");
+      }
+      out.put(e.getKey(), v.asText());
     }
     return out;
   }

@@ -127,7 +127,9 @@ final class Groups {
     for (PlatformUpdate p : from) {
       UUID id = UUID.randomUUID();
       String body = ManifestRenderer.rerender(p.body(), id, created, branch, urls);
-      entries.add(sign.sign(body).entry(p.platform(), id.toString(), created, body, p.launchAssetKey(), p.assetKeys()));
+      // the same launch asset: its source map still applies
+      entries.add(sign.sign(body).entry(p.platform(), id.toString(), created, body, p.launchAssetKey(), p.assetKeys())
+          .withSourceMap(p.sourceMap()));
     }
     return new UpdateGroup(
         UUID.randomUUID().toString(), UpdateGroup.KIND_UPDATE, branch, runtimeVersion, message, source.gitCommitHash(),

@@ -28,7 +28,12 @@ public final class Requests {
   }
 
   /** One platform of a publish, its files resolved to stored assets. */
-  public record PreparedPlatform(String platform, AssetRef launch, List<AssetRef> assets) {}
+  /**
+   * One platform of a publish with its files resolved to stored assets.
+   *
+   * @param sourceMap nullable: the SHA-256 hex of the launch asset's source map, stored privately
+   */
+  public record PreparedPlatform(String platform, AssetRef launch, List<AssetRef> assets, String sourceMap) {}
 
   /**
    * A publish of an {@code expo export}.

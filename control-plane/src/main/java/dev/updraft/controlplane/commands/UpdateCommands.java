@@ -92,7 +92,8 @@ public final class UpdateCommands {
             UUID id = UUID.randomUUID();
             String body = ManifestRenderer.manifest(
                 id, created, req.runtimeVersion(), req.branch(), p.launch(), p.assets(), req.expoConfig(), urls);
-            entries.add(sign.sign(body).entry(p.platform(), id.toString(), created, body, p.launch().md5Hex(), keys(p)));
+            entries.add(sign.sign(body).entry(p.platform(), id.toString(), created, body, p.launch().md5Hex(), keys(p))
+                .withSourceMap(p.sourceMap()));
           }
           return new UpdateGroup(
               UUID.randomUUID().toString(),

@@ -24,6 +24,8 @@ final class ErrorGroups {
       "SELECT r.group_key, g.error_type, g.top_frame, g.sample_message, min(r.occurred_at), max(r.occurred_at), count(*),"
           + " count(DISTINCT r.client_id), count(*) FILTER (WHERE r.fatal),"
           + " NOT EXISTS (SELECT 1 FROM error_reports p WHERE p.app_id = $1 AND p.group_key = r.group_key AND p.update_id = ANY($3))"
+          + ", (SELECT s.update_id || E'\\n' || s.stacktrace FROM error_reports s WHERE s.app_id = $1 AND s.update_id = ANY($2)"
+          + " AND s.group_key = r.group_key AND s.stacktrace IS NOT NULL ORDER BY s.occurred_at DESC LIMIT 1)"
           + " FROM error_reports r JOIN error_groups g ON g.app_id = r.app_id AND g.group_key = r.group_key"
           + " WHERE r.app_id = $1 AND r.update_id = ANY($2)"
           + " GROUP BY r.group_key, g.error_type, g.top_frame, g.sample_message"
@@ -31,9 +33,14 @@ final class ErrorGroups {
   static final String DEVICES_SQL =
       "SELECT count(DISTINCT client_id) FROM error_reports WHERE app_id = $1 AND update_id = ANY($2)";
 
-  /** One error group of an update. */
+  /**
+   * One error group of an update.
+   *
+   * @param sample nullable: the latest report's update id, a newline and its stack trace (whose top frame is resolved
+   *     through that update's source map)
+   */
   record Group(String key, String errorType, String topFrame, String sampleMessage, Instant firstSeen, Instant lastSeen, long occurrences,
-      long devices, long fatal, boolean newInUpdate) {}
+      long devices, long fatal, boolean newInUpdate, String sample) {}
 
   /** An update group's errors: the devices that reported any, and the groups (most devices first, at most {@link #LIMIT}). */
   record Report(String groupId, List<String> updateIds, String previousGroupId, long devices, List<Group> groups) {}
@@ -75,7 +82,7 @@ final class ErrorGroups {
       List<Group> groups = new ArrayList<>();
       for (Row r : rows) {
         groups.add(new Group(r.getString(0), r.getString(1), r.getString(2), r.getString(3), r.getOffsetDateTime(4).toInstant(),
-            r.getOffsetDateTime(5).toInstant(), r.getLong(6), r.getLong(7), r.getLong(8), r.getBoolean(9)));
+            r.getOffsetDateTime(5).toInstant(), r.getLong(6), r.getLong(7), r.getLong(8), r.getBoolean(9), r.getString(10)));
       }
       return pool.preparedQuery(DEVICES_SQL).execute(Tuple.of(app.appId(), (Object) ids))
           .map(d -> new Report(g.groupId(), List.of(ids), prev == null ? null : prev.groupId(), d.iterator().next().getLong(0), groups));

@@ -49,7 +49,16 @@ final class ErrorRoutes {
     db.bounded(db.ready().compose(v -> ErrorGroups.read(db.pool(), app, g))).onComplete(ar -> {
       if (ar.succeeded()) {
         db.available();
-        send(rc, ar.result());
+        ErrorGroups.Report report = ar.result();
+        // maps are read and parsed off the event loop
+        ctx.vertx().executeBlocking(() -> TopFrames.resolve(ctx.sourceMaps(), app.appId(), g, report.groups()), false)
+            .onComplete(fr -> {
+              if (fr.failed()) {
+                rc.fail(fr.cause());
+              } else {
+                send(rc, report, fr.result());
+              }
+            });
       } else if (TelemetryDb.isOutage(ar.cause())) {
         db.unavailable(ar.cause());
         rc.response().putHeader("retry-after", "10");
@@ -63,7 +72,7 @@ final class ErrorRoutes {
     });
   }
 
-  private static void send(RoutingContext rc, ErrorGroups.Report r) {
+  private static void send(RoutingContext rc, ErrorGroups.Report r, java.util.Map<String, TopFrames.Frame> frames) {
     ObjectNode o = InsightsJson.MAPPER.createObjectNode();
     o.put("groupId", r.groupId());
     ArrayNode ids = o.putArray("updateIds");
@@ -87,6 +96,7 @@ final class ErrorRoutes {
       n.put("devices", g.devices());
       n.put("fatal", g.fatal());
       n.put("newInUpdate", g.newInUpdate());
+      frame(n, frames.get(g.key()));
     }
     String text;
     try {
@@ -95,5 +105,33 @@ final class ErrorRoutes {
       throw new IllegalStateException("cannot write response JSON", e);
     }
     rc.response().putHeader("content-type", "application/json").putHeader("cache-control", "no-store").end(text);
+  }
+
+  /** The group's top frame: as reported ({@code minifiedFrame}) and through the update's source map. */
+  private static void frame(ObjectNode n, TopFrames.Frame f) {
+    if (f.minified() == null) {
+      n.putNull("minifiedFrame");
+    } else {
+      n.put("minifiedFrame", f.minified());
+    }
+    if (f.platform() == null) {
+      n.putNull("platform");
+    } else {
+      n.put("platform", f.platform());
+    }
+    n.put("sourceMap", f.status());
+    if (f.original() == null) {
+      n.putNull("originalFrame");
+      return;
+    }
+    ObjectNode o = n.putObject("originalFrame");
+    o.put("source", f.original().source());
+    o.put("line", f.original().line());
+    o.put("column", f.original().column() + 1);
+    if (f.original().name() == null) {
+      o.putNull("name");
+    } else {
+      o.put("name", f.original().name());
+    }
   }
 }

@@ -87,6 +87,11 @@ public final class EdgeLaunchUrls implements AssetStorage {
   }
 
   @Override
+  public dev.updraft.controlplane.storage.ImageObjects sourceMaps(String appId) {
+    return storage.sourceMaps(appId);
+  }
+
+  @Override
   public String describe() {
     return storage.describe() + ", launch assets via edges at " + edgeUrl;
   }

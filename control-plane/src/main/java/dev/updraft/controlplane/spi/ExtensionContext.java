@@ -62,4 +62,7 @@ public interface ExtensionContext {
    * call again for a newer one.
    */
   dev.updraft.controlplane.state.ControlState state();
+
+  /** The app's source maps uploaded at publish, parsed and cached (blocking: call on a worker thread). */
+  dev.updraft.controlplane.sourcemaps.SourceMaps sourceMaps();
 }

@@ -101,6 +101,13 @@ public interface AssetStorage extends AutoCloseable {
    */
   ImageObjects edgeImages();
 
+  /**
+   * The app's source maps (uploaded at publish, read to resolve the top frames of reported errors): private objects
+   * beside the assets, under {@link ImageObjects#MAPS_PREFIX}{@code <app>/} ({@link ImageObjects#MAPS_LOCAL_DIR}
+   * on a disk), named {@code <sha256>.map}. Never named in a manifest nor served by any route: a map reveals the source.
+   */
+  ImageObjects sourceMaps(String appId);
+
   /** For logs: the kind and location. */
   String describe();
 

@@ -58,6 +58,14 @@ public final class AzureAssetStorage implements AssetStorage {
    * @param where for messages: the account URL and container, never a credential
    */
   @Override
+  public ImageObjects sourceMaps(String appId) {
+    if (!LocalAssetStorage.APP.matcher(appId).matches()) {
+      throw new IllegalArgumentException("bad app id for source maps: " + appId);
+    }
+    return new ImageObjects.Azure(container, ImageObjects.MAPS_PREFIX + appId + "/");
+  }
+
+  @Override
   public ImageObjects edgeImages() {
     return new ImageObjects.Azure(container);
   }

@@ -58,6 +58,14 @@ public final class GcsAssetStorage implements AssetStorage {
   }
 
   @Override
+  public ImageObjects sourceMaps(String appId) {
+    if (!LocalAssetStorage.APP.matcher(appId).matches()) {
+      throw new IllegalArgumentException("bad app id for source maps: " + appId);
+    }
+    return new ImageObjects.Gcs(storage, bucket, ImageObjects.MAPS_PREFIX + appId + "/");
+  }
+
+  @Override
   public ImageObjects edgeImages() {
     return new ImageObjects.Gcs(storage, bucket);
   }

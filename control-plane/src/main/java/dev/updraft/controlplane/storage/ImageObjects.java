@@ -39,6 +39,10 @@ public interface ImageObjects {
   String PREFIX = "edge-images/";
   /** The directory under the local storage's. */
   String LOCAL_DIR = "_edge-images";
+  /** The key prefix of an app's source maps ({@link AssetStorage#sourceMaps}) in a bucket or container, before the app id. */
+  String MAPS_PREFIX = "source-maps/";
+  /** The directory of source maps under the local storage's (no app id can name it, so no route serves it). */
+  String MAPS_LOCAL_DIR = "_source-maps";
   /** What a name may be. */
   Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9.-]{0,127}");
 
@@ -109,30 +113,35 @@ public interface ImageObjects {
   }
 
   /** An S3 bucket. */
-  record S3(S3Client s3, String bucket) implements ImageObjects {
+  record S3(S3Client s3, String bucket, String prefix) implements ImageObjects {
+    /** The edge images' area. */
+    public S3(S3Client s3, String bucket) {
+      this(s3, bucket, PREFIX);
+    }
+
     @Override
     public void write(String name, byte[] bytes) throws IOException {
       try {
-        s3.putObject(r -> r.bucket(bucket).key(PREFIX + checked(name)).contentType("application/octet-stream").cacheControl("no-store"),
+        s3.putObject(r -> r.bucket(bucket).key(prefix + checked(name)).contentType("application/octet-stream").cacheControl("no-store"),
             RequestBody.fromBytes(bytes));
       } catch (SdkException e) {
-        throw new IOException("writing " + PREFIX + name + " to bucket " + bucket + ": " + e.getMessage(), e);
+        throw new IOException("writing " + prefix + name + " to bucket " + bucket + ": " + e.getMessage(), e);
       }
     }
 
     @Override
     public byte[] read(String name) throws IOException {
       try {
-        return s3.getObjectAsBytes(r -> r.bucket(bucket).key(PREFIX + checked(name))).asByteArray();
+        return s3.getObjectAsBytes(r -> r.bucket(bucket).key(prefix + checked(name))).asByteArray();
       } catch (NoSuchKeyException e) {
         return null;
       } catch (S3Exception e) {
         if (e.statusCode() == 404) {
           return null;
         }
-        throw new IOException("reading " + PREFIX + name + " from bucket " + bucket + ": " + e.getMessage(), e);
+        throw new IOException("reading " + prefix + name + " from bucket " + bucket + ": " + e.getMessage(), e);
       } catch (SdkException e) {
-        throw new IOException("reading " + PREFIX + name + " from bucket " + bucket + ": " + e.getMessage(), e);
+        throw new IOException("reading " + prefix + name + " from bucket " + bucket + ": " + e.getMessage(), e);
       }
     }
 
@@ -140,10 +149,10 @@ public interface ImageObjects {
     public List<String> names() throws IOException {
       List<String> out = new ArrayList<>();
       try {
-        s3.listObjectsV2Paginator(r -> r.bucket(bucket).prefix(PREFIX)).contents()
-            .forEach(o -> out.add(o.key().substring(PREFIX.length())));
+        s3.listObjectsV2Paginator(r -> r.bucket(bucket).prefix(prefix)).contents()
+            .forEach(o -> out.add(o.key().substring(prefix.length())));
       } catch (SdkException e) {
-        throw new IOException("listing " + PREFIX + " of bucket " + bucket + ": " + e.getMessage(), e);
+        throw new IOException("listing " + prefix + " of bucket " + bucket + ": " + e.getMessage(), e);
       }
       return out;
     }
@@ -151,40 +160,45 @@ public interface ImageObjects {
     @Override
     public void delete(String name) throws IOException {
       try {
-        s3.deleteObject(r -> r.bucket(bucket).key(PREFIX + checked(name)));
+        s3.deleteObject(r -> r.bucket(bucket).key(prefix + checked(name)));
       } catch (SdkException e) {
-        throw new IOException("deleting " + PREFIX + name + " of bucket " + bucket + ": " + e.getMessage(), e);
+        throw new IOException("deleting " + prefix + name + " of bucket " + bucket + ": " + e.getMessage(), e);
       }
     }
 
     @Override
     public String describe() {
-      return "s3://" + bucket + "/" + PREFIX;
+      return "s3://" + bucket + "/" + prefix;
     }
   }
 
   /** A Google Cloud Storage bucket. */
-  record Gcs(Storage storage, String bucket) implements ImageObjects {
+  record Gcs(Storage storage, String bucket, String prefix) implements ImageObjects {
+    /** The edge images' area. */
+    public Gcs(Storage storage, String bucket) {
+      this(storage, bucket, PREFIX);
+    }
+
     @Override
     public void write(String name, byte[] bytes) throws IOException {
       try {
-        storage.create(BlobInfo.newBuilder(BlobId.of(bucket, PREFIX + checked(name))).setContentType("application/octet-stream")
+        storage.create(BlobInfo.newBuilder(BlobId.of(bucket, prefix + checked(name))).setContentType("application/octet-stream")
             .setCacheControl("no-store").build(), bytes);
       } catch (StorageException e) {
-        throw new IOException("writing " + PREFIX + name + " to gs://" + bucket + ": " + e.getMessage(), e);
+        throw new IOException("writing " + prefix + name + " to gs://" + bucket + ": " + e.getMessage(), e);
       }
     }
 
     @Override
     public byte[] read(String name) throws IOException {
       try {
-        Blob b = storage.get(BlobId.of(bucket, PREFIX + checked(name)));
+        Blob b = storage.get(BlobId.of(bucket, prefix + checked(name)));
         return b == null ? null : b.getContent();
       } catch (StorageException e) {
         if (e.getCode() == 404) {
           return null;
         }
-        throw new IOException("reading " + PREFIX + name + " from gs://" + bucket + ": " + e.getMessage(), e);
+        throw new IOException("reading " + prefix + name + " from gs://" + bucket + ": " + e.getMessage(), e);
       }
     }
 
@@ -192,11 +206,11 @@ public interface ImageObjects {
     public List<String> names() throws IOException {
       List<String> out = new ArrayList<>();
       try {
-        for (Blob b : storage.list(bucket, Storage.BlobListOption.prefix(PREFIX)).iterateAll()) {
-          out.add(b.getName().substring(PREFIX.length()));
+        for (Blob b : storage.list(bucket, Storage.BlobListOption.prefix(prefix)).iterateAll()) {
+          out.add(b.getName().substring(prefix.length()));
         }
       } catch (StorageException e) {
-        throw new IOException("listing " + PREFIX + " of gs://" + bucket + ": " + e.getMessage(), e);
+        throw new IOException("listing " + prefix + " of gs://" + bucket + ": " + e.getMessage(), e);
       }
       return out;
     }
@@ -204,40 +218,45 @@ public interface ImageObjects {
     @Override
     public void delete(String name) throws IOException {
       try {
-        storage.delete(BlobId.of(bucket, PREFIX + checked(name)));
+        storage.delete(BlobId.of(bucket, prefix + checked(name)));
       } catch (StorageException e) {
-        throw new IOException("deleting " + PREFIX + name + " of gs://" + bucket + ": " + e.getMessage(), e);
+        throw new IOException("deleting " + prefix + name + " of gs://" + bucket + ": " + e.getMessage(), e);
       }
     }
 
     @Override
     public String describe() {
-      return "gs://" + bucket + "/" + PREFIX;
+      return "gs://" + bucket + "/" + prefix;
     }
   }
 
   /** An Azure Blob Storage container. */
-  record Azure(BlobContainerClient container) implements ImageObjects {
+  record Azure(BlobContainerClient container, String prefix) implements ImageObjects {
+    /** The edge images' area. */
+    public Azure(BlobContainerClient container) {
+      this(container, PREFIX);
+    }
+
     private static final Duration TIMEOUT = Duration.ofMinutes(2);
 
     @Override
     public void write(String name, byte[] bytes) throws IOException {
       try {
-        container.getBlobClient(PREFIX + checked(name)).upload(BinaryData.fromBytes(bytes), true);
+        container.getBlobClient(prefix + checked(name)).upload(BinaryData.fromBytes(bytes), true);
       } catch (BlobStorageException e) {
-        throw new IOException("writing " + PREFIX + name + " to container " + container.getBlobContainerName() + ": " + e.getMessage(), e);
+        throw new IOException("writing " + prefix + name + " to container " + container.getBlobContainerName() + ": " + e.getMessage(), e);
       }
     }
 
     @Override
     public byte[] read(String name) throws IOException {
       try {
-        return container.getBlobClient(PREFIX + checked(name)).downloadContent().toBytes();
+        return container.getBlobClient(prefix + checked(name)).downloadContent().toBytes();
       } catch (BlobStorageException e) {
         if (e.getStatusCode() == 404) {
           return null;
         }
-        throw new IOException("reading " + PREFIX + name + " from container " + container.getBlobContainerName() + ": " + e.getMessage(), e);
+        throw new IOException("reading " + prefix + name + " from container " + container.getBlobContainerName() + ": " + e.getMessage(), e);
       }
     }
 
@@ -245,11 +264,11 @@ public interface ImageObjects {
     public List<String> names() throws IOException {
       List<String> out = new ArrayList<>();
       try {
-        for (BlobItem b : container.listBlobs(new ListBlobsOptions().setPrefix(PREFIX), TIMEOUT)) {
-          out.add(b.getName().substring(PREFIX.length()));
+        for (BlobItem b : container.listBlobs(new ListBlobsOptions().setPrefix(prefix), TIMEOUT)) {
+          out.add(b.getName().substring(prefix.length()));
         }
       } catch (BlobStorageException e) {
-        throw new IOException("listing " + PREFIX + " of container " + container.getBlobContainerName() + ": " + e.getMessage(), e);
+        throw new IOException("listing " + prefix + " of container " + container.getBlobContainerName() + ": " + e.getMessage(), e);
       }
       return out;
     }
@@ -257,15 +276,15 @@ public interface ImageObjects {
     @Override
     public void delete(String name) throws IOException {
       try {
-        container.getBlobClient(PREFIX + checked(name)).deleteIfExists();
+        container.getBlobClient(prefix + checked(name)).deleteIfExists();
       } catch (BlobStorageException e) {
-        throw new IOException("deleting " + PREFIX + name + " of container " + container.getBlobContainerName() + ": " + e.getMessage(), e);
+        throw new IOException("deleting " + prefix + name + " of container " + container.getBlobContainerName() + ": " + e.getMessage(), e);
       }
     }
 
     @Override
     public String describe() {
-      return container.getBlobContainerUrl() + "/" + PREFIX;
+      return container.getBlobContainerUrl() + "/" + prefix;
     }
   }
 }

@@ -51,6 +51,14 @@ public final class LocalAssetStorage implements AssetStorage {
   }
 
   @Override
+  public ImageObjects sourceMaps(String appId) {
+    if (!LocalAssetStorage.APP.matcher(appId).matches()) {
+      throw new IllegalArgumentException("bad app id for source maps: " + appId);
+    }
+    return new ImageObjects.Local(dir.resolve(ImageObjects.MAPS_LOCAL_DIR).resolve(appId));
+  }
+
+  @Override
   public ImageObjects edgeImages() {
     return new ImageObjects.Local(dir.resolve(ImageObjects.LOCAL_DIR));
   }

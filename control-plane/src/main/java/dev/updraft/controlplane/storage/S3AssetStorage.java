@@ -67,6 +67,14 @@ public final class S3AssetStorage implements AssetStorage {
   }
 
   @Override
+  public ImageObjects sourceMaps(String appId) {
+    if (!LocalAssetStorage.APP.matcher(appId).matches()) {
+      throw new IllegalArgumentException("bad app id for source maps: " + appId);
+    }
+    return new ImageObjects.S3(s3, bucket, ImageObjects.MAPS_PREFIX + appId + "/");
+  }
+
+  @Override
   public ImageObjects edgeImages() {
     return new ImageObjects.S3(s3, bucket);
   }
