@@ -54,6 +54,8 @@ public final class Snapshotter {
   private final MeterRegistry metrics;
   private final Counter written;
   private final long maxWriteBytes;
+  /** Apps still due after the last write (more than its bound let it carry). */
+  private int leftDue;
   private final Coverage coverage = new Coverage();
   private SnapshotSet.Result loaded = new SnapshotSet().result();
   private volatile int snapshotApps;
@@ -137,11 +139,24 @@ public final class Snapshotter {
 
   /**
    * Writes the snapshots of the apps due at {@code now} (all apps with events since their last when
-   * {@code all}) in one transaction; nothing when none is due or snapshots are off.
+   * {@code all}) in one transaction, at most about {@link #MAX_WRITE_BYTES} of them (the rest stay due, or,
+   * with {@code all}, go in the next transactions of this call); nothing when none is due or snapshots are off.
    *
    * @return how many apps were written
    */
   public int writeDue(ControlState state, Instant now, boolean all, Writer writer) throws LogWriteException {
+    int total = 0;
+    while (true) {
+      int n = writeSome(state, now, all, writer);
+      total += n;
+      if (!all || n == 0 || leftDue == 0) {
+        return total;
+      }
+    }
+  }
+
+  private int writeSome(ControlState state, Instant now, boolean all, Writer writer) throws LogWriteException {
+    leftDue = 0;
     if (!policy.on()) {
       return 0;
     }
@@ -203,6 +218,7 @@ public final class Snapshotter {
         coverage.written(due.get(i), ids.get(i), counts.get(i), now);
       }
     }
+    leftDue = left;
     written.increment(done.size());
     LOG.info("wrote snapshots of {} apps ({} records, {} bytes) to {}; markers {} (were {}){}", done.size(), records.size(), bytes, topic,
         markers, before, left == 0 ? "" : "; " + left + " more apps due stay for the next write (" + maxWriteBytes + " bytes a write)");

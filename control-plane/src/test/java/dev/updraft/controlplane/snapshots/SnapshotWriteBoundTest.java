@@ -106,6 +106,22 @@ class SnapshotWriteBoundTest {
   }
 
   @Test
+  void aSnapshotOfEveryAppNowWritesThemAllInBoundedTransactions() throws Exception {
+    long bound = 60_000;
+    Snapshotter snaps = snapshotter(bound);
+    ControlState s = fold(snaps, 40_000);
+    List<Write> writes = new ArrayList<>();
+    assertThat(snaps.writeDue(s, T0, true, records -> writes.add(Write.of(records)))).isEqualTo(APPS);
+    Set<String> written = new LinkedHashSet<>();
+    for (Write w : writes) {
+      assertThat(w.chunkBytes()).isLessThan(bound + 30_000);
+      written.addAll(w.apps());
+    }
+    assertThat(writes.size()).isGreaterThan(APPS / 4);
+    assertThat(written).hasSize(APPS);
+  }
+
+  @Test
   void appsDueUnderTheBoundAreWrittenInOneTransaction() throws Exception {
     Snapshotter snaps = snapshotter(Snapshotter.MAX_WRITE_BYTES);
     ControlState s = fold(snaps, 200);
