@@ -14,7 +14,9 @@
 #     until the edge serves the new update's id to an iOS device (curl polling back to back), p50/p99/max.
 # Heaps: the dev JVM (embedded Kafka, control plane, its own edge, ingester) gets DEV_HEAP [6g]: with SMOKE_APPS=1000
 # it held 265 MB live after a full GC (the control plane's state and its edge's image of every app), so about 2 GB
-# at 10,000 apps; the measured edge gets EDGE_HEAP [2g] (65 KB live per app at 1,000 apps: about 650 MB at 10,000).
+# at 10,000 apps; the measured edge gets EDGE_HEAP [3g]: 65 KB live per app at 1,000 apps (about 650 MB at 10,000),
+# but at start it holds every decoded snapshot (about as much again) and the snapshot records (17 KB per app) while it
+# builds the image.
 # Writes ten-thousand-apps-summary.json (and the two load runs' summaries) to OUT [docs/benchmarks/runs/<UTC date>] and
 # prints the verdict lines with their drop counts. Not yet timed at 10,000 apps (SMOKE=1 SMOKE_APPS=1000: 6 min on a
 # loaded 2-core machine). SMOKE=1: APPS=SMOKE_APPS [200],
@@ -27,7 +29,7 @@ APPS=${APPS:-10000}; RATE=${RATE:-1000}; SECONDS_RUN=${SECONDS_RUN:-30}; PUBLISH
 if [ "$SMOKE" = 1 ]; then APPS=${SMOKE_APPS:-200}; SECONDS_RUN=10; PUBLISHES=5; RATE=300
   OUT=${OUT:-/tmp/ten-thousand-apps-smoke}; TAG=ten-thousand-apps-smoke; else
   OUT=${OUT:-$ROOT/docs/benchmarks/runs/$(date -u +%Y-%m-%d)}; TAG=ten-thousand-apps; fi
-EDGE_CPU=${EDGE_CPU:-1}; OTHER_CPUS=${OTHER_CPUS:-0}; DEV_HEAP=${DEV_HEAP:-6g}; EDGE_HEAP=${EDGE_HEAP:-2g}
+EDGE_CPU=${EDGE_CPU:-1}; OTHER_CPUS=${OTHER_CPUS:-0}; DEV_HEAP=${DEV_HEAP:-6g}; EDGE_HEAP=${EDGE_HEAP:-3g}
 # PORT_OFFSET [0] moves every port (two runs on one machine must not share one: a measured edge that cannot bind
 # would leave another process answering its port)
 OFF=${PORT_OFFSET:-0}
