@@ -5,14 +5,22 @@
 # (three channels, two platforms, two runtime versions each, one signed publish per line: 60,000 publishes), the dev
 # stack restarts so that its control plane folds and snapshots them, and `demo` is measured again among them:
 #   - start to ready of a fresh edge (process start until /readyz 200, its warm-up included);
-#   - edge heap after a full GC (jcmd), and per app: (heap with 10,001 apps - heap with 1) / APPS;
+#   - edge heap after a full GC: the live bytes `jcmd GC.class_histogram` counts (it runs a full GC first), and per
+#     app: (live bytes with 10,001 apps - with 1) / APPS; the edge's own image-bytes gauge beside it; the top of each
+#     histogram (edge, and the dev JVM once its snapshots are written) is kept in OUT as *-histogram-*.txt;
 #   - the manifest route's latency for `demo` at RATE [1000] req/s for SECONDS [30] (signatures verified; the
 #     generator warmed on a mirror first): the generator's p99 and the edge's own (its histogram);
 #   - publish to served: PUBLISHES [30] republishes of `demo` (POST /v1/apps/demo/rollbacks), each timed from the request
 #     until the edge serves the new update's id to an iOS device (curl polling back to back), p50/p99/max.
+# Heaps: the dev JVM (embedded Kafka, control plane, its own edge, ingester) gets DEV_HEAP [6g]: with SMOKE_APPS=1000
+# it held 265 MB live after a full GC (the control plane's state and its edge's image of every app), so about 2 GB
+# at 10,000 apps; the measured edge gets EDGE_HEAP [3g]: 65 KB live per app at 1,000 apps (about 650 MB at 10,000),
+# but at start it holds every decoded snapshot (about as much again) and the snapshot records (17 KB per app) while it
+# builds the image.
 # Writes ten-thousand-apps-summary.json (and the two load runs' summaries) to OUT [docs/benchmarks/runs/<UTC date>] and
-# prints the verdict lines with their drop counts. About 5 min on a quiet 2-core machine (SMOKE=1: APPS=200, 10 s runs,
-# 5 publishes, files *-smoke-* in /tmp/ten-thousand-apps-smoke).
+# prints the verdict lines with their drop counts. Not yet timed at 10,000 apps (SMOKE=1 SMOKE_APPS=1000: 6 min on a
+# loaded 2-core machine). SMOKE=1: APPS=SMOKE_APPS [200],
+# 10 s runs, 5 publishes, files *-smoke-* in /tmp/ten-thousand-apps-smoke).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -21,8 +29,13 @@ APPS=${APPS:-10000}; RATE=${RATE:-1000}; SECONDS_RUN=${SECONDS_RUN:-30}; PUBLISH
 if [ "$SMOKE" = 1 ]; then APPS=${SMOKE_APPS:-200}; SECONDS_RUN=10; PUBLISHES=5; RATE=300
   OUT=${OUT:-/tmp/ten-thousand-apps-smoke}; TAG=ten-thousand-apps-smoke; else
   OUT=${OUT:-$ROOT/docs/benchmarks/runs/$(date -u +%Y-%m-%d)}; TAG=ten-thousand-apps; fi
-EDGE_CPU=${EDGE_CPU:-1}; OTHER_CPUS=${OTHER_CPUS:-0}
-CONTROL=18480; DEV_EDGE=13400; EDGE=13410; KAFKA=19492; PG=15632
+EDGE_CPU=${EDGE_CPU:-1}; OTHER_CPUS=${OTHER_CPUS:-0}; DEV_HEAP=${DEV_HEAP:-6g}; EDGE_HEAP=${EDGE_HEAP:-3g}
+# PORT_OFFSET [0] moves every port (two runs on one machine must not share one: a measured edge that cannot bind
+# would leave another process answering its port)
+OFF=${PORT_OFFSET:-0}
+CONTROL=$((18480 + OFF)); DEV_EDGE=$((13400 + OFF)); EDGE=$((13410 + OFF)); KAFKA=$((19492 + OFF)); PG=$((15632 + OFF))
+busy=$(ss -ltnH 2>/dev/null | awk '{print $4}' | grep -E ":($CONTROL|$DEV_EDGE|$EDGE|$KAFKA|$PG)\$" || true)
+[ -z "$busy" ] || { echo "ten-thousand-apps.sh: ports in use: $busy (another run? PORT_OFFSET=N moves them)" >&2; exit 2; }
 TOKEN=bench-admin-token-0123456789abcdef
 export UPDRAFT_SERVER=http://127.0.0.1:$CONTROL UPDRAFT_TOKEN=$TOKEN
 WORK=$(mktemp -d /tmp/updraft-10k-XXXX)
@@ -35,13 +48,19 @@ cleanup() { for p in $EDGE_PID $DEV; do kill "$p" 2>/dev/null || true; done; wai
 trap cleanup EXIT
 wait_http() { local i=0; until curl -fs -o /dev/null "$1"; do i=$((i+1)); [ $i -gt $(( $2 * 10 )) ] && { log "no 200 from $1 after $2 s"; return 1; }; sleep 0.1; done; }
 metric() { curl -fs "$1/metrics" | awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%d", s }'; }
-heap_after_gc() { jcmd "$1" GC.run >/dev/null; jcmd "$1" GC.heap_info | awk '/used/ { for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v * 1024; exit } }'; }
+# live bytes after a full GC (GC.class_histogram runs one first): its Total line; the top classes kept in OUT
+heap_after_gc() { # pid label
+  jcmd "$1" GC.class_histogram > "$WORK/histogram-$2.txt"
+  head -n 43 "$WORK/histogram-$2.txt" > "$OUT/$TAG-histogram-$2.txt"
+  awk '$1 == "Total" { print $3 }' "$WORK/histogram-$2.txt"
+}
 
 start_dev() {
-  UPDRAFT_JAVA_OPTS="-Xmx2g" "${other[@]}" ./updraft dev --data-dir "$WORK/dev" --control-port $CONTROL --edge-port $DEV_EDGE \
+  UPDRAFT_JAVA_OPTS="-Xmx$DEV_HEAP" "${other[@]}" ./updraft dev --data-dir "$WORK/dev" --control-port $CONTROL --edge-port $DEV_EDGE \
     --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN --snapshot-interval 5s >> "$WORK/dev.log" 2>&1 &
   DEV=$!
   wait_http http://127.0.0.1:$DEV_EDGE/readyz 600
+  ss -ltnpH "sport = :$CONTROL" 2>/dev/null | grep -q "pid=$DEV," || { log "port $CONTROL is not our dev stack's (pid $DEV)"; exit 1; }
 }
 stop_dev() { kill "$DEV"; wait "$DEV" 2>/dev/null || true; DEV=; }
 
@@ -69,13 +88,15 @@ publish_to_served() { # label: PUBLISHES republishes of demo, alternating its tw
 quantiles() { sort -n | awk '{v[++n]=$1} END { if (!n) { print "null"; exit } p50=v[int((n+1)/2)]; i=int(0.99*n+0.999); if (i<1) i=1; printf "{\"n\":%d,\"p50_ms\":%d,\"p99_ms\":%d,\"max_ms\":%d}", n, p50, v[i], v[n] }'; }
 
 measure() { # label: start the edge, measure everything, stop it; writes $WORK/measure-<label>.json
-  local label=$1 t0 ready heap run_line
+  local label=$1 t0 ready heap image_bytes run_line
   t0=$(date +%s%N)
-  UPDRAFT_JAVA_OPTS="-Xmx2g -XX:+UseParallelGC" taskset -c "$EDGE_CPU" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA \
+  UPDRAFT_JAVA_OPTS="-Xmx$EDGE_HEAP -XX:+UseParallelGC" taskset -c "$EDGE_CPU" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA \
     --edge-port $EDGE --edge-id "tenk-$label" > "$WORK/edge-$label.log" 2>&1 &
   EDGE_PID=$!
   wait_http http://127.0.0.1:$EDGE/readyz 600
   ready=$(( ($(date +%s%N) - t0) / 1000000 ))
+  # the process that answered is ours (not another run's on the same port)
+  ss -ltnpH "sport = :$EDGE" 2>/dev/null | grep -q "pid=$EDGE_PID," || { log "port $EDGE is not our edge's (pid $EDGE_PID)"; exit 1; }
   log "$label: edge ready in $ready ms"
   set +e
   "${other[@]}" ./updraft load run --name "$TAG-manifest-$label" --target http://127.0.0.1:$EDGE --app demo --channels production \
@@ -87,10 +108,11 @@ measure() { # label: start the edge, measure everything, stop it; writes $WORK/m
   log "$label: manifest run: $run_line"
   cp "$WORK/$TAG-manifest-$label-summary.json" "$OUT/" 2>/dev/null || true
   publish_to_served > "$WORK/pts-$label.txt"
-  heap=$(heap_after_gc $EDGE_PID)
+  heap=$(heap_after_gc $EDGE_PID "edge-$label")
+  image_bytes=$(metric http://127.0.0.1:$EDGE updraft_edge_image_bytes)
   local summary="$WORK/$TAG-manifest-$label-summary.json"
   cat > "$WORK/measure-$label.json" <<JSON
-{"startToReadyMillis": $ready, "heapAfterGcBytes": $heap, "readyz": $(curl -fs http://127.0.0.1:$EDGE/readyz || echo null),
+{"startToReadyMillis": $ready, "heapAfterGcBytes": $heap, "imageBytes": $image_bytes, "readyz": $(curl -fs http://127.0.0.1:$EDGE/readyz || echo null),
  "manifestRun": "$run_line",
  "manifestGeneratorP99Ms": $(jq '.results.totals.latency_ms.p99 // null' "$summary" 2>/dev/null || echo null),
  "manifestEdgeP99AtMostMs": $(jq '.results.server_latency.edge.all.p99_at_most_ms // null' "$summary" 2>/dev/null || echo null),
@@ -120,20 +142,21 @@ waited=0
 until [ "$(metric http://127.0.0.1:$CONTROL updraft_control_snapshots_written_total)" -ge "$APPS" ]; do
   sleep 1; waited=$((waited + 1)); [ $waited -gt 900 ] && { log "snapshots not written after 15 min"; exit 1; }
 done
-log "snapshots written (${waited} s)"
+log "snapshots written (${waited} s); dev JVM live bytes after a full GC: $(heap_after_gc "$DEV" dev)"
 measure many
 
 one=$(cat "$WORK/measure-one.json"); many=$(cat "$WORK/measure-many.json")
 heap_per_app=$(( ($(jq .heapAfterGcBytes <<< "$many") - $(jq .heapAfterGcBytes <<< "$one")) / APPS ))
+image_per_app=$(( ($(jq .imageBytes <<< "$many") - $(jq .imageBytes <<< "$one")) / APPS ))
 g_one=$(jq .manifestGeneratorP99Ms <<< "$one"); g_many=$(jq .manifestGeneratorP99Ms <<< "$many")
 cat > "$OUT/$TAG-summary.json" <<JSON
 {"apps": $APPS, "perApp": "3 channels, 2 platforms, 2 runtime versions, one signed publish per line",
  "edgeCpu": "$EDGE_CPU", "otherCpus": "$OTHER_CPUS", "rate": $RATE, "seconds": $SECONDS_RUN, "publishes": $PUBLISHES,
  "generateMillis": $generate_ms, "oneApp": $one, "tenThousandApps": $many,
- "heapPerAppBytes": $heap_per_app,
+ "heapPerAppBytes": $heap_per_app, "imageBytesPerApp": $image_per_app, "devHeap": "$DEV_HEAP", "edgeHeap": "$EDGE_HEAP",
  "manifestP99ManyOverOne": $(awk -v a="$g_many" -v b="$g_one" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b; else print "null" }'),
  "machine": {"cores": $(nproc), "loadAverage": "$(cut -d' ' -f1-3 /proc/loadavg)"}}
 JSON
 log "one app: $(jq -c '{startToReadyMillis, manifestRun, manifestGeneratorP99Ms, manifestEdgeP99AtMostMs, publishToServed}' <<< "$one")"
 log "$APPS apps: $(jq -c '{startToReadyMillis, manifestRun, manifestGeneratorP99Ms, manifestEdgeP99AtMostMs, publishToServed}' <<< "$many")"
-log "heap per app $heap_per_app bytes; wrote $OUT/$TAG-summary.json"
+log "edge heap per app $heap_per_app bytes (image bytes per app $image_per_app); wrote $OUT/$TAG-summary.json"

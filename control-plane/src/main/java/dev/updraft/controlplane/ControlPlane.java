@@ -306,7 +306,7 @@ public final class ControlPlane {
   }
 
   /** The port the HTTP server listens on. */
-  /** Writes the snapshot of every app with events since its last one now (tests, operations); how many. */
+  /** Writes the snapshot of every app with events since its last one now, in bounded transactions (tests, operations); how many. */
   Future<Integer> snapshotNow() {
     return processor.snapshotDue(vertx, true);
   }

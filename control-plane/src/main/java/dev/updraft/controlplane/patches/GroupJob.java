@@ -35,6 +35,12 @@ import org.slf4j.LoggerFactory;
  * compute a {@code BSDIFF40} patch from each base bundle to each of its launch assets and keep those at
  * most half the gzip size of the full bundle. Returns the events recording it; the stored bytes are
  * content-addressed, so running a job again after a crash stores nothing twice. Worker thread.
+ *
+ * <p>Memory: one diff at a time holds about {@link #DIFF_MEMORY_FACTOR} times the larger of its two bundles;
+ * a diff that would hold more than the job's budget (a quarter of the heap) is not made: the patch is
+ * skipped and counted ({@code Tally.patchesSkipped}), and devices get the full bundle. However many
+ * groups are published at once, the worker holds at most that budget of bundles (their jobs wait in the
+ * state, which holds nothing more for them).
  */
 final class GroupJob {
   private static final Logger LOG = LoggerFactory.getLogger(GroupJob.class);
@@ -43,6 +49,10 @@ final class GroupJob {
   private final AssetStorage storage;
   private final Path tmp;
   private final Settings settings;
+  /** What one diff may hold: about {@link #DIFF_MEMORY_FACTOR} times its larger bundle. */
+  private final long diffBudget;
+  /** Memory of a diff per byte of its larger bundle (both bundles, the suffix array, the patch, its check). */
+  static final long DIFF_MEMORY_FACTOR = 12;
   /** group/platform/base sha diffed by this instance (kept or dropped): not diffed again. Worker thread. */
   private final Set<String> tried = new java.util.HashSet<>();
 
@@ -53,12 +63,20 @@ final class GroupJob {
   static final class Tally {
     int patchesKept;
     int patchesDropped;
+    /** Patches not made: the diff would have held more than the budget. */
+    int patchesSkipped;
     long patchBytes;
     long encodedBytes;
     long diffNanos;
   }
 
   GroupJob(AssetStorage storage, Path tmp, Settings settings) {
+    this(storage, tmp, settings, Runtime.getRuntime().maxMemory() / 4);
+  }
+
+  /** @param diffBudget the bytes one diff may hold (estimated as {@link #DIFF_MEMORY_FACTOR} x its larger bundle) */
+  GroupJob(AssetStorage storage, Path tmp, Settings settings, long diffBudget) {
+    this.diffBudget = diffBudget;
     this.storage = storage;
     this.tmp = tmp;
     this.settings = settings;
@@ -166,8 +184,22 @@ final class GroupJob {
       LOG.info("patches: launch asset {} of group {} is {} bytes, above --patch-max-bundle-bytes {}; not patched", target, g.groupId(), stored.size(), settings.maxBundleBytes());
       return out;
     }
+    if (stored.size() * DIFF_MEMORY_FACTOR > diffBudget) {
+      tally.patchesSkipped += bases.size();
+      LOG.info("patches: launch asset {} of group {} is {} bytes: a diff would hold about {} bytes, more than the budget of {}; {} patches"
+          + " skipped", target, g.groupId(), stored.size(), stored.size() * DIFF_MEMORY_FACTOR, diffBudget, bases.size());
+      return out;
+    }
     byte[] targetBytes = read(app.appId(), target, settings.maxBundleBytes());
     for (Map.Entry<String, Set<String>> b : bases.entrySet()) {
+      var baseStat = storage.stat(app.appId(), b.getKey());
+      long larger = Math.max(stored.size(), baseStat == null ? 0 : baseStat.size());
+      if (larger * DIFF_MEMORY_FACTOR > diffBudget) {
+        tally.patchesSkipped++;
+        LOG.info("patches: {} -> {} ({}) would hold about {} bytes, more than the budget of {}; skipped", b.getKey(), target,
+            p.platform(), larger * DIFF_MEMORY_FACTOR, diffBudget);
+        continue;
+      }
       byte[] baseBytes = read(app.appId(), b.getKey(), settings.maxBundleBytes());
       if (baseBytes == null) {
         continue;

@@ -69,6 +69,7 @@ public final class PatchWorker implements AutoCloseable {
   private final boolean record;
   private final Counter kept;
   private final Counter dropped;
+  private final Counter skipped;
   private final Counter failed;
   private final Counter encodedBytes;
   private final Timer jobs;
@@ -92,6 +93,7 @@ public final class PatchWorker implements AutoCloseable {
     });
     this.kept = Counter.builder("updraft_control_patches_total").tag("outcome", "kept").description("bundle patches computed").register(metrics);
     this.dropped = Counter.builder("updraft_control_patches_total").tag("outcome", "dropped").description("bundle patches computed").register(metrics);
+    this.skipped = Counter.builder("updraft_control_patches_total").tag("outcome", "skipped").description("bundle patches computed").register(metrics);
     this.encodedBytes = Counter.builder("updraft_control_encoded_bytes_total")
         .description("bytes of encoded (zstd, br, gzip) asset copies stored by post-publish jobs").register(metrics);
     this.failed = Counter.builder("updraft_control_patch_jobs_failed_total").description("post-publish jobs (encodings, patches) that failed and wait for a retry").register(metrics);
@@ -160,6 +162,7 @@ public final class PatchWorker implements AutoCloseable {
         GroupJob.Tally tally = new GroupJob.Tally();
         try {
           List<BundlePatch> changed = job.reconcileBuilds(s, app, g, stopped, tally);
+          skipped.increment(tally.patchesSkipped);
           if (!changed.isEmpty()) {
             commands.deliveries().record(app.appId(), List.of(new PatchesComputed(g.groupId(), changed)))
                 .toCompletionStage().toCompletableFuture().get(2, TimeUnit.MINUTES);
@@ -218,9 +221,11 @@ public final class PatchWorker implements AutoCloseable {
       backoff.remove(groupId);
       kept.increment(tally.patchesKept);
       dropped.increment(tally.patchesDropped);
+      skipped.increment(tally.patchesSkipped);
       encodedBytes.increment(tally.encodedBytes);
-      LOG.info("patches: group {} of app {}: {} patches kept ({} bytes), {} dropped, {} encoded bytes stored, diff {} ms",
-          groupId, appId, tally.patchesKept, tally.patchBytes, tally.patchesDropped, tally.encodedBytes, tally.diffNanos / 1_000_000);
+      LOG.info("patches: group {} of app {}: {} patches kept ({} bytes), {} dropped, {} skipped (memory), {} encoded bytes stored, diff {} ms",
+          groupId, appId, tally.patchesKept, tally.patchBytes, tally.patchesDropped, tally.patchesSkipped, tally.encodedBytes,
+          tally.diffNanos / 1_000_000);
     } catch (Exception | OutOfMemoryError e) {
       failed.increment();
       Duration next = backoff.getOrDefault(groupId, Duration.ofSeconds(30)).multipliedBy(2);

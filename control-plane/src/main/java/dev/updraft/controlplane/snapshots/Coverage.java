@@ -106,8 +106,10 @@ final class Coverage {
   /** The markers once the snapshots of {@code apps} (covering every event they have) are written. */
   Map<Integer, Long> markersIfWritten(List<App> written) {
     Map<Integer, Long> out = new TreeMap<>(partitionEnd);
+    java.util.Set<App> done = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    done.addAll(written); // a set: with thousands of apps a list's contains made this quadratic
     for (App a : apps.values()) {
-      if (a.firstUncovered >= 0 && a.partition >= 0 && !written.contains(a)) {
+      if (a.firstUncovered >= 0 && a.partition >= 0 && !done.contains(a)) {
         out.merge(a.partition, a.firstUncovered, Math::min);
       }
     }

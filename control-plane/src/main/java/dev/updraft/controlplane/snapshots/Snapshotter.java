@@ -30,9 +30,16 @@ import org.slf4j.LoggerFactory;
  * ({@code appId}) and tombstones for its previous snapshot's chunks; then every partition's marker. A
  * crash before the commit leaves the previous snapshots and markers as they were; the topic stays bounded
  * (compaction keeps one manifest per app, the tombstoned chunks go).
+ *
+ * <p>A write holds at most about {@link #MAX_WRITE_BYTES} of snapshot bytes (and always one app): when more
+ * apps are due (thousands at once after a bulk import or a first start), the first ones by app id are written
+ * and the rest stay due for the next write, a second later. Without the bound a write held every due app's
+ * encoded snapshot in memory at once, and one transaction of all of them.
  */
 public final class Snapshotter {
   private static final Logger LOG = LoggerFactory.getLogger(Snapshotter.class);
+  /** The snapshot bytes one write (one transaction) holds at most, beyond its first app. */
+  static final long MAX_WRITE_BYTES = 16L << 20;
 
   /** Writes one transaction of records (the event log's producer). */
   @FunctionalInterface
@@ -46,6 +53,9 @@ public final class Snapshotter {
   private final SnapshotPolicy policy;
   private final MeterRegistry metrics;
   private final Counter written;
+  private final long maxWriteBytes;
+  /** Apps still due after the last write (more than its bound let it carry). */
+  private int leftDue;
   private final Coverage coverage = new Coverage();
   private SnapshotSet.Result loaded = new SnapshotSet().result();
   private volatile int snapshotApps;
@@ -57,6 +67,11 @@ public final class Snapshotter {
 
   /** @param kafka the {@code --kafka-config} settings added to the consumer reading the snapshots at start */
   public Snapshotter(String bootstrap, KafkaClientConfig kafka, String topic, SnapshotPolicy policy, MeterRegistry metrics) {
+    this(bootstrap, kafka, topic, policy, metrics, MAX_WRITE_BYTES);
+  }
+
+  Snapshotter(String bootstrap, KafkaClientConfig kafka, String topic, SnapshotPolicy policy, MeterRegistry metrics, long maxWriteBytes) {
+    this.maxWriteBytes = maxWriteBytes;
     this.bootstrap = bootstrap;
     this.kafka = kafka;
     this.topic = topic;
@@ -124,11 +139,24 @@ public final class Snapshotter {
 
   /**
    * Writes the snapshots of the apps due at {@code now} (all apps with events since their last when
-   * {@code all}) in one transaction; nothing when none is due or snapshots are off.
+   * {@code all}) in one transaction, at most about {@link #MAX_WRITE_BYTES} of them (the rest stay due, or,
+   * with {@code all}, go in the next transactions of this call); nothing when none is due or snapshots are off.
    *
    * @return how many apps were written
    */
   public int writeDue(ControlState state, Instant now, boolean all, Writer writer) throws LogWriteException {
+    int total = 0;
+    while (true) {
+      int n = writeSome(state, now, all, writer);
+      total += n;
+      if (!all || n == 0 || leftDue == 0) {
+        return total;
+      }
+    }
+  }
+
+  private int writeSome(ControlState state, Instant now, boolean all, Writer writer) throws LogWriteException {
+    leftDue = 0;
     if (!policy.on()) {
       return 0;
     }
@@ -139,7 +167,15 @@ public final class Snapshotter {
     List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
     List<String> ids = new ArrayList<>();
     List<Integer> counts = new ArrayList<>();
+    long bytes = 0;
+    int left = 0;
     for (Coverage.App a : due) {
+      if (bytes >= maxWriteBytes) {
+        left++;
+        ids.add(null);
+        counts.add(0);
+        continue;
+      }
       AppSnapshot snap = Snapshots.of(state, a.appId, a.partition, a.lastOffset);
       if (snap == null) {
         ids.add(null);
@@ -149,6 +185,7 @@ public final class Snapshotter {
       String id = "s" + snap.lastSequence() + "-" + UUID.randomUUID().toString().substring(0, 8);
       byte[] gz = SnapshotCodec.encode(snap);
       List<byte[]> chunks = SnapshotCodec.split(gz, SnapshotCodec.CHUNK_BYTES);
+      bytes += gz.length;
       for (int i = 0; i < chunks.size(); i++) {
         records.add(new ProducerRecord<>(topic, SnapshotCodec.chunkKey(a.appId, id, i), chunks.get(i)));
       }
@@ -181,8 +218,10 @@ public final class Snapshotter {
         coverage.written(due.get(i), ids.get(i), counts.get(i), now);
       }
     }
+    leftDue = left;
     written.increment(done.size());
-    LOG.info("wrote snapshots of {} apps ({} records) to {}; markers {} (were {})", done.size(), records.size(), topic, markers, before);
+    LOG.info("wrote snapshots of {} apps ({} records, {} bytes) to {}; markers {} (were {}){}", done.size(), records.size(), bytes, topic,
+        markers, before, left == 0 ? "" : "; " + left + " more apps due stay for the next write (" + maxWriteBytes + " bytes a write)");
     return done.size();
   }
 }
