@@ -30,7 +30,8 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>On the manifest route's hot path (every device request's check-in): each thread remembers the buckets of the
  * last prefixes it hashed ({@link #MEMO_SLOTS}, a direct-mapped table keyed by the prefix, never the address), so a
  * network seen again costs a table look-up instead of an HMAC, and a canonical IPv4 literal (what the TCP peer gives)
- * is read by hand instead of through {@link InetAddress}. Same buckets either way.
+ * is read by hand instead of through {@link InetAddress}; one request in {@link #REHASH_EVERY} takes the whole way
+ * anyway (why: {@link #of}). Same buckets either way.
  */
 final class AddressBuckets {
   private static final HexFormat HEX = HexFormat.of();
@@ -38,6 +39,8 @@ final class AddressBuckets {
   private final boolean trustForwardedFor;
   /** Buckets each thread remembers, by prefix (a power of two). */
   static final int MEMO_SLOTS = 1024;
+  /** One look-up in this many (a power of two) takes the whole way: InetAddress and HMAC (same bucket). */
+  private static final int REHASH_EVERY = 1024;
   private final ThreadLocal<PerThread> threads;
 
   /** {@code key} null or empty: a random key for this process. */
@@ -83,6 +86,12 @@ final class AddressBuckets {
 
   /** The bucket of a request from {@code peer} with {@code forwardedFor} (nullable); null when neither names an address. */
   String of(SocketAddress peer, String forwardedFor) {
+    PerThread t = threads.get();
+    // one request in REHASH_EVERY takes the whole way (InetAddress, HMAC) although the short one would do: the
+    // warm-up's requests all come from one IPv4 network, and a way it never took would be compiled as never
+    // taken, then deoptimised under traffic by the first IPv6 peer or the first device of another network
+    // (what the check-in lanes avoid too: CheckInEmitter)
+    boolean fresh = (++t.lookups & (REHASH_EVERY - 1)) == 0;
     byte[] ip = null;
     if (trustForwardedFor && forwardedFor != null) {
       int comma = forwardedFor.lastIndexOf(',');
@@ -90,46 +99,55 @@ final class AddressBuckets {
     }
     if (ip == null && peer != null) {
       String host = peer.hostAddress();
-      long v4 = v4Prefix(host);
+      long v4 = fresh ? -1 : v4Prefix(host);
       if (v4 >= 0) {
-        return bucket(v4);
+        return bucket(t, v4, false);
       }
       ip = literal(host);
     }
-    return ip == null ? null : bucket(ip);
+    return ip == null ? null : bucket(t, key(ip), fresh);
   }
 
-  /** The bucket of the raw address {@code ip} (4 or 16 bytes). */
+  /** The bucket of the raw address {@code ip} (4 or 16 bytes), hashed afresh. */
   String bucket(byte[] ip) {
+    return bucket(threads.get(), key(ip), true);
+  }
+
+  /**
+   * The prefix key of the raw address {@code ip}: the bytes the HMAC covers, the family's tag (4 or 6) first,
+   * big-endian in the low 56 bits (4, then three bytes of an IPv4 address; 6, then six bytes of an IPv6 one).
+   */
+  private static long key(byte[] ip) {
     if (ip.length == 4) {
-      return bucket(v4Key(ip[0], ip[1], ip[2]));
+      return v4Key(ip[0], ip[1], ip[2]);
     } else if (isV4Mapped(ip)) {
-      return bucket(v4Key(ip[12], ip[13], ip[14]));
+      return v4Key(ip[12], ip[13], ip[14]);
     }
     long k = 6;
     for (int i = 0; i < 6; i++) {
       k = k << 8 | (ip[i] & 0xFF);
     }
-    return bucket(k);
+    return k;
   }
 
-  /**
-   * The bucket of the prefix {@code key}: its bytes, the family's tag (4 or 6) first, big-endian in the low 56 bits
-   * (4, then three bytes of an IPv4 address; 6, then six bytes of an IPv6 one): the bytes the HMAC covers.
-   */
-  private String bucket(long key) {
-    PerThread t = threads.get();
+  /** The bucket of prefix {@code key} ({@link #key}): remembered, unless {@code fresh} or not remembered, then hashed. */
+  private String bucket(PerThread t, long key, boolean fresh) {
     int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 54) & (MEMO_SLOTS - 1);
     String b = t.buckets[slot];
-    if (b != null && t.keys[slot] == key) {
+    if (!fresh && b != null && t.keys[slot] == key) {
       return b;
     }
+    return hash(t, key, slot);
+  }
+
+  /** Hashes prefix {@code key} and remembers its bucket in {@code slot}. */
+  private String hash(PerThread t, long key, int slot) {
     int n = key >>> 48 == 6 ? 7 : 4;
     byte[] prefix = new byte[n];
     for (int i = n - 1; i >= 0; i--) {
       prefix[i] = (byte) (key >>> (8 * (n - 1 - i)));
     }
-    b = HEX.formatHex(t.mac.doFinal(prefix), 0, 8);
+    String b = HEX.formatHex(t.mac.doFinal(prefix), 0, 8);
     t.keys[slot] = key;
     t.buckets[slot] = b;
     return b;
@@ -225,6 +243,7 @@ final class AddressBuckets {
     final Mac mac;
     final long[] keys = new long[MEMO_SLOTS];
     final String[] buckets = new String[MEMO_SLOTS];
+    int lookups;
 
     PerThread(Mac mac) {
       this.mac = mac;
