@@ -26,12 +26,22 @@ import javax.crypto.spec.SecretKeySpec;
  * random key (buckets then differ between edges and restarts). The address is the TCP peer's, or with
  * {@code --trust-forwarded-for} the last entry of {@code X-Forwarded-For} (the one the edge's own proxy appended)
  * when the request has one. Thread-safe (one {@link Mac} per thread).
+ *
+ * <p>On the manifest route's hot path (every device request's check-in): each thread remembers the buckets of the
+ * last prefixes it hashed ({@link #MEMO_SLOTS}, a direct-mapped table keyed by the prefix, never the address), so a
+ * network seen again costs a table look-up instead of an HMAC, and a canonical IPv4 literal (what the TCP peer gives)
+ * is read by hand instead of through {@link InetAddress}; one request in {@link #REHASH_EVERY} takes the whole way
+ * anyway (why: {@link #of}). Same buckets either way.
  */
 final class AddressBuckets {
   private static final HexFormat HEX = HexFormat.of();
   private final byte[] key;
   private final boolean trustForwardedFor;
-  private final ThreadLocal<Mac> macs;
+  /** Buckets each thread remembers, by prefix (a power of two). */
+  static final int MEMO_SLOTS = 1024;
+  /** One look-up in this many (a power of two) takes the whole way: InetAddress and HMAC (same bucket). */
+  private static final int REHASH_EVERY = 1024;
+  private final ThreadLocal<PerThread> threads;
 
   /** {@code key} null or empty: a random key for this process. */
   AddressBuckets(byte[] key, boolean trustForwardedFor) {
@@ -42,7 +52,7 @@ final class AddressBuckets {
     }
     this.key = k.clone();
     this.trustForwardedFor = trustForwardedFor;
-    this.macs = ThreadLocal.withInitial(this::mac);
+    this.threads = ThreadLocal.withInitial(() -> new PerThread(mac()));
   }
 
   /**
@@ -76,29 +86,119 @@ final class AddressBuckets {
 
   /** The bucket of a request from {@code peer} with {@code forwardedFor} (nullable); null when neither names an address. */
   String of(SocketAddress peer, String forwardedFor) {
+    PerThread t = threads.get();
+    // one request in REHASH_EVERY takes the whole way (InetAddress, HMAC) although the short one would do: the
+    // warm-up's requests all come from one IPv4 network, and a way it never took would be compiled as never
+    // taken, then deoptimised under traffic by the first IPv6 peer or the first device of another network
+    // (what the check-in lanes avoid too: CheckInEmitter)
+    boolean fresh = (++t.lookups & (REHASH_EVERY - 1)) == 0;
     byte[] ip = null;
     if (trustForwardedFor && forwardedFor != null) {
       int comma = forwardedFor.lastIndexOf(',');
       ip = literal(forwardedFor.substring(comma + 1).trim());
     }
     if (ip == null && peer != null) {
-      ip = literal(peer.hostAddress());
+      String host = peer.hostAddress();
+      long v4 = fresh ? -1 : v4Prefix(host);
+      if (v4 >= 0) {
+        return bucket(t, v4, false);
+      }
+      ip = literal(host);
     }
-    return ip == null ? null : bucket(ip);
+    return ip == null ? null : bucket(t, key(ip), fresh);
   }
 
-  /** The bucket of the raw address {@code ip} (4 or 16 bytes). */
+  /** The bucket of the raw address {@code ip} (4 or 16 bytes), hashed afresh. */
   String bucket(byte[] ip) {
-    byte[] prefix;
+    return bucket(threads.get(), key(ip), true);
+  }
+
+  /**
+   * The prefix key of the raw address {@code ip}: the bytes the HMAC covers, the family's tag (4 or 6) first,
+   * big-endian in the low 56 bits (4, then three bytes of an IPv4 address; 6, then six bytes of an IPv6 one).
+   */
+  private static long key(byte[] ip) {
     if (ip.length == 4) {
-      prefix = new byte[] {4, ip[0], ip[1], ip[2]};
+      return v4Key(ip[0], ip[1], ip[2]);
     } else if (isV4Mapped(ip)) {
-      prefix = new byte[] {4, ip[12], ip[13], ip[14]};
-    } else {
-      prefix = new byte[] {6, ip[0], ip[1], ip[2], ip[3], ip[4], ip[5]};
+      return v4Key(ip[12], ip[13], ip[14]);
     }
-    byte[] h = macs.get().doFinal(prefix);
-    return HEX.formatHex(h, 0, 8);
+    long k = 6;
+    for (int i = 0; i < 6; i++) {
+      k = k << 8 | (ip[i] & 0xFF);
+    }
+    return k;
+  }
+
+  /** The bucket of prefix {@code key} ({@link #key}): remembered, unless {@code fresh} or not remembered, then hashed. */
+  private String bucket(PerThread t, long key, boolean fresh) {
+    int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 54) & (MEMO_SLOTS - 1);
+    String b = t.buckets[slot];
+    if (!fresh && b != null && t.keys[slot] == key) {
+      return b;
+    }
+    return hash(t, key, slot);
+  }
+
+  /** Hashes prefix {@code key} and remembers its bucket in {@code slot}. */
+  private String hash(PerThread t, long key, int slot) {
+    int n = key >>> 48 == 6 ? 7 : 4;
+    byte[] prefix = new byte[n];
+    for (int i = n - 1; i >= 0; i--) {
+      prefix[i] = (byte) (key >>> (8 * (n - 1 - i)));
+    }
+    String b = HEX.formatHex(t.mac.doFinal(prefix), 0, 8);
+    t.keys[slot] = key;
+    t.buckets[slot] = b;
+    return b;
+  }
+
+  private static long v4Key(byte a, byte b, byte c) {
+    return 4L << 24 | (a & 0xFF) << 16 | (b & 0xFF) << 8 | (c & 0xFF);
+  }
+
+  /**
+   * The prefix key of {@code s} when it is an IPv4 address in canonical dotted-quad form (four decimal numbers up to
+   * 255, no leading zero, no zone, no brackets), else -1 (then {@link #literal} decides, as for any other text).
+   */
+  static long v4Prefix(String s) {
+    if (s == null) {
+      return -1;
+    }
+    int n = s.length();
+    if (n < 7 || n > 15) {
+      return -1;
+    }
+    long key = 4;
+    int part = 0;
+    int i = 0;
+    while (true) {
+      int start = i;
+      int v = 0;
+      while (i < n && i - start < 4) {
+        char c = s.charAt(i);
+        if (c < '0' || c > '9') {
+          break;
+        }
+        v = v * 10 + (c - '0');
+        i++;
+      }
+      int digits = i - start;
+      if (digits == 0 || digits > 3 || v > 255 || (digits > 1 && s.charAt(start) == '0')) {
+        return -1;
+      }
+      if (part < 3) {
+        key = key << 8 | v;
+      }
+      part++;
+      if (part == 4) {
+        return i == n ? key : -1;
+      }
+      if (i >= n || s.charAt(i) != '.') {
+        return -1;
+      }
+      i++;
+    }
   }
 
   private static boolean isV4Mapped(byte[] ip) {
@@ -135,6 +235,18 @@ final class AddressBuckets {
       return InetAddress.getByName(t).getAddress(); // a literal: no lookup
     } catch (UnknownHostException e) {
       return null;
+    }
+  }
+
+  /** One thread's {@link Mac} and remembered buckets (confined to that thread). */
+  private static final class PerThread {
+    final Mac mac;
+    final long[] keys = new long[MEMO_SLOTS];
+    final String[] buckets = new String[MEMO_SLOTS];
+    int lookups;
+
+    PerThread(Mac mac) {
+      this.mac = mac;
     }
   }
 

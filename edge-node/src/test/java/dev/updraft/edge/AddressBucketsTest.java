@@ -6,7 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.updraft.common.Settings;
 import io.vertx.core.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,6 +72,52 @@ class AddressBucketsTest {
     assertThat(b.of(peer("203.0.113.1"), null)).isEqualTo("51f84c4455f46828");
     assertThat(b.trustsForwardedFor()).isTrue();
     assertThat(b.toString()).doesNotContain("deployment-key");
+  }
+
+  @Test
+  void aNetworkSeenAgainGetsTheSameBucketAsTheFirstTimeWhateverCameBetween() throws Exception {
+    AddressBuckets b = new AddressBuckets(KEY, false);
+    ThreadLocalRandom r = ThreadLocalRandom.current();
+    int n = AddressBuckets.MEMO_SLOTS * 4; // more networks than a thread remembers: some evict others
+    int[][] nets = new int[n][];
+    for (int i = 0; i < n; i++) {
+      nets[i] = new int[] {r.nextInt(256), r.nextInt(256), r.nextInt(256)};
+    }
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < n; i++) {
+        int[] x = nets[round == 0 ? i : r.nextInt(n)];
+        String ip = x[0] + "." + x[1] + "." + x[2] + "." + r.nextInt(256);
+        assertThat(b.of(peer(ip), null)).as(ip).isEqualTo(hmac(new byte[] {4, (byte) x[0], (byte) x[1], (byte) x[2]}));
+      }
+    }
+    for (int i = 0; i < 200; i++) {
+      byte[] p = new byte[7];
+      r.nextBytes(p);
+      p[0] = 6;
+      p[1] = (byte) (0x20 | (p[1] & 0x0F)); // a global unicast prefix, never read as IPv4-mapped
+      String ip = String.format("%02x%02x:%02x%02x:%02x%02x::%x", p[1], p[2], p[3], p[4], p[5], p[6], 1 + r.nextInt(0xffff));
+      assertThat(b.of(peer(ip), null)).as(ip).isEqualTo(hmac(p));
+      assertThat(b.of(peer(ip), null)).as(ip + " again").isEqualTo(hmac(p));
+    }
+  }
+
+  @Test
+  void onlyCanonicalDottedQuadsTakeTheShortReadingAndOtherTextIsReadAsBefore() {
+    assertThat(AddressBuckets.v4Prefix("203.0.113.7")).isEqualTo(4L << 24 | 203 << 16 | 0 << 8 | 113);
+    assertThat(AddressBuckets.v4Prefix("255.255.255.255")).isEqualTo(4L << 24 | 0xFFFFFF);
+    for (String other : new String[] {"203.0.113", "203.0.113.7.1", "203.0.113.256", "203.00.113.7", "203..113.7",
+        "203.0.113.7 ", "203.0.113.", ".203.0.113", "2001:db8::1", "[203.0.113.7]", "203.0.113.7%1", "1234.0.113.7", "", null}) {
+      assertThat(AddressBuckets.v4Prefix(other)).as(String.valueOf(other)).isEqualTo(-1);
+    }
+    AddressBuckets b = new AddressBuckets(KEY, false);
+    assertThat(b.of(peer("203.0.113.07"), null)).as("a leading zero: read by InetAddress, as before")
+        .isEqualTo(b.bucket(AddressBuckets.literal("203.0.113.07")));
+  }
+
+  private static String hmac(byte[] prefix) throws Exception {
+    Mac m = Mac.getInstance("HmacSHA256");
+    m.init(new SecretKeySpec(KEY, "HmacSHA256"));
+    return HexFormat.of().formatHex(m.doFinal(prefix), 0, 8);
   }
 
   private static Settings settings(Map<String, String> flags) {
