@@ -90,6 +90,27 @@ class RolloutGuardEvaluatorIT {
         list.add(report.toBuilder().addressBucket(d < 15 ? "b1" : d < 20 ? "b2" : null).build());
       }
     }
+    // Expo-Fatal-Error: 30 devices served "hdr"; 15 then send the header running it from bucket b1; 5 running it but listing
+    // a newer update failed (b2: that launch's crash, a failure of the newer update); one before it was served (b4); and 5
+    // ids never served "hdr" send it running it (b3). Only b1's count: 10 of them with the cap of 10
+    for (int d = 0; d < 30; d++) {
+      String client = "hdr-" + d;
+      list.add(TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of(),
+          CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "hdr", inWindow));
+      if (d < 20) {
+        CheckIn crash = TelemetryFixture.checkIn(APP, client, "ios", "production", "hdr", "emb", d < 15 ? List.of() : List.of("hdr-newer"),
+            CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_ALREADY_LATEST, null, inWindow.plus(Duration.ofMinutes(10)));
+        list.add(crash.toBuilder().fatalError("TypeError: x").addressBucket(d < 15 ? "b1" : "b2").build());
+      }
+    }
+    for (int d = 0; d < 5; d++) {
+      list.add(TelemetryFixture.checkIn(APP, "hdr-stranger-" + d, "ios", "production", "hdr", "emb", List.of(),
+          CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_ALREADY_LATEST, null, inWindow.plus(Duration.ofMinutes(10)))
+          .toBuilder().fatalError("TypeError: x").addressBucket("b3").build());
+    }
+    list.add(list.stream().filter(c -> "hdr-29".equals(c.clientId())).findFirst().orElseThrow().toBuilder()
+        .checkInId("hdr-29-early").currentUpdateId("hdr").outcome(CheckIn.OUTCOME_NO_UPDATE).servedUpdateId(null).servedGroupId(null)
+        .atEpochMillis(inWindow.minus(Duration.ofMinutes(5)).toEpochMilli()).fatalError("TypeError: x").addressBucket("b4").build());
     // a failure report without a client id never counts
     list.add(TelemetryFixture.checkIn(APP, null, "ios", "production", "emb", "emb", List.of("at-limit"),
         CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, NOW.minus(Duration.ofMinutes(5))));
@@ -121,6 +142,17 @@ class RolloutGuardEvaluatorIT {
     // cap 3: 3 + 3 + 4
     GuardVerdict tight = await(new RolloutGuardEvaluator(fixture.pool, 3).evaluate(APP, List.of("capped"), GUARD, NOW));
     assertThat(tight.total().failedDevices()).isEqualTo(10);
+  }
+
+  @Test
+  void expoFatalErrorCountsFromServedDevicesAfterTheServeNotAfterAFailedLaunchAndAtMostTheCapPerBucket() throws Exception {
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("hdr"), List.of(), GUARD, NOW));
+    assertThat(v.fire()).isTrue();
+    assertThat(v.reason()).startsWith("guard fired: crashes: 10 of 30 devices (33.3 %) that received the rollout's updates since"
+        + " 2026-03-10T11:30:00Z reported a fatal error of them (OTLP or Expo-Fatal-Error)");
+    // cap 3: 3 of 30, 10 %, not above the limit
+    GuardVerdict tight = await(new RolloutGuardEvaluator(fixture.pool, 3).evaluate(APP, List.of("hdr"), List.of(), GUARD, NOW));
+    assertThat(tight.fire()).as(tight.reason()).isFalse();
   }
 
   @Test
