@@ -98,7 +98,7 @@ final class Batch {
     }
   }
 
-  /** A device's failure reports of one update. */
+  /** A device's failure reports of one update (a row of {@code update_failures}), or its crash reports ({@code update_crashes}). */
   static final class Failure {
     final DeviceUpdateKey key;
     String platform;
@@ -167,6 +167,7 @@ final class Batch {
   private final Map<HourKey, Hour> hours = new HashMap<>();
   private final Map<DeviceUpdateKey, Failure> failures = new HashMap<>();
   private final Map<DeviceUpdateKey, Receipt> receipts = new HashMap<>();
+  private final Map<DeviceUpdateKey, Failure> crashes = new HashMap<>();
   private final List<Reject> rejects = new ArrayList<>();
   /** Every record covered, as consumed: what {@link DeadLetters} splits the batch by when PostgreSQL refuses it. */
   private final List<ConsumerRecord<byte[], byte[]>> consumed = new ArrayList<>();
@@ -258,15 +259,12 @@ final class Batch {
     for (String failedId : c.failedUpdateIds()) {
       hours.computeIfAbsent(new HourKey(app, failedId, hour, platform, channel), Hour::new).failureReports++;
       if (client != null) {
-        Failure f = failures.computeIfAbsent(new DeviceUpdateKey(app, failedId, client), Failure::new);
-        f.platform = platform;
-        if (at < f.first) {
-          f.addressBucket = c.addressBucket();
-        }
-        f.first = Math.min(f.first, at);
-        f.last = Math.max(f.last, at);
-        f.reports++;
+        report(failures, new DeviceUpdateKey(app, failedId, client), platform, c, at);
       }
+    }
+    String crashed = crashedUpdateId(c);
+    if (client != null && crashed != null) {
+      report(crashes, new DeviceUpdateKey(app, crashed, client), platform, c, at);
     }
     if (CheckIn.OUTCOME_UPDATE.equals(c.outcome()) && c.servedUpdateId() != null) {
       hours.computeIfAbsent(new HourKey(app, c.servedUpdateId(), hour, platform, channel), Hour::new).served++;
@@ -290,6 +288,32 @@ final class Batch {
         d.fatalErrorAt = at;
       }
     }
+  }
+
+  /** Adds one report of {@code key} (a failure or a crash) from check-in {@code c} at {@code at}. */
+  private static void report(Map<DeviceUpdateKey, Failure> rows, DeviceUpdateKey key, String platform, CheckIn c, long at) {
+    Failure f = rows.computeIfAbsent(key, Failure::new);
+    f.platform = platform;
+    if (at < f.first) {
+      f.addressBucket = c.addressBucket();
+    }
+    f.first = Math.min(f.first, at);
+    f.last = Math.max(f.last, at);
+    f.reports++;
+  }
+
+  /**
+   * The update a check-in's {@code Expo-Fatal-Error} is a crash of, or null: its current update, unless it carries no
+   * fatal error or no current update, the current update is the embedded one (a crash of the build, or an emergency
+   * launch, not of an update), or it lists recent failed updates (the crash was one of those failed launches, counted
+   * in {@code update_failures}, and the device has fallen back to the update it now runs: not counted twice).
+   */
+  static String crashedUpdateId(CheckIn c) {
+    String current = c.currentUpdateId();
+    if (c.fatalError() == null || current == null || current.equals(c.embeddedUpdateId()) || !c.failedUpdateIds().isEmpty()) {
+      return null;
+    }
+    return current;
   }
 
   /** Counts a patch served or failed under its (app, base, update, platform); one without both ids is not counted. */
@@ -415,6 +439,11 @@ final class Batch {
   /** The refused devices of this batch, one per key and client id. */
   List<Refusals.RefusedDevice> refusedDevices() {
     return refusals.devices();
+  }
+
+  /** The devices' crash reports per update ({@link #crashedUpdateId}). */
+  Map<DeviceUpdateKey, Failure> crashes() {
+    return crashes;
   }
 
   Map<DeviceUpdateKey, Receipt> receipts() {

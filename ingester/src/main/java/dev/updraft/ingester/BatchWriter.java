@@ -85,6 +85,7 @@ final class BatchWriter {
   static final String RECEIPTS_SQL = SetCounts.INSERT_RECEIPTS_SQL;
 
   static final String REJECTS_SQL = Tables.INGEST_REJECTS.sql();
+  static final String CRASHES_SQL = Tables.UPDATE_CRASHES.sql();
 
   /**
    * Inserts the batch's refused devices that are new to their refusal key and returns how many per key:
@@ -124,6 +125,7 @@ final class BatchWriter {
     Tuple failures = batch.failures().isEmpty() ? null : Tables.UPDATE_FAILURES.tuple(batch.failures().values());
     Tuple receipts = batch.receipts().isEmpty() ? null : Tables.UPDATE_RECEIPTS.tuple(batch.receipts().values());
     Tuple rejects = batch.rejects().isEmpty() ? null : Tables.INGEST_REJECTS.tuple(batch.rejects());
+    Tuple crashes = batch.crashes().isEmpty() ? null : Tables.UPDATE_CRASHES.tuple(batch.crashes().values());
     List<Refusals.RefusedDevice> refusedList = batch.refusedDevices();
     Tuple refused = refusedList.isEmpty() ? null : Tables.REFUSED_DEVICES.tuple(refusedList);
     Tuple patches = batch.patches().isEmpty() ? null : Tables.PATCH_OUTCOMES.tuple(new TreeMap<>(batch.patches()).values());
@@ -152,6 +154,7 @@ final class BatchWriter {
           all.add(newFailures);
           all.add(newReceipts);
           execute(conn, REJECTS_SQL, rejects, all);
+          execute(conn, CRASHES_SQL, crashes, all);
           for (Batch.DeadLetter d : batch.deadLetters()) {
             all.add(conn.preparedQuery(DeadLetters.INSERT_SQL).execute(DeadLetters.tuple(d)));
           }

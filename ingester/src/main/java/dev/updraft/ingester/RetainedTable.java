@@ -28,6 +28,10 @@ enum RetainedTable {
   FAILURES("update_failures", "failures", "last_reported", Walk.KEY_RANGE, Duration.ofDays(30),
       "the rollout guard joins them to the devices served within its window, up to 30 days",
       List.of("app_id", "update_id", "client_id")),
+  /** Walked by key: {@code last_reported} moves with every report ({@code V13}). */
+  CRASHES("update_crashes", "crashes", "last_reported", Walk.KEY_RANGE, Duration.ofDays(30),
+      "the rollout guard joins them to the devices served within its window, up to 30 days",
+      List.of("app_id", "update_id", "client_id")),
   /** By its time index ({@code V3}): an hour never changes, its counters' updates stay HOT. */
   HOURLY("update_hourly", "hourly", "hour", Walk.TIME_INDEX, Duration.ofDays(7),
       "the insights read the last 7 days of launches and failure reports",
@@ -136,7 +140,7 @@ enum RetainedTable {
   Duration span() {
     return switch (this) {
       case HOURLY -> Duration.ofHours(1);
-      case DEVICES, RECEIPTS, FAILURES, REJECTS, ERRORS, FUNNEL, KEY_ASKS, PATCH_OUTCOMES, DEAD_LETTERS -> Duration.ZERO;
+      case DEVICES, RECEIPTS, FAILURES, CRASHES, REJECTS, ERRORS, FUNNEL, KEY_ASKS, PATCH_OUTCOMES, DEAD_LETTERS -> Duration.ZERO;
     };
   }
 

@@ -103,6 +103,19 @@ final class Tables {
           .text("address_bucket", KEEP, f -> f.addressBucket)
           .build();
 
+  /** A device's {@code Expo-Fatal-Error} reports of one update ({@link Batch#crashedUpdateId}), kept as its failures are. */
+  static final Upsert<Batch.Failure> UPDATE_CRASHES =
+      Upsert.<Batch.Failure>into("update_crashes", "k")
+          .text("app_id", KEY, f -> f.key.appId())
+          .text("update_id", KEY, f -> f.key.updateId())
+          .text("client_id", KEY, f -> f.key.clientId())
+          .text("platform", KEEP, f -> f.platform)
+          .millis("first_reported", LEAST, f -> f.first)
+          .millis("last_reported", GREATEST, f -> f.last)
+          .bigint("reports", ADD, f -> f.reports)
+          .text("address_bucket", KEEP, f -> f.addressBucket)
+          .build();
+
   /**
    * A device's check-ins come in offset order, so the first receipt written is the first served: an
    * existing row is left alone ({@code DO NOTHING}: no row lock, no WAL for the many repeats).

@@ -99,6 +99,39 @@ class BatchTest {
     assertThat(b.hours().get(new Batch.HourKey("app", U2, T, "ios", "production")).failureReports).isEqualTo(1);
   }
 
+  private static CheckIn crash(String client, String current, List<String> failed, String bucket, long at) {
+    return checkIn(client, current, failed, CheckIn.OUTCOME_NO_UPDATE, null, at).toBuilder()
+        .fatalError("TypeError: undefined is not an object").addressBucket(bucket).build();
+  }
+
+  @Test
+  void attributesAFatalErrorHeaderToTheCurrentUpdateUnlessEmbeddedOrAfterAFailedLaunch() {
+    assertThat(Batch.crashedUpdateId(crash("d1", U1, List.of(), "b1", T))).as("a crash past the first render: still on U1").isEqualTo(U1);
+    assertThat(Batch.crashedUpdateId(crash("d1", U1, List.of(U2), "b1", T)))
+        .as("U2 failed to launch and the device fell back to U1: the crash is U2's failure").isNull();
+    assertThat(Batch.crashedUpdateId(crash("d1", EMB, List.of(), "b1", T))).as("on the embedded bundle").isNull();
+    assertThat(Batch.crashedUpdateId(crash("d1", null, List.of(), "b1", T))).as("no current update").isNull();
+    assertThat(Batch.crashedUpdateId(checkIn("d1", U1, List.of(), CheckIn.OUTCOME_NO_UPDATE, null, T))).as("no header").isNull();
+
+    Batch b = new Batch(false);
+    add(b, 0, crash("d1", U1, List.of(), "b1", T + 10));
+    add(b, 1, crash("d1", U1, List.of(), "b2", T + 5)); // an earlier check-in read later: its bucket is the first
+    add(b, 2, crash("d2", U1, List.of(U2), "b1", T));
+    add(b, 3, crash("d3", EMB, List.of(U2), "b1", T));
+    add(b, 4, crash(null, U1, List.of(), "b1", T));
+
+    assertThat(b.crashes()).as("d1 once; d2 and d3 reported failed launches; no client id is no device")
+        .containsOnlyKeys(new Batch.DeviceUpdateKey("app", U1, "d1"));
+    Batch.Failure c = b.crashes().get(new Batch.DeviceUpdateKey("app", U1, "d1"));
+    assertThat(c.reports).isEqualTo(2);
+    assertThat(c.first).isEqualTo(T + 5);
+    assertThat(c.last).isEqualTo(T + 10);
+    assertThat(c.addressBucket).isEqualTo("b2");
+    assertThat(c.platform).isEqualTo("ios");
+    assertThat(b.failures()).as("the failed launches are failures of U2, each once")
+        .containsOnlyKeys(new Batch.DeviceUpdateKey("app", U2, "d2"), new Batch.DeviceUpdateKey("app", U2, "d3"));
+  }
+
   @Test
   void keepsTheOffsetRangeFromTheFirstRecordOfEachPartition() {
     Batch b = new Batch(false);

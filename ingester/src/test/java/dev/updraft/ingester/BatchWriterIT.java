@@ -393,6 +393,7 @@ class BatchWriterIT {
         Map.entry("device_counts", Tables.DEVICE_COUNTS),
         Map.entry("update_hourly", Tables.UPDATE_HOURLY),
         Map.entry("update_failures", Tables.UPDATE_FAILURES),
+        Map.entry("update_crashes", Tables.UPDATE_CRASHES),
         Map.entry("update_receipts", Tables.UPDATE_RECEIPTS),
         Map.entry("ingest_rejects", Tables.INGEST_REJECTS),
         Map.entry("refusals", Tables.REFUSALS),

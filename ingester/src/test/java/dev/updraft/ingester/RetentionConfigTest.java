@@ -48,7 +48,7 @@ class RetentionConfigTest {
     assertThat(r.interval()).isEqualTo(Duration.ofHours(6));
     assertThat(r.batchSize()).isEqualTo(2_000);
     assertThat(r.toString())
-        .isEqualTo("[devices=90d, receipts=90d, failures=90d, hourly=400d, rejects=off, errors=90d, funnel=90d, key-asks=90d,"
+        .isEqualTo("[devices=90d, receipts=90d, failures=90d, crashes=90d, hourly=400d, rejects=off, errors=90d, funnel=90d, key-asks=90d,"
             + " patch-outcomes=90d, dead-letters=90d, interval=6h, batch=2000]");
   }
 
@@ -90,17 +90,23 @@ class RetentionConfigTest {
         .hasMessageContaining("give --postgres-retention-receipts (UPDRAFT_POSTGRES_RETENTION_RECEIPTS) 30d or longer");
     assertThatThrownBy(() -> from(Map.of("postgres-retention", "14d", "postgres-retention-receipts", "30d",
         "postgres-retention-failures", "off"), Map.of()))
+        .as("the crash reports need 30 days too")
+        .hasMessageContaining("which would apply to update_crashes")
+        .hasMessageContaining("give --postgres-retention-crashes (UPDRAFT_POSTGRES_RETENTION_CRASHES) 30d or longer");
+    assertThatThrownBy(() -> from(Map.of("postgres-retention", "14d", "postgres-retention-receipts", "30d",
+        "postgres-retention-failures", "off", "postgres-retention-crashes", "30d"), Map.of()))
         .as("the error reports need 30 days too")
         .hasMessageContaining("which would apply to error_reports")
         .hasMessageContaining("give --postgres-retention-errors (UPDRAFT_POSTGRES_RETENTION_ERRORS) 30d or longer");
     // with the tables that need longer given their own, 14d is fine for the others
     RetentionConfig r =
         from(Map.of("postgres-retention", "14d", "postgres-retention-receipts", "30d", "postgres-retention-failures", "off",
-            "postgres-retention-errors", "30d", "postgres-retention-key-asks", "off", "postgres-retention-patch-outcomes", "60d"),
+            "postgres-retention-crashes", "30d", "postgres-retention-errors", "30d", "postgres-retention-key-asks", "off", "postgres-retention-patch-outcomes", "60d"),
             Map.of());
     assertThat(r.keep(RetainedTable.DEVICES)).isEqualTo(Duration.ofDays(14));
     assertThat(r.keep(RetainedTable.RECEIPTS)).isEqualTo(Duration.ofDays(30));
     assertThat(r.keep(RetainedTable.FAILURES)).isNull();
+    assertThat(r.keep(RetainedTable.CRASHES)).isEqualTo(Duration.ofDays(30));
     assertThat(r.keep(RetainedTable.ERRORS)).isEqualTo(Duration.ofDays(30));
     assertThat(r.keep(RetainedTable.KEY_ASKS)).isNull();
     assertThat(r.keep(RetainedTable.PATCH_OUTCOMES)).isEqualTo(Duration.ofDays(60));

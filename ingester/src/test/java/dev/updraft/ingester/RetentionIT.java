@@ -162,9 +162,9 @@ class RetentionIT {
   }
 
   @Test
-  void ageOutErrorReportsFunnelRowsKeyAsksPatchOutcomesAndDeadLettersByTheirOwnFlags() throws Exception {
+  void ageOutErrorReportsCrashesFunnelRowsKeyAsksPatchOutcomesAndDeadLettersByTheirOwnFlags() throws Exception {
     // per table: rows aged 2, 20, 45 and 400 days; flags 7d (funnel, dead letters: only the 2-day rows stay),
-    // 30d (errors, key asks: 2 and 20 stay) and 60d (patch outcomes: 2, 20 and 45 stay)
+    // 30d (errors, crashes, key asks: 2 and 20 stay) and 60d (patch outcomes: 2, 20 and 45 stay)
     int[] ages = {2, 20, 45, 400};
     for (int i = 0; i < ages.length; i++) {
       String at = "'" + NOW.minus(Duration.ofDays(ages[i])) + "'";
@@ -173,6 +173,7 @@ class RetentionIT {
         db.execute("INSERT INTO error_reports (report_id, app_id, group_key, source, fatal, occurred_at, received_at)"
             + " VALUES ('r" + id + "', 'app', 'g', 'otlp-logs', false, " + at + ", " + at + ")");
         db.execute("INSERT INTO update_funnel VALUES ('app', 'u" + d + "', 'served', 'dev-" + id + "', 'ios', " + at + ")");
+        db.execute("INSERT INTO update_crashes VALUES ('app', 'u" + d + "', 'dev-" + id + "', 'ios', " + at + ", " + at + ", 1, 'b')");
         db.execute("INSERT INTO key_asks VALUES ('app', 'main', 'dev-" + id + "', " + at + ")");
         db.execute("INSERT INTO patch_outcomes VALUES ('app', 'b" + id + "', 'u', 'ios', false, 3, 1, " + at + ")");
         db.execute("INSERT INTO ingest_dead_letters (topic, kafka_partition, record_offset, error, attempts, dead_lettered_at)"
@@ -180,7 +181,7 @@ class RetentionIT {
       }
     }
     Map<String, String> flags = Map.of("postgres-retention-funnel", "7d", "postgres-retention-dead-letters", "7d",
-        "postgres-retention-errors", "30d", "postgres-retention-key-asks", "30d", "postgres-retention-patch-outcomes", "60d",
+        "postgres-retention-errors", "30d", "postgres-retention-crashes", "30d", "postgres-retention-key-asks", "30d", "postgres-retention-patch-outcomes", "60d",
         "postgres-retention-batch", "2");
 
     RetentionJob.Run run = job(flags, RetentionJob.Hook.NONE).runOnce();
@@ -189,6 +190,8 @@ class RetentionIT {
     assertThat(strings("SELECT report_id FROM error_reports")).containsExactlyInAnyOrder("r2-0", "r2-1", "r2-2", "r20-0",
         "r20-1", "r20-2");
     assertThat(strings("SELECT client_id FROM update_funnel")).containsExactlyInAnyOrder("dev-2-0", "dev-2-1", "dev-2-2");
+    assertThat(strings("SELECT client_id FROM update_crashes")).containsExactlyInAnyOrder("dev-2-0", "dev-2-1", "dev-2-2",
+        "dev-20-0", "dev-20-1", "dev-20-2");
     assertThat(strings("SELECT client_id FROM key_asks")).containsExactlyInAnyOrder("dev-2-0", "dev-2-1", "dev-2-2",
         "dev-20-0", "dev-20-1", "dev-20-2");
     assertThat(strings("SELECT base_update_id FROM patch_outcomes")).containsExactlyInAnyOrder("b2-0", "b2-1", "b2-2",
@@ -197,6 +200,7 @@ class RetentionIT {
         .containsExactlyInAnyOrder("0:0", "0:1", "0:2");
     assertThat(run.deleted(RetainedTable.ERRORS)).isEqualTo(6);
     assertThat(run.deleted(RetainedTable.FUNNEL)).isEqualTo(9);
+    assertThat(run.deleted(RetainedTable.CRASHES)).isEqualTo(6);
     assertThat(run.deleted(RetainedTable.KEY_ASKS)).isEqualTo(6);
     assertThat(run.deleted(RetainedTable.PATCH_OUTCOMES)).isEqualTo(3);
     assertThat(run.deleted(RetainedTable.DEAD_LETTERS)).isEqualTo(9);

@@ -11,20 +11,26 @@ import java.util.Locale;
 
 /**
  * The guard on crashes (docs/errors.md): the devices an edge served one of the rollout's updates within the window
- * ({@code update_receipts}) that then reported a fatal error of it over OTLP ({@code error_reports.fatal}: log severity
- * FATAL or {@code exception.escaped}), received after the serve, whatever its error group (new in the update or not);
- * each client id once, at most {@code maxPerAddress} devices per address bucket (of the client's fatal reports, the
- * smallest bucket). It fires when the devices served are at least the guard's minimum and the crashing share is above
- * its maximum. {@code Expo-Fatal-Error} is not counted: the header names no update. Thread-safe; reads only.
+ * ({@code update_receipts}) that then reported a fatal error of it, over OTLP ({@code error_reports.fatal}: log severity
+ * FATAL or {@code exception.escaped}, whatever its error group, new in the update or not) or with the
+ * {@code Expo-Fatal-Error} header of a manifest request running it ({@code update_crashes}, written by the ingester:
+ * the request's current update, not the embedded one, and no recent failed update listed, those being failures), the
+ * report received after the serve; each client id once however it reported, at most {@code maxPerAddress} devices per
+ * address bucket (of the client's reports, the smallest bucket). It fires when the devices served are at least the
+ * guard's minimum and the crashing share is above its maximum. Thread-safe; reads only.
  */
 final class CrashGuard {
   static final String SQL =
       "SELECT coalesce(sum(CASE WHEN x.bucket IS NULL THEN x.n ELSE least(x.n, $4) END), 0)::bigint AS devices FROM ("
           + " SELECT d.bucket, count(*) AS n FROM ("
-          + "   SELECT e.client_id, min(e.address_bucket) AS bucket FROM error_reports e"
-          + "     JOIN update_receipts r ON r.app_id = e.app_id AND r.update_id = e.update_id AND r.client_id = e.client_id"
-          + "     WHERE e.app_id = $1 AND e.update_id = ANY($2::text[]) AND e.fatal AND r.first_served >= $3 AND e.received_at > r.first_served"
-          + "     GROUP BY e.client_id) d"
+          + "   SELECT c.client_id, min(c.bucket) AS bucket FROM ("
+          + "     SELECT e.client_id, e.address_bucket AS bucket FROM error_reports e"
+          + "       JOIN update_receipts r ON r.app_id = e.app_id AND r.update_id = e.update_id AND r.client_id = e.client_id"
+          + "       WHERE e.app_id = $1 AND e.update_id = ANY($2::text[]) AND e.fatal AND r.first_served >= $3 AND e.received_at > r.first_served"
+          + "     UNION ALL SELECT k.client_id, k.address_bucket FROM update_crashes k"
+          + "       JOIN update_receipts r ON r.app_id = k.app_id AND r.update_id = k.update_id AND r.client_id = k.client_id"
+          + "       WHERE k.app_id = $1 AND k.update_id = ANY($2::text[]) AND r.first_served >= $3 AND k.last_reported > r.first_served) c"
+          + "   GROUP BY c.client_id) d"
           + " GROUP BY d.bucket) x";
 
   private final Pool pool;
@@ -50,8 +56,8 @@ final class CrashGuard {
             return before;
           }
           String reason = String.format(Locale.ROOT,
-              "guard fired: crashes: %d of %d devices (%.1f %%) that received the rollout's updates since %s reported a fatal error of them;"
-                  + " the guard allows at most %.1f %% among at least %d devices within %d s",
+              "guard fired: crashes: %d of %d devices (%.1f %%) that received the rollout's updates since %s reported a fatal error of them"
+                  + " (OTLP or Expo-Fatal-Error); the guard allows at most %.1f %% among at least %d devices within %d s",
               devices, received, rate, before.windowStart().truncatedTo(ChronoUnit.SECONDS), guard.maxFailureRatePercent(), guard.minDevices(),
               guard.windowSeconds());
           GuardCheck trigger = new GuardCheck(null, received, devices, rate, true);

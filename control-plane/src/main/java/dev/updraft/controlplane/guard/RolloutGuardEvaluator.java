@@ -95,7 +95,8 @@ public final class RolloutGuardEvaluator {
    * {@link #evaluate(String, List, EventPayload.RolloutGuard, Instant)}, then, when the failures hold, the errors the
    * apps reported ({@link ErrorGuard}): the guard also fires when the share of served devices that reported an error
    * group new in the rollout's updates (none of {@code controlUpdateIds} reported it) is above the guard's maximum;
-   * then the crashes ({@link CrashGuard}): the share of served devices that reported a fatal error of the rollout's updates.
+   * then the crashes ({@link CrashGuard}): the share of served devices that reported a fatal error of the rollout's updates
+   * (over OTLP or with {@code Expo-Fatal-Error}).
    */
   public Future<GuardVerdict> evaluate(String appId, List<String> updateIds, List<String> controlUpdateIds, EventPayload.RolloutGuard guard,
       Instant now) {

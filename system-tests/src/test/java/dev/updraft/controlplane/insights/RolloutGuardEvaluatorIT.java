@@ -90,10 +90,42 @@ class RolloutGuardEvaluatorIT {
         list.add(report.toBuilder().addressBucket(d < 15 ? "b1" : d < 20 ? "b2" : null).build());
       }
     }
+    // Expo-Fatal-Error: 30 devices served "hdr"; 15 then send the header running it from bucket b1; 5 running it but listing
+    // a newer update failed (b2: that launch's crash, a failure of the newer update); one before it was served (b4); and 5
+    // ids never served "hdr" send it running it (b3). Only b1's count
+    for (int d = 0; d < 30; d++) {
+      String client = "hdr-" + d;
+      list.add(TelemetryFixture.checkIn(APP, client, "ios", "production", "emb", "emb", List.of(),
+          CheckIn.OUTCOME_UPDATE, CheckIn.REASON_NEW_UPDATE, "hdr", inWindow));
+      if (d < 20) {
+        CheckIn crash = TelemetryFixture.checkIn(APP, client, "ios", "production", "hdr", "emb", d < 15 ? List.of() : List.of("hdr-newer"),
+            CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_ALREADY_LATEST, null, inWindow.plus(Duration.ofMinutes(10)));
+        list.add(crash.toBuilder().fatalError("TypeError: x").addressBucket(d < 15 ? "b1" : "b2").build());
+      }
+    }
+    for (int d = 0; d < 5; d++) {
+      list.add(TelemetryFixture.checkIn(APP, "hdr-stranger-" + d, "ios", "production", "hdr", "emb", List.of(),
+          CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_ALREADY_LATEST, null, inWindow.plus(Duration.ofMinutes(10)))
+          .toBuilder().fatalError("TypeError: x").addressBucket("b3").build());
+    }
+    list.add(list.stream().filter(c -> "hdr-29".equals(c.clientId())).findFirst().orElseThrow().toBuilder()
+        .checkInId("hdr-29-early").currentUpdateId("hdr").outcome(CheckIn.OUTCOME_NO_UPDATE).servedUpdateId(null).servedGroupId(null)
+        .atEpochMillis(inWindow.minus(Duration.ofMinutes(5)).toEpochMilli()).fatalError("TypeError: x").addressBucket("b4").build());
     // a failure report without a client id never counts
     list.add(TelemetryFixture.checkIn(APP, null, "ios", "production", "emb", "emb", List.of("at-limit"),
         CheckIn.OUTCOME_NO_UPDATE, CheckIn.REASON_PREVIOUSLY_FAILED, null, NOW.minus(Duration.ofMinutes(5))));
     fixture = TelemetryFixture.ingest(infra, "guard", list);
+    // fatal OTLP reports of "hdr" (group g, also reported on the control update "ctl", so not new) from hdr-0..4, which
+    // sent the header too, and from hdr-15..19, whose header was a failed launch's: each device counts once either way
+    StringBuilder reports = new StringBuilder("INSERT INTO error_reports (report_id, app_id, update_id, group_key, client_id,"
+        + " address_bucket, source, fatal, occurred_at, received_at) VALUES ('ctl-0', '" + APP + "', 'ctl', 'g', 'ctl-dev', 'b9',"
+        + " 'otlp-logs', false, '" + inWindow + "', '" + inWindow + "')");
+    for (int d : new int[] {0, 1, 2, 3, 4, 15, 16, 17, 18, 19}) {
+      String at = "'" + inWindow.plus(Duration.ofMinutes(15)) + "'";
+      reports.append(", ('hdr-otlp-").append(d).append("', '").append(APP).append("', 'hdr', 'g', 'hdr-").append(d)
+          .append("', 'b5', 'otlp-logs', true, ").append(at).append(", ").append(at).append(')');
+    }
+    await(fixture.pool.query(reports.toString()).execute());
     evaluator = new RolloutGuardEvaluator(fixture.pool);
   }
 
@@ -121,6 +153,20 @@ class RolloutGuardEvaluatorIT {
     // cap 3: 3 + 3 + 4
     GuardVerdict tight = await(new RolloutGuardEvaluator(fixture.pool, 3).evaluate(APP, List.of("capped"), GUARD, NOW));
     assertThat(tight.total().failedDevices()).isEqualTo(10);
+  }
+
+  @Test
+  void expoFatalErrorCountsFromServedDevicesAfterTheServeNotAfterAFailedLaunchAndAtMostTheCapPerBucket() throws Exception {
+    // a client's bucket is the smallest of its reports': hdr-0..14 are b1's (15, the cap 10 of them), hdr-15..19 b5's (5)
+    GuardVerdict v = await(evaluator.evaluate(APP, List.of("hdr"), List.of("ctl"), GUARD, NOW));
+    assertThat(v.fire()).isTrue();
+    assertThat(v.reason()).startsWith("guard fired: crashes: 15 of 30 devices (50.0 %) that received the rollout's updates since"
+        + " 2026-03-10T11:30:00Z reported a fatal error of them (OTLP or Expo-Fatal-Error)");
+    GuardVerdict tight = await(new RolloutGuardEvaluator(fixture.pool, 3).evaluate(APP, List.of("hdr"), List.of("ctl"), GUARD, NOW));
+    assertThat(tight.reason()).as("cap 3: 3 + 3").startsWith("guard fired: crashes: 6 of 30 devices");
+    // no cap to speak of: the 15 header crashes of b1 and hdr-15..19's fatal reports; hdr-0..4 reported both, counted once
+    GuardVerdict wide = await(new RolloutGuardEvaluator(fixture.pool, 100).evaluate(APP, List.of("hdr"), List.of("ctl"), GUARD, NOW));
+    assertThat(wide.reason()).startsWith("guard fired: crashes: 20 of 30 devices");
   }
 
   @Test

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * 127.4.x.1). In the first, 8 of the served devices report a TypeError no device reported on the control update: the
  * guard reverts it, and the audit entry names the error group and the numbers. In the second, 30 fresh client ids that
  * no edge served report the same new error from one address, and 10 served devices report an error the control update's
- * devices reported too: neither counts, and the rollout stays active.
+ * devices reported too: neither counts, and the rollout stays active. The crash guard is tested with fatal OTLP reports and
+ * with the {@code Expo-Fatal-Error} header.
  */
 @ExtendWith(RealInfrastructure.class)
 class ErrorGuardIT {
@@ -164,6 +165,67 @@ class ErrorGuardIT {
     assertThat(revert(held)).isNull();
   }
 
+  /**
+   * Crashes reported with {@code Expo-Fatal-Error}, the header expo-updates sends once with its next manifest request after
+   * a fatal error. On one rollout, 6 of its 20 served devices send it while running the rollout's update: 30 % > 20 %, the
+   * guard reverts it and the audit entry names the crashes and the numbers. On another it holds: 30 fresh client ids no
+   * edge served send it from one address; 8 served devices send it running the rollout's update but listing a newer
+   * update among their recent failed ones (that launch crashed, the device fell back: a failure of the newer update, not a
+   * crash of this one, 40 % if it were); 3 served devices send it with the rollout's update failed and the embedded bundle
+   * running (15 %): failures, counted once.
+   */
+  @Test
+  void servedDevicesSendingExpoFatalErrorOnTheUpdateFireTheGuardButUnservedIdsAndFailedLaunchesDoNot() throws Exception {
+    Rollout crash = rollout("hdr-crash");
+    Rollout held = rollout("hdr-held");
+    List<String> crashIds = TelemetryEndToEndIT.clientsIn(crash.rolloutId, "x", 20, true);
+    List<String> heldIds = TelemetryEndToEndIT.clientsIn(held.rolloutId, "y", 20, true);
+    for (int i = 0; i < 20; i++) {
+      serve(crash, "127.7." + i + ".1", crashIds.get(i));
+      serve(held, "127.8." + i + ".1", heldIds.get(i));
+    }
+    stack.awaitCheckInsSent(sent);
+    stack.awaitIngested(sent);
+    String newer = "f0000000-0000-4000-8000-00000000000f";
+    for (int i = 0; i < 30; i++) {
+      crashed(held, "127.0.0.1", String.format("hdrfr%03d-0000-4000-8000-000000000000", i), held.updateId, null);
+    }
+    for (int i = 0; i < 8; i++) {
+      crashed(held, "127.8." + i + ".1", heldIds.get(i), held.updateId, newer);
+    }
+    for (int i = 8; i < 11; i++) {
+      crashed(held, "127.8." + i + ".1", heldIds.get(i), TelemetryEndToEndIT.EMB_IOS, held.updateId);
+    }
+    for (int i = 0; i < 6; i++) {
+      crashed(crash, "127.7." + i + ".1", crashIds.get(i), crash.updateId, null);
+    }
+
+    TelemetryStack.poll(() -> status(crash).equals("reverted"), () -> "the guard did not revert the rollout whose served devices sent Expo-Fatal-Error");
+    String summary = revert(crash).get("summary").asText();
+    assertThat(summary).contains("crashes").contains("Expo-Fatal-Error");
+    Matcher m = Pattern.compile("(\\d+) of (\\d+) devices").matcher(summary);
+    assertThat(m.find()).as(summary).isTrue();
+    assertThat(Integer.parseInt(m.group(2))).as("devices served").isEqualTo(20);
+    // the guard may fire before the last check-ins are in: above 20 % of the 20 served is 5 or 6 of them
+    assertThat(Integer.parseInt(m.group(1))).as("served devices that crashed").isBetween(5, 6);
+
+    stack.awaitCheckInsSent(sent);
+    stack.awaitIngested(sent);
+    double passes = stack.controlMetric("updraft_guard_passes_total");
+    TelemetryStack.poll(() -> stack.controlMetric("updraft_guard_passes_total") >= passes + 2, () -> "the guard did not run");
+    assertThat(status(held)).as("unserved ids and crashes of failed launches are not crashes of the update").isEqualTo("active");
+    assertThat(revert(held)).isNull();
+    assertThat(stack.get("/v1/apps/" + held.app + "/insights/updates/" + held.group).get("total").get("failedDevices").asLong())
+        .as("the 3 launches that failed with a fatal error are failures of the update").isEqualTo(3);
+  }
+
+  /** A manifest request running {@code current} with {@code Expo-Fatal-Error} (and {@code failedId} as recent failed), from {@code source}. */
+  static void crashed(Rollout r, String source, String clientId, String current, String failedId) {
+    String answer = manifest(r, source, clientId, current, "expo-fatal-error: TypeError: undefined is not an object (evaluating 'user.name')\r\n"
+        + (failedId == null ? "" : "expo-recent-failed-update-ids: \"" + failedId + "\"\r\n"));
+    assertThat(answer).as("%s from %s", clientId, source).startsWith("HTTP/1.1 200");
+  }
+
   /** One OTLP/JSON log record with an exception (severity {@code severity}: 21 is FATAL) posted from a socket bound to {@code source}. */
   static void postLog(String app, String updateId, String clientId, String source, int severity) {
     String body = "{\"resourceLogs\":[{\"resource\":{\"attributes\":[" + attr("expo.app.id", app) + "," + attr("expo.update.id", updateId) + ","
@@ -236,6 +298,12 @@ class ErrorGuardIT {
 
   /** A launch from the embedded bundle, from a socket bound to {@code source}: the rollout's update is served. */
   static void serve(Rollout r, String source, String clientId) {
+    String answer = manifest(r, source, clientId, TelemetryEndToEndIT.EMB_IOS, "");
+    assertThat(answer).as("%s from %s", clientId, source).startsWith("HTTP/1.1 200").contains(r.updateId);
+  }
+
+  /** One iOS manifest request running {@code current}, with {@code extra} header lines, from a socket bound to {@code source}; the whole answer. */
+  static String manifest(Rollout r, String source, String clientId, String current, String extra) {
     URI edge = URI.create(stack.edgeUrl());
     String head = "GET /apps/" + r.app + "/manifest HTTP/1.1\r\n"
         + "host: 127.0.0.1:" + edge.getPort() + "\r\n"
@@ -244,9 +312,10 @@ class ErrorGuardIT {
         + "expo-protocol-version: 1\r\n"
         + "expo-runtime-version: " + TelemetryStack.RUNTIME + "\r\n"
         + "expo-channel-name: main\r\n"
-        + "expo-current-update-id: " + TelemetryEndToEndIT.EMB_IOS + "\r\n"
+        + "expo-current-update-id: " + current + "\r\n"
         + "expo-embedded-update-id: " + TelemetryEndToEndIT.EMB_IOS + "\r\n"
         + "eas-client-id: " + clientId + "\r\n"
+        + extra
         + "connection: close\r\n\r\n";
     try (Socket s = new Socket()) {
       s.bind(new InetSocketAddress(source, 0));
@@ -257,8 +326,7 @@ class ErrorGuardIT {
       out.flush();
       InputStream in = s.getInputStream();
       sent++;
-      String answer = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(answer).as("%s from %s", clientId, source).startsWith("HTTP/1.1 200").contains(r.updateId);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new AssertionError("device request from " + source + " failed: " + e, e);
     }
