@@ -351,6 +351,8 @@ class ClientBehaviourIT {
     Client onMain = freshInstall();
     Client onOther = freshInstall();
     waitFor("main is served", () -> main.platform("ios").updateId().equals(ask(app, "ios", "rb1", onMain, "production").manifestId()));
+    // the staff mapping is a later event: it may reach the image after production's
+    waitFor("other is served on staff", () -> other.platform("ios").updateId().equals(ask(app, "ios", "rb2", onOther, "staff").manifestId()));
     Answer m = ask(app, "ios", "rb1", onMain, "production");
     onMain.check(m.filters(), m.manifest(), null);
     onMain.coldStart();
