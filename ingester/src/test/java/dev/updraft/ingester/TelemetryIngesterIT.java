@@ -279,6 +279,15 @@ class TelemetryIngesterIT {
     return i.registry().get(name).counter().count();
   }
 
+  /**
+   * Waits until counter {@code name} of {@code i} reaches {@code expected} and asserts it is exactly that: a
+   * batch's counters move in its commit's callback, a moment after PostgreSQL shows its offsets stored.
+   */
+  static void assertCounterReaches(TelemetryIngester i, String name, double expected, String what) {
+    TestDb.await(() -> counter(i, name) >= expected, TIMEOUT, () -> what + ": " + counter(i, name) + ", expected " + expected);
+    assertThat(counter(i, name)).as(what).isEqualTo(expected);
+  }
+
   static double gauge(TelemetryIngester i, String name) {
     return i.registry().get(name).gauge().value();
   }
