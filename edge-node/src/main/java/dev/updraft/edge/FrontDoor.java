@@ -65,13 +65,16 @@ final class FrontDoor implements Handler<HttpServerRequest> {
   /**
    * The warm-up's front door ({@link Warmup}): the same code on the same image, served on a loopback server of
    * its own, with its meters on a registry nobody reads, its check-ins in the emitter's warm-up lane (sent
-   * marked), no access log and no recording. Which one answers is decided by the server a request reached,
+   * marked), no access log and no recording; its routes are the devices' (call it after {@link #withOtlp}). Which one answers is decided by the server a request reached,
    * never by a test in the code: the code the warm-up compiles has seen no branch devices take otherwise.
    */
   FrontDoor forWarmup() {
     FrontDoor w = new FrontDoor(live, checkins, registry, edgeId, assets, scrapes, new DeviceRoute(live, checkins, null,
         new RequestMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)), CheckInEmitter.WARMUP, edgeId, 0));
     w.device.buckets = device.buckets;
+    // the same routes as the devices' front door, or the JIT compiles "no OTLP route" into the path every device
+    // request takes and the first device deoptimises it (seen in a flight recording right after ready)
+    w.otlp = otlp;
     return w;
   }
 
