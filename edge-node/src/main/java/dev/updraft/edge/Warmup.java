@@ -1,8 +1,10 @@
 package dev.updraft.edge;
 
 import dev.updraft.edge.image.AppImage;
+import dev.updraft.edge.image.Decision;
 import dev.updraft.edge.image.LiveImage;
 import dev.updraft.edge.image.ResolveImage;
+import dev.updraft.edge.image.Resolver;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -28,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * device requests over loopback HTTP (a server of the warm-up's own on 127.0.0.1, the same server code and
  * {@link FrontDoor} code as the devices'; {@link FrontDoor#forWarmup}), spread over every
  * app's lines ({@link AppImage#warmupLines}) and varied as devices vary them (platform, protocol 0 and 1,
- * multipart and JSON, signed with each key of the ring, client ids in every bucket), so that the JIT has
+ * multipart and JSON, signed with each key of the ring, running nothing, the served update or the embedded one,
+ * client ids in every bucket, new connections and kept ones), so that the JIT has
  * compiled the hot path before {@code /readyz} answers 200 and a load balancer sends traffic. It sends at most
  * {@code requests} and stops earlier once its latency curve is flat, the JIT quiet and the hot path compiled
  * by the optimising compiler ({@link WarmupCurve}, {@link HotPath}, {@code --warmup-until-flat}); bounded by
@@ -231,7 +234,36 @@ final class Warmup {
     return variants.get((n / RUN) % variants.size());
   }
 
-  /** Requests over every line of every app, each in the ways devices vary them: the first {@code limit} of them. */
+  /**
+   * How a variant's device asks, as expo-updates and other clients do: the {@code accept} header ({@link #ACCEPTS}) and
+   * what the device runs ({@link #CURRENT_NONE}, {@link #CURRENT_SERVED}, {@link #CURRENT_EMBEDDED}).
+   */
+  static final List<String> ACCEPTS = List.of(
+      "multipart/mixed,application/expo+json,application/json", // expo-updates on both platforms
+      "multipart/mixed",
+      "application/expo+json");
+  /** No {@code expo-current-update-id} (an older client, or a first launch that sends none). */
+  static final int CURRENT_NONE = 0;
+  /** Running the update the line serves: the answer is "no update" (most launches of a fleet). */
+  static final int CURRENT_SERVED = 1;
+  /** Running its embedded bundle, with an earlier update in {@code expo-recent-failed-update-ids}. */
+  static final int CURRENT_EMBEDDED = 2;
+  /** One variant in this many closes its connection after each answer. */
+  static final int CLOSE_EVERY = 8;
+  private static final String EMBEDDED_ID = "00000000-0000-4000-8000-000000000000";
+  private static final String FAILED_ID = "00000000-0000-4000-8000-0000000000fa";
+
+  /**
+   * Requests over every line of every app, each in the ways devices vary them: the first {@code limit} of them. A
+   * way real devices ask and the warm-up never did is a branch the JIT compiled as never taken: the first devices
+   * then deoptimise the route and run it slower until it is compiled again (a flight of compilations seen right
+   * after ready, benchmarks/edge.md). So the variants cover what devices send: the accept list expo-updates sends
+   * and single types, the three things a device may run ({@link #CURRENT_NONE} and the others), a signature asked
+   * with and without its {@code alg}, client ids in upper and lower case, a {@code content-length} or none, header
+   * names in title case with the headers a phone's HTTP stack adds (as expo-updates sends them) and in lower case (as
+   * a proxy may pass them on). After a warm-up with lower-case names only, a flight recording showed the first devices'
+   * requests deoptimising the header look-ups inlined in the device route ({@code AsciiString.equalsIgnoreCase}).
+   */
   static List<RequestOptions> variants(ResolveImage image, String host, int port, int limit) {
     List<RequestOptions> out = new ArrayList<>();
     int k = 0;
@@ -247,27 +279,51 @@ final class Warmup {
           keyIds.add(id);
         }
       }
+      String uri = "/apps/" + java.net.URLEncoder.encode(appId, java.nio.charset.StandardCharsets.UTF_8) + "/manifest";
       for (String[] line : app.warmupLines()) {
         for (String platform : List.of("ios", "android")) {
+          String served = servedId(app, platform, line);
           for (String keyId : keyIds) {
             for (int protocol = 0; protocol < 2; protocol++) {
-              for (String accept : List.of("multipart/mixed", "application/expo+json")) {
-                RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(host).setPort(port)
-                    .setURI("/apps/" + java.net.URLEncoder.encode(appId, java.nio.charset.StandardCharsets.UTF_8) + "/manifest");
-                String clientId = new UUID(0x5741524dL, k++).toString();
-                o.putHeader("expo-platform", platform).putHeader("expo-runtime-version", line[1])
-                    .putHeader("expo-channel-name", line[0]).putHeader("expo-protocol-version", Integer.toString(protocol))
-                    .putHeader("accept", accept)
-                    // iOS sends its vendor id in upper case
-                    .putHeader("eas-client-id", "ios".equals(platform) ? clientId.toUpperCase(java.util.Locale.ROOT) : clientId)
-                    .putHeader("expo-embedded-update-id", "00000000-0000-4000-8000-000000000000");
-                if (protocol == 1) {
-                  o.putHeader("content-length", "0"); // some clients send one with a GET
+              for (String accept : ACCEPTS) {
+                for (int current = CURRENT_NONE; current <= CURRENT_EMBEDDED; current++) {
+                  RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(host).setPort(port).setURI(uri);
+                  String clientId = new UUID(0x5741524dL, k).toString();
+                  // expo-updates names its headers in title case and its HTTP stack adds some; a proxy may lower-case them all
+                  boolean title = k % 2 == 1;
+                  o.putHeader(title ? "Expo-Platform" : "expo-platform", platform)
+                      .putHeader(title ? "Expo-Runtime-Version" : "expo-runtime-version", line[1])
+                      .putHeader(title ? "Expo-Channel-Name" : "expo-channel-name", line[0])
+                      .putHeader(title ? "Expo-Protocol-Version" : "expo-protocol-version", Integer.toString(protocol))
+                      .putHeader(title ? "Accept" : "accept", accept)
+                      // iOS sends its vendor id in upper case
+                      .putHeader(title ? "EAS-Client-ID" : "eas-client-id",
+                          "ios".equals(platform) ? clientId.toUpperCase(java.util.Locale.ROOT) : clientId)
+                      .putHeader(title ? "Expo-Embedded-Update-ID" : "expo-embedded-update-id", EMBEDDED_ID);
+                  if (title) {
+                    o.putHeader("Expo-API-Version", "1").putHeader("Expo-Updates-Environment", "BARE")
+                        .putHeader("Accept-Encoding", "ios".equals(platform) ? "gzip, deflate, br" : "gzip")
+                        .putHeader("User-Agent", "ios".equals(platform) ? "App/1 CFNetwork/1498.700.2 Darwin/23.6.0" : "okhttp/4.12.0");
+                  }
+                  if (current == CURRENT_SERVED && served != null) {
+                    o.putHeader(title ? "Expo-Current-Update-ID" : "expo-current-update-id", served);
+                  } else if (current == CURRENT_EMBEDDED) {
+                    o.putHeader(title ? "Expo-Current-Update-ID" : "expo-current-update-id", EMBEDDED_ID);
+                    o.putHeader(title ? "Expo-Recent-Failed-Update-IDs" : "expo-recent-failed-update-ids", "\"" + FAILED_ID + "\"");
+                  }
+                  if (protocol == 1) {
+                    o.putHeader(title ? "Content-Length" : "content-length", "0"); // some clients send one with a GET
+                  }
+                  if ((k + k / CLOSE_EVERY) % CLOSE_EVERY == 0) { // one in CLOSE_EVERY, in either letter case
+                    o.putHeader("connection", "close"); // a phone opens a connection per launch: new connections too
+                  }
+                  if (keyId != null) {
+                    o.putHeader("expo-expect-signature", current == CURRENT_NONE ? "sig, keyid=\"" + keyId + "\""
+                        : "sig, keyid=\"" + keyId + "\", alg=\"rsa-v1_5-sha256\"");
+                  }
+                  k++;
+                  out.add(o);
                 }
-                if (keyId != null) {
-                  o.putHeader("expo-expect-signature", "sig, keyid=\"" + keyId + "\"");
-                }
-                out.add(o);
               }
             }
           }
@@ -275,5 +331,11 @@ final class Warmup {
       }
     }
     return out.size() > limit ? new ArrayList<>(out.subList(0, limit)) : out;
+  }
+
+  /** The update id a new device on {@code line} is served now, or null when it is served none. */
+  private static String servedId(AppImage app, String platform, String[] line) {
+    Decision d = Resolver.resolve(app, platform, line[1], line[0], null, null, EMBEDDED_ID, List.of(), 1);
+    return d.kind() == Decision.Kind.MANIFEST && d.prepared() != null ? d.prepared().entryId() : null;
   }
 }

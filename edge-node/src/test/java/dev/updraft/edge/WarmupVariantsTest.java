@@ -56,8 +56,8 @@ class WarmupVariantsTest {
   void theWarmUpHoldsOnlyTheVariantsItSendsAndSendsTheSameRequests() {
     ResolveImage image = image(40);
     List<RequestOptions> all = Warmup.variants(image, "127.0.0.1", 4000, Integer.MAX_VALUE);
-    // each app: 3 lines x 2 platforms x 2 protocol versions x 2 accepts, unsigned
-    assertThat(all).hasSize(40 * 3 * 2 * 2 * 2);
+    // each app: 3 lines x 2 platforms x 2 protocol versions x 3 accepts x 3 things a device runs, unsigned
+    assertThat(all).hasSize(40 * 3 * 2 * 2 * 3 * 3);
     int requests = 500;
     List<RequestOptions> held = Warmup.variants(image, "127.0.0.1", 4000, requests / Warmup.RUN + 1);
     assertThat(held).hasSize(requests / Warmup.RUN + 1);
@@ -65,5 +65,39 @@ class WarmupVariantsTest {
     for (int n = 0; n < requests; n++) {
       assertThat(describe(Warmup.pick(held, n))).as("request %d", n).isEqualTo(describe(Warmup.pick(all, n)));
     }
+  }
+
+  @Test
+  void theWarmUpAsksAsDevicesAskSoThatTheirFirstRequestsFindTheRouteCompiledForThem() {
+    ResolveImage image = image(1);
+    List<RequestOptions> all = Warmup.variants(image, "127.0.0.1", 4000, Integer.MAX_VALUE);
+    // what expo-updates sends on both platforms, and single types
+    assertThat(all).extracting(o -> o.getHeaders().get("accept")).containsOnly(
+        "multipart/mixed,application/expo+json,application/json", "multipart/mixed", "application/expo+json");
+    // the three things a device runs: nothing sent, the update the line serves (a "no update" answer), its embedded bundle
+    // after a failed update
+    String served = "app-000-production-ios";
+    assertThat(all).filteredOn(o -> "production".equals(o.getHeaders().get("expo-channel-name"))
+            && "ios".equals(o.getHeaders().get("expo-platform")))
+        .extracting(o -> String.valueOf(o.getHeaders().get("expo-current-update-id")))
+        .containsOnly("null", served, "00000000-0000-4000-8000-000000000000");
+    assertThat(all).filteredOn(o -> o.getHeaders().get("expo-recent-failed-update-ids") != null)
+        .allMatch(o -> "00000000-0000-4000-8000-000000000000".equals(o.getHeaders().get("expo-current-update-id")))
+        .hasSize(all.size() / 3);
+    // new connections as well as kept ones
+    List<RequestOptions> closing = all.stream().filter(o -> "close".equals(o.getHeaders().get("connection"))).toList();
+    assertThat(closing.size()).isBetween(all.size() / Warmup.CLOSE_EVERY, all.size() / Warmup.CLOSE_EVERY + 1);
+    // header names as expo-updates sends them (title case, with what a phone's HTTP stack adds) and lower-cased, half each,
+    // on closing connections too
+    java.util.function.Predicate<RequestOptions> title = o -> named(o, "Expo-Platform") && named(o, "EAS-Client-ID")
+        && named(o, "User-Agent");
+    assertThat(all).filteredOn(title).hasSize(all.size() / 2);
+    assertThat(all).filteredOn(o -> named(o, "expo-platform") && named(o, "eas-client-id")).hasSize(all.size() / 2);
+    assertThat(closing).anyMatch(title).anyMatch(title.negate());
+  }
+
+  /** Whether {@code o} has a header named exactly {@code name} (letter case included; a MultiMap's look-ups ignore it). */
+  private static boolean named(RequestOptions o, String name) {
+    return o.getHeaders().entries().stream().anyMatch(e -> e.getKey().equals(name));
   }
 }
