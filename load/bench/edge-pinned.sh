@@ -14,7 +14,8 @@
 #   cpu      5,000 req/s (CPU_RATE) for CPU_SECONDS [60] against the edge, then the same against the trivial server
 #            (`load baseline` serving the edge's captured bytes, on the same core): CPU time per request of each
 #            (baseline.ratio.server_cpu_vs_baseline) (~3 min)
-#   restart  two edges (EDGE_CPU and EDGE2_CPU) round-robin at 2,000 req/s for RESTART_SECONDS [90]; at t = 30 s the
+#   restart  two edges round-robin at 2,000 req/s for RESTART_SECONDS [90]: the survivor on EDGE2_CPU (with the generator
+#            and the dev stack), the restarted one alone on EDGE_CPU; at t = 30 s the
 #            second is stopped (SIGTERM) and started again; the generator holds it out of rotation until its /readyz
 #            answers 200 (its warm-up done) and probes both every second; per-edge p99 per second from each edge's own
 #            histogram (~2.5 min)
@@ -30,7 +31,7 @@
 # Every step prints the generator's verdict line with its drop count, and copies the summary JSON and a text line to
 # OUT [docs/benchmarks/runs/<UTC date>]. SMOKE=1: short durations, files named *-smoke-* in OUT [/tmp/edge-pinned-smoke]
 # (never results). Environment: EDGE_CPU [1], EDGE2_CPU [0], OTHER_CPUS [0], DATA [/tmp/updraft-edge-pinned],
-# PIPELINE_WARMUP_ROUNDS [3], PORT_OFFSET [0] (added to every port: 18380 control, 13300 dev edge, 13310/13311 edges, 19392
+# EDGE_JAVA_OPTS (added to each edge JVM's options), PIPELINE_WARMUP_ROUNDS [3], PORT_OFFSET [0] (added to every port: 18380 control, 13300 dev edge, 13310/13311 edges, 19392
 # Kafka, 15532 PostgreSQL).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -65,7 +66,7 @@ pidfile_kill() { # pidfile: stops that process (our own, by its recorded pid) an
 }
 start_edge() { # port id cpu [edge flags...]: a fresh edge JVM pinned to cpu, waits for /readyz; prints start to ready (ms)
   local port=$1 id=$2 cpu=$3 t0; shift 3; t0=$(date +%s%N)
-  UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC" taskset -c "$cpu" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA \
+  UPDRAFT_JAVA_OPTS="-Xmx1g -XX:+UseParallelGC ${EDGE_JAVA_OPTS:-}" taskset -c "$cpu" ./updraft edge --kafka-bootstrap 127.0.0.1:$KAFKA \
     --edge-port "$port" --edge-id "$id" "$@" >> "$WORK/edge-$id.log" 2>&1 & # appended: a restarted edge's log follows its drain
   echo $! > "$WORK/edge-$id.pid"
   wait_http "http://127.0.0.1:$port/readyz" 180
@@ -143,21 +144,26 @@ cpu() {
 restart() {
   require_up
   local secs=${RESTART_SECONDS:-90} at=30 rate=2000; [ "$SMOKE" = 1 ] && { secs=80; at=10; rate=300; }
-  start_edge $EDGE bench "$EDGE_CPU" >/dev/null
-  start_edge $EDGE2 bench2 "$EDGE2_CPU" >/dev/null
-  log "restart: survivor on CPU $EDGE_CPU, restarted edge on CPU $EDGE2_CPU; $rate req/s for $secs s, restart at $at s"
-  # the generator's t = 0 comes after its warm-up on the mirror: the restart is timed from its first progress line
+  # the restarted edge gets the measured core to itself (its first seconds are the edge's, not its neighbours'); the
+  # survivor shares the other core with the generator and the dev stack, as it did before the restart
+  start_edge $EDGE bench "$EDGE2_CPU" >/dev/null
+  start_edge $EDGE2 bench2 "$EDGE_CPU" >/dev/null
+  log "restart: survivor on CPU $EDGE2_CPU, restarted edge on CPU $EDGE_CPU; $rate req/s for $secs s, restart at $at s"
+  # the generator warms up on the two edges themselves (--warmup-on target), as a balancer's long-running edges have
+  # served before any restart: the survivor shares a core with the generator, and a survivor serving its first devices
+  # at t = 0 (its JIT finishing what its own warm-up left) took that core from the generator, which dropped requests
+  # the generator's t = 0 comes after its warm-up: the restart is timed from its first progress line
   # (the output of an earlier run must not start the clock)
   rm -f "$WORK/$TAG-restart.out" "$WORK/restart-times"
   ( until grep -q "^\[target " "$WORK/$TAG-restart.out" 2>/dev/null; do sleep 0.2; done; sleep "$at"
     log "stopping edge bench2 (SIGTERM)"; echo "stop $(date +%s%N)" > "$WORK/restart-times"
     pidfile_kill "$WORK/edge-bench2.pid"
-    r=$(start_edge $EDGE2 bench2 "$EDGE2_CPU"); echo "ready_ms $r" >> "$WORK/restart-times"
+    r=$(start_edge $EDGE2 bench2 "$EDGE_CPU"); echo "ready_ms $r" >> "$WORK/restart-times"
     log "edge bench2 ready again $r ms after its start" ) &
   local restarter=$!
   set +e
   "${other[@]}" ./updraft load run --name "$TAG-restart" $(gen_args) --target "http://127.0.0.1:$EDGE,http://127.0.0.1:$EDGE2" \
-    --profile constant --rate "$rate" --duration "${secs}s" --warmup 20000 --progress 1s \
+    --profile constant --rate "$rate" --duration "${secs}s" --warmup 20000 --warmup-on target --progress 1s \
     --metrics "edge=http://127.0.0.1:$EDGE/metrics,edge2=http://127.0.0.1:$EDGE2/metrics" \
     --pids "edge=$(cat "$WORK/edge-bench.pid"),$(dev_pids)" > "$WORK/$TAG-restart.out" 2>&1
   set -e

@@ -11,7 +11,9 @@
 #   - the manifest route's latency for `demo` at RATE [1000] req/s for SECONDS [30] (signatures verified; the
 #     generator warmed on a mirror first): the generator's p99 and the edge's own (its histogram);
 #   - publish to served: PUBLISHES [30] republishes of `demo` (POST /v1/apps/demo/rollbacks), each timed from the request
-#     until the edge serves the new update's id to an iOS device (curl polling back to back), p50/p99/max.
+#     until the edge serves the new update's id to an iOS device, p50/p99/max, and the API's answer alone: both from one
+#     JVM (load/bench/PublishToServed.java: its HTTP client warmed on 2,000 manifest requests first, then polling back to
+#     back over one connection; each republish's figure is kept in publishToServedEach).
 # Heaps: the dev JVM (embedded Kafka, control plane, its own edge, ingester) gets DEV_HEAP [6g]: with SMOKE_APPS=1000
 # it held 265 MB live after a full GC (the control plane's state and its edge's image of every app), so about 2 GB
 # at 10,000 apps; the measured edge gets EDGE_HEAP [3g]: 65 KB live per app at 1,000 apps (about 650 MB at 10,000),
@@ -70,22 +72,12 @@ manifest_id() { # the update id the edge serves an iOS device of demo now
     | grep -o '"id":"[^"]*"' | head -n1 || true
 }
 
-publish_to_served() { # label: PUBLISHES republishes of demo, alternating its two groups; prints ms, one per line
-  local g1 g2 i g before t0 now
-  g1=$(jq -r .groupId "$WORK/group1.json"); g2=$(jq -r .groupId "$WORK/group2.json")
-  for i in $(seq 1 "$PUBLISHES"); do
-    if [ $((i % 2)) = 1 ]; then g=$g1; else g=$g2; fi
-    before=$(manifest_id)
-    t0=$(date +%s%N)
-    curl -fs -o /dev/null -X POST "$UPDRAFT_SERVER/v1/apps/demo/rollbacks" -H "authorization: Bearer $TOKEN" \
-      -H 'content-type: application/json' -d "{\"branch\":\"production\",\"runtimeVersion\":\"1.0.0\",\"toGroupId\":\"$g\"}"
-    for _ in $(seq 1 3000); do [ "$(manifest_id)" != "$before" ] && break; done
-    now=$(date +%s%N)
-    echo $(( (now - t0) / 1000000 ))
-    sleep 0.2
-  done
+publish_to_served() { # PUBLISHES republishes of demo, alternating its two groups; prints "served_ms api_ms", one line each
+  "${other[@]}" java "$ROOT/load/bench/PublishToServed.java" --server "$UPDRAFT_SERVER" --token "$TOKEN" --edge "http://127.0.0.1:$EDGE" \
+    --app demo --groups "$(jq -r .groupId "$WORK/group1.json"),$(jq -r .groupId "$WORK/group2.json")" --publishes "$PUBLISHES"
 }
-quantiles() { sort -n | awk '{v[++n]=$1} END { if (!n) { print "null"; exit } p50=v[int((n+1)/2)]; i=int(0.99*n+0.999); if (i<1) i=1; printf "{\"n\":%d,\"p50_ms\":%d,\"p99_ms\":%d,\"max_ms\":%d}", n, p50, v[i], v[n] }'; }
+quantiles() { # column: n, p50, p99 and max of that column of the input (ms, one decimal)
+  awk -v c="$1" '{print $c}' | sort -n | awk '{v[++n]=$1} END { if (!n) { print "null"; exit } p50=v[int((n+1)/2)]; i=int(0.99*n+0.999); if (i<1) i=1; printf "{\"n\":%d,\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"max_ms\":%.1f}", n, p50, v[i], v[n] }'; }
 
 measure() { # label: start the edge, measure everything, stop it; writes $WORK/measure-<label>.json
   local label=$1 t0 ready heap image_bytes run_line
@@ -117,7 +109,9 @@ measure() { # label: start the edge, measure everything, stop it; writes $WORK/m
  "manifestGeneratorP99Ms": $(jq '.results.totals.latency_ms.p99 // null' "$summary" 2>/dev/null || echo null),
  "manifestEdgeP99AtMostMs": $(jq '.results.server_latency.edge.all.p99_at_most_ms // null' "$summary" 2>/dev/null || echo null),
  "manifestEdgeShareAtMost5ms": $(jq '.results.server_latency.edge.all.share_at_most_5ms // null' "$summary" 2>/dev/null || echo null),
- "publishToServed": $(quantiles < "$WORK/pts-$label.txt")}
+ "publishToServed": $(quantiles 1 < "$WORK/pts-$label.txt"),
+ "publishApiAnswer": $(quantiles 2 < "$WORK/pts-$label.txt"),
+ "publishToServedEach": [$(awk '{printf "%s%s", (NR>1?",":""), $1}' "$WORK/pts-$label.txt")]}
 JSON
   kill $EDGE_PID; wait $EDGE_PID 2>/dev/null || true; EDGE_PID=
 }
