@@ -150,8 +150,9 @@ restart() {
   start_edge $EDGE2 bench2 "$EDGE_CPU" >/dev/null
   log "restart: survivor on CPU $EDGE2_CPU, restarted edge on CPU $EDGE_CPU; $rate req/s for $secs s, restart at $at s"
   # the generator warms up on the two edges themselves (--warmup-on target), as a balancer's long-running edges have
-  # served before any restart: the survivor shares a core with the generator, and a survivor serving its first devices
-  # at t = 0 (its JIT finishing what its own warm-up left) took that core from the generator, which dropped requests
+  # served before any restart (the survivor shares a core with the generator: its first devices at t = 0 would
+  # otherwise be its JIT's last work on that core); the generator's own first second on that core may still drop
+  # requests (docs/benchmarks/edge.md, the second restart run)
   # the generator's t = 0 comes after its warm-up: the restart is timed from its first progress line
   # (the output of an earlier run must not start the clock)
   rm -f "$WORK/$TAG-restart.out" "$WORK/restart-times"
