@@ -134,34 +134,6 @@ final class Batch {
   /** A record that is not a check-in. */
   record Reject(TopicPartition partition, long offset, String error, String excerpt) {}
 
-  /** A row of {@code patch_outcomes}: patches from one base update to one update. */
-  record PatchKey(String appId, String baseUpdateId, String updateId, String platform) implements Comparable<PatchKey> {
-    @Override
-    public int compareTo(PatchKey o) {
-      int c = appId.compareTo(o.appId);
-      if (c == 0) {
-        c = baseUpdateId.compareTo(o.baseUpdateId);
-      }
-      if (c == 0) {
-        c = updateId.compareTo(o.updateId);
-      }
-      return c != 0 ? c : platform.compareTo(o.platform);
-    }
-  }
-
-  /** Patches served and patches devices could not use (a full download followed), of one key, in this batch. */
-  static final class PatchOutcome {
-    final PatchKey key;
-    boolean fromEmbedded;
-    long served;
-    long failed;
-    long last = Long.MIN_VALUE;
-
-    PatchOutcome(PatchKey key) {
-      this.key = key;
-    }
-  }
-
   private final Map<TopicPartition, Range> ranges = new LinkedHashMap<>();
   private final Map<DeviceKey, Device> devices = new HashMap<>();
   private final Map<HourKey, Hour> hours = new HashMap<>();
@@ -173,7 +145,7 @@ final class Batch {
   private final List<ConsumerRecord<byte[], byte[]>> consumed = new ArrayList<>();
   private final List<DeadLetter> deadLetters = new ArrayList<>();
   private final Refusals refusals = new Refusals();
-  private final Map<PatchKey, PatchOutcome> patches = new HashMap<>();
+  private final PatchOutcomes patches = new PatchOutcomes();
   private final KeyAsks keyAsks = new KeyAsks();
   private final FunnelRows funnel = new FunnelRows();
   private final boolean keepTimes;
@@ -237,7 +209,7 @@ final class Batch {
     String platform = c.platform();
     String client = c.clientId();
     if (CheckIn.OUTCOME_PATCH.equals(c.outcome())) {
-      patch(c, at); // the launch-asset route's, not a manifest request: no launch, no device row
+      patches.add(c, at); // the launch-asset route's, not a manifest request: no launch, no device row
       return;
     }
     if (platform == null) {
@@ -316,22 +288,6 @@ final class Batch {
     return current;
   }
 
-  /** Counts a patch served or failed under its (app, base, update, platform); one without both ids is not counted. */
-  private void patch(CheckIn c, long at) {
-    if (c.currentUpdateId() == null || c.servedUpdateId() == null || CheckIn.REASON_FULL_SERVED.equals(c.reason())) {
-      return;
-    }
-    PatchOutcome o = patches.computeIfAbsent(
-        new PatchKey(c.appId(), c.currentUpdateId(), c.servedUpdateId(), c.platform() == null ? "" : c.platform()), PatchOutcome::new);
-    o.fromEmbedded |= c.currentUpdateId().equals(c.embeddedUpdateId());
-    if (CheckIn.REASON_PATCH_FAILED.equals(c.reason())) {
-      o.failed++;
-    } else {
-      o.served++;
-    }
-    o.last = Math.max(o.last, at);
-  }
-
   /** The download funnel's rows ({@code update_funnel}). */
   FunnelRows funnel() {
     return funnel;
@@ -342,8 +298,8 @@ final class Batch {
     return keyAsks;
   }
 
-  /** Patches served and failed per key. */
-  Map<PatchKey, PatchOutcome> patches() {
+  /** Patches served and failed ({@code patch_outcomes}). */
+  PatchOutcomes patches() {
     return patches;
   }
 

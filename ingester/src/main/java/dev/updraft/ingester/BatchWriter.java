@@ -128,7 +128,7 @@ final class BatchWriter {
     Tuple crashes = batch.crashes().isEmpty() ? null : Tables.UPDATE_CRASHES.tuple(batch.crashes().values());
     List<Refusals.RefusedDevice> refusedList = batch.refusedDevices();
     Tuple refused = refusedList.isEmpty() ? null : Tables.REFUSED_DEVICES.tuple(refusedList);
-    Tuple patches = batch.patches().isEmpty() ? null : Tables.PATCH_OUTCOMES.tuple(new TreeMap<>(batch.patches()).values());
+    Tuple patches = batch.patches().tuple();
     int expectedPartitions = batch.ranges().size();
     int deviceRows = batch.devices().size();
     return pool.withTransaction(

@@ -158,8 +158,8 @@ final class Tables {
           .build();
 
   /** Patches served and failed per base and update (the launch-asset route's check-ins). */
-  static final Upsert<Batch.PatchOutcome> PATCH_OUTCOMES =
-      Upsert.<Batch.PatchOutcome>into("patch_outcomes", "po")
+  static final Upsert<PatchOutcomes.Outcome> PATCH_OUTCOMES =
+      Upsert.<PatchOutcomes.Outcome>into("patch_outcomes", "po")
           .text("app_id", KEY, r -> r.key.appId())
           .text("base_update_id", KEY, r -> r.key.baseUpdateId())
           .text("update_id", KEY, r -> r.key.updateId())
