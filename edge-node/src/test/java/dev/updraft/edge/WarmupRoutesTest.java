@@ -11,6 +11,8 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class WarmupRoutesTest {
   @Test
-  void theWarmUpsFrontDoorHasTheOtlpRouteOfTheDevicesFrontDoor() throws Exception {
+  void theWarmUpsFrontDoorAnswersEveryRouteAsTheDevicesFrontDoorDoes() throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -29,20 +31,36 @@ class WarmupRoutesTest {
       FrontDoor devices = new FrontDoor(live, null, null, registry, "edge-a", 0, null, null)
           .withOtlp(new OtlpRoute(live, report -> {}, registry, "edge-a", 4096, 10, 600));
       FrontDoor warmup = devices.forWarmup();
-      for (FrontDoor door : new FrontDoor[] {devices, warmup}) {
-        HttpServer server = vertx.createHttpServer().requestHandler(door).listen(0, "127.0.0.1")
-            .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        HttpClient client = vertx.createHttpClient();
-        String answer = client.request(HttpMethod.POST, server.actualPort(), "127.0.0.1", "/v1/logs")
-            .compose(req -> req.putHeader("content-type", "application/json").send(Buffer.buffer("{}")))
-            .compose(res -> res.body().map(b -> res.statusCode() + " " + b))
-            .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        assertThat(answer).as("POST /v1/logs on the %s front door", door == warmup ? "warm-up's" : "devices'")
-            .doesNotStartWith("404").doesNotContain("no route");
-        server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      }
+      String[] requests = {"POST /v1/logs", "POST /v1/traces", "POST /apps/demo/v1/logs", "GET /readyz", "GET /healthz",
+          "GET /metrics", "GET /apps/demo/assets/abc", "GET /apps/demo/manifest", "GET /nowhere"};
+      Map<String, String> byDevices = answers(vertx, devices, requests);
+      Map<String, String> byWarmup = answers(vertx, warmup, requests);
+      // every route the devices' door has, the warm-up's has too: the same status for each request
+      assertThat(byWarmup).as("the warm-up's front door, request by request").isEqualTo(byDevices);
+      assertThat(byWarmup.get("POST /v1/logs")).as("POST /v1/logs reaches the OTLP route").doesNotStartWith("404");
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
+  }
+
+  /** Each request's status on a server of {@code door}'s own. */
+  private static Map<String, String> answers(Vertx vertx, FrontDoor door, String[] requests) throws Exception {
+    HttpServer server = vertx.createHttpServer().requestHandler(door).listen(0, "127.0.0.1")
+        .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    HttpClient client = vertx.createHttpClient();
+    Map<String, String> out = new TreeMap<>();
+    try {
+      for (String r : requests) {
+        String[] mp = r.split(" ");
+        out.put(r, client.request(HttpMethod.valueOf(mp[0]), server.actualPort(), "127.0.0.1", mp[1])
+            .compose(req -> req.putHeader("content-type", "application/json").send(Buffer.buffer("{}")))
+            .compose(res -> res.body().map(b -> Integer.toString(res.statusCode())))
+            .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+      }
+    } finally {
+      client.close();
+      server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+    return out;
   }
 }
