@@ -11,6 +11,7 @@ import dev.updraft.load.report.HtmlReport;
 import dev.updraft.load.report.Summary;
 import dev.updraft.load.run.LoadRun;
 import dev.updraft.load.run.RunConfig;
+import dev.updraft.load.run.ServerPrerun;
 import dev.updraft.load.run.Timeseries;
 import dev.updraft.load.traffic.Profiles;
 import io.vertx.core.Vertx;
@@ -78,6 +79,9 @@ public final class LoadCommand {
       "  --warmup-on mirror|target [mirror]: the --warmup requests go to an in-process copy of the target's discovered",
       "    answers (the generator's own code warms up, signatures verified, and the target gets no warm-up traffic) or to",
       "    the target itself",
+      "  --server-prerun D [0s]: before the measured run, the same traffic (the profile's first D, played again from its",
+      "    start when shorter, no push trigger) against the target for D, unmeasured (not in the summary, no CPU sampled);",
+      "    with --baseline, the same against the fresh baseline server before its run (the servers' JIT done first)",
       "  --device-log FILE: write what every device did (served, full / patch download, launched) per update, one line per",
       "    device, update and stage, when the run ends (for comparing with the server's download funnel)",
       "",
@@ -145,6 +149,7 @@ public final class LoadCommand {
     Files.createDirectories(c.outDir());
     out.println("updraft load run: profile " + c.profile().name() + " (" + c.profile().description() + "), "
         + Profiles.fmt(Math.round(c.profile().durationS())) + " s, targets " + c.targets());
+    ServerPrerun.run(c, "target", c.targets(), out);
     LoadRun target = new LoadRun(c, "target", out);
     target.execute(c.targets());
     LoadRun base = null;
@@ -200,6 +205,7 @@ public final class LoadCommand {
       drain.start();
       String url = "http://127.0.0.1:" + port;
       out.println("updraft load run: baseline server pid " + p.pid() + " at " + url + ", profile " + c.baselineProfile().name());
+      ServerPrerun.run(c.forBaseline(), "baseline", List.of(url), out);
       LoadRun base = new LoadRun(c.forBaseline(), "baseline", out);
       Map<String, Long> pids = new java.util.LinkedHashMap<>(Map.of("baseline", p.pid()));
       pids.put("generator", ProcessHandle.current().pid());

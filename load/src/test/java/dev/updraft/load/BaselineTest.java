@@ -37,6 +37,29 @@ class BaselineTest {
   }
 
   @Test
+  void aServerPrerunReachesBothServersButNoneOfItIsCounted() throws Exception {
+    try (TestEdge edge = new TestEdge()) {
+      // 50 req/s: a 2 s pre-run (100 requests) then the measured 1 s (50), against the edge and then the trivial server
+      Runs.Outcome o = Runs.run(dir, "prerun", "--target", edge.url(), "--profile", "constant", "--rate", "50",
+          "--duration", "1s", "--warmup", "20", "--max-lag", "10s", "--devices", "500", "--baseline", "--server-prerun", "2s");
+      assertThat(o.exit()).as(o.err() + o.out()).isEqualTo(0);
+      // the edge served both: 100 pre-run and 50 measured fleet requests
+      assertThat(edge.fleetSeen()).hasSize(150);
+      JsonNode t = o.summary().path("results").path("totals");
+      assertThat(t.path("requests_scheduled").asLong()).isEqualTo(50);
+      assertThat(t.path("requests_sent").asLong()).isEqualTo(50);
+      assertThat(t.path("latency_ms").path("count").asLong()).isEqualTo(50);
+      JsonNode base = o.summary().path("baseline");
+      assertThat(base.path("results").path("totals").path("requests_sent").asLong()).isEqualTo(50);
+      assertThat(o.summary().path("run").path("server_prerun_seconds").asDouble()).isEqualTo(2.0);
+      assertThat(base.path("server_prerun_seconds").asDouble()).isEqualTo(2.0);
+      // each pre-run said what it sent
+      assertThat(o.out()).contains("[target] server pre-run (not measured): the first 2 s of constant 50 req/s for 1 s, sent 100, errors 0, dropped 0");
+      assertThat(o.out()).contains("[baseline] server pre-run (not measured): the first 2 s of constant 50 req/s for 1 s, sent 100, errors 0, dropped 0");
+    }
+  }
+
+  @Test
   void theBaselineServerAnswersLikeTheCapture() throws Exception {
     java.util.Map<String, BaselineServer.Entry> entries = BaselineServer.defaultEntries();
     io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();

@@ -34,4 +34,16 @@ class LoadCommandTest {
     assertThat(run("run", "--target", "http://127.0.0.1:1", "--baseline", "--baseline-cpus", "1;rm")).isEqualTo(LoadCommand.EXIT_USAGE);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("--baseline-cpus", "1;rm");
   }
+
+  @Test
+  void aServerPrerunThatIsNotADurationIsAUsageErrorNamingTheFlag() {
+    assertThat(run("run", "--target", "http://127.0.0.1:1", "--server-prerun", "-30s")).isEqualTo(LoadCommand.EXIT_USAGE);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("--server-prerun", "'-30s'");
+  }
+
+  @Test
+  void theHelpDescribesTheServerPrerun() {
+    assertThat(run("--help")).isEqualTo(LoadCommand.EXIT_OK);
+    assertThat(out.toString(StandardCharsets.UTF_8)).contains("--server-prerun D [0s]");
+  }
 }

@@ -46,6 +46,7 @@ public final class Summary {
     r.put("profile", c.profile().name());
     r.put("profile_description", c.profile().description());
     r.put("duration_seconds", round(run.wallSeconds()));
+    r.put("server_prerun_seconds", round(c.serverPrerun().toMillis() / 1000.0));
     r.put("valid", dropped == 0);
     if (dropped > 0) {
       r.put("invalid_reason", dropped + " requests dropped: the generator could not start them on time (more than "
@@ -92,6 +93,7 @@ public final class Summary {
   private static void baseline(ObjectNode b, RunResult run, Capacity cap, RunResult baseline) {
     b.put("what", "the same generator against a trivial Vert.x server returning the bytes captured from the target");
     b.put("profile", baseline.config().profile().name());
+    b.put("server_prerun_seconds", round(baseline.config().serverPrerun().toMillis() / 1000.0));
     b.put("valid", Capacity.invalidatingDrops(baseline) == 0);
     Results.write(b.putObject("results"), baseline);
     Capacity bc = Capacity.of(baseline);
@@ -231,6 +233,13 @@ public final class Summary {
     }
     if (baseline == null) {
       l.add("No baseline in this run: no ratio to the machine's ceiling.");
+    }
+    if (c.replayFile() == null) {
+      l.add(c.serverPrerun().isZero()
+          ? "No server pre-run: what the server had not run before this traffic (its JIT compiling that code) happens during the measured run."
+          : "Server pre-run: the same traffic ran " + round(c.serverPrerun().toMillis() / 1000.0) + " s against the target"
+              + (baseline != null ? " (and against the fresh baseline server before its run)" : "")
+              + " before the measured run, unmeasured: none of its requests are counted and its CPU time is in no figure.");
     }
   }
 

@@ -66,7 +66,8 @@ public record RunConfig(
     boolean warmupMirror,
     boolean assetPatches,
     boolean assetClientEncodings,
-    Path deviceLog) {
+    Path deviceLog,
+    Duration serverPrerun) {
 
   static final Set<String> RUN_FLAGS = Set.of(
       "name", "out-dir", "target", "path", "app", "profile", "scale", "time-scale", "rate", "duration",
@@ -76,7 +77,7 @@ public record RunConfig(
       "trigger-url", "trigger-method", "trigger-body", "trigger-token", "trigger-content-type", "trigger-at",
       "trigger-wait", "metrics", "metric-names", "pids", "health-path", "baseline", "baseline-profile",
       "baseline-event-loops", "baseline-jvm-opts", "baseline-cpus", "interval", "progress", "max-error-rate", "knee-p99", "warmup",
-      "warmup-on", "device-log");
+      "warmup-on", "device-log", "server-prerun");
 
   static final Set<String> REPLAY_FLAGS = Set.of(
       "name", "out-dir", "target", "speed", "event-loops", "connections", "max-in-flight", "max-lag", "timeout",
@@ -184,7 +185,8 @@ public record RunConfig(
         run && "mirror".equals(s.choice("warmup-on", "mirror", "mirror", "target")),
         s.bool("asset-patches", true),
         "clients".equals(s.choice("asset-encoding", "clients", "clients", "identity")),
-        run ? s.path("device-log", null) : null);
+        run ? s.path("device-log", null) : null,
+        run ? s.duration("server-prerun", Duration.ZERO) : Duration.ZERO);
   }
 
   /**
@@ -197,7 +199,24 @@ public record RunConfig(
         upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
         maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, "/readyz", false,
         baselineProfile, baselineEventLoops, baselineJvmOpts, baselineCpus, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
-        discovery, warmup, false, assetPatches, assetClientEncodings, null);
+        discovery, warmup, false, assetPatches, assetClientEncodings, null, serverPrerun);
+  }
+
+  /**
+   * The configuration of a server pre-run ({@code --server-prerun}): this run's profile for the pre-run's length
+   * (played again from its start when shorter), no push trigger, no server metrics, no device log. Its results are
+   * discarded; it only has the server do the measured run's work first (its JIT compiled, its caches filled).
+   */
+  public RunConfig forPrerun() {
+    if (serverPrerun.isZero()) {
+      throw new IllegalStateException("no --server-prerun configured: run " + name);
+    }
+    Profile p = profile.firstSeconds(serverPrerun.toMillis() / 1000.0);
+    return new RunConfig(name, outDir, targets, path, p, poisson, devices, seed, platforms, runtimes, channels,
+        upToDate, signature, signatureKeyId, verifyCertificate, assetHash, assetRewriteFrom, assetRewriteTo, lanes, connections,
+        maxInFlight, maxLag, timeout, grace, null, triggerWait, Map.of(), metricSpecs, pids, healthPath, false,
+        baselineProfile, baselineEventLoops, baselineJvmOpts, baselineCpus, interval, progress, maxErrorRate, kneeP99, replayFile, replaySpeed,
+        discovery, warmup, warmupMirror, assetPatches, assetClientEncodings, null, serverPrerun);
   }
 
   /** A CPU list for {@code taskset -c} (digits, commas and ranges), or null. */

@@ -179,6 +179,22 @@ public record Profile(String name, String description, List<Profile.Phase> phase
     public Phase withAssets(boolean a) {
       return new Phase(name, startS, startRate, stages, outdatedShare, a, meaning);
     }
+
+    /** The part of this phase before run time {@code t} (the stage crossing {@code t} ends there); null when none. */
+    Phase until(double t) {
+      if (startS >= t) {
+        return null;
+      }
+      List<Stage> st = new ArrayList<>();
+      double s = startS;
+      for (int i = 0; i < stages.size() && s < t; i++) {
+        Stage stage = stages.get(i);
+        double e = s + stage.durationS();
+        st.add(e <= t ? stage : new Stage(t - s, rateAt(t)));
+        s = e;
+      }
+      return new Phase(name, startS, startRate, st, outdatedShare, assets, meaning);
+    }
   }
 
   public double durationS() {
@@ -219,6 +235,27 @@ public record Profile(String name, String description, List<Profile.Phase> phase
       ps.add(p.withAssets(onStormPhases && p.outdatedShare() >= 1.0));
     }
     return new Profile(name, description, ps, triggerAtS);
+  }
+
+  /**
+   * The profile's first {@code seconds} (played again from its start when it is shorter), with no push trigger: the
+   * traffic of a server pre-run ({@code --server-prerun}).
+   */
+  public Profile firstSeconds(double seconds) {
+    if (!(seconds > 0)) {
+      throw new IllegalArgumentException("firstSeconds needs seconds > 0: got " + seconds + " (profile " + name + ")");
+    }
+    double d = durationS();
+    List<Phase> ps = new ArrayList<>();
+    for (int k = 0; k * d < seconds; k++) {
+      for (Phase p : phases) {
+        Phase cut = p.scaled(1, 1, k * d).until(seconds);
+        if (cut != null) {
+          ps.add(cut);
+        }
+      }
+    }
+    return new Profile(name, "the first " + Profiles.fmt(seconds) + " s of " + description, ps, -1);
   }
 
   public Profile withTriggerAt(double t) {

@@ -85,6 +85,22 @@ class ReportTest {
   }
 
   @Test
+  void theSummarySaysHowLongTheServerPrerunWasOrThatThereWasNone() {
+    LoadRun with = handRun("--target", "http://127.0.0.1:1", "--profile", "constant", "--rate", "100", "--duration", "2s",
+        "--server-prerun", "30s");
+    with.tick(2.0, true);
+    JsonNode s = Summary.build(with, null, List.of("run"), "run");
+    assertThat(s.path("run").path("server_prerun_seconds").asDouble()).isEqualTo(30.0);
+    assertThat(s.path("limits").toString()).contains("Server pre-run: the same traffic ran 30.0 s against the target before the measured run");
+
+    LoadRun without = handRun("--target", "http://127.0.0.1:1", "--profile", "constant", "--rate", "100", "--duration", "2s");
+    without.tick(2.0, true);
+    JsonNode n = Summary.build(without, null, List.of("run"), "run");
+    assertThat(n.path("run").path("server_prerun_seconds").asDouble()).isZero();
+    assertThat(n.path("limits").toString()).contains("No server pre-run");
+  }
+
+  @Test
   void capacityIsTheHighestPassingHoldAndTheKneeTheFirstFailureAboveIt() {
     LoadRun run = handRun("--target", "http://127.0.0.1:1", "--profile", "knee", "--knee-from", "1000", "--knee-to", "4000",
         "--knee-step", "1000", "--knee-ramp", "1s", "--knee-hold", "2s");

@@ -138,6 +138,40 @@ class ProfileTest {
     assertThat(p.rateAt(66)).isCloseTo(2000, within(1e-9));
   }
 
+  @Test
+  void aPrerunOfAConstantProfileKeepsItsRateForThePrerunsLengthEvenWhenLongerThanTheProfile() {
+    Profile p = Profiles.constant(100, 10).firstSeconds(25);
+    // 10 s played twice and half of a third time: 100 req/s throughout, 2,500 requests
+    assertThat(p.durationS()).isCloseTo(25, within(1e-9));
+    assertThat(p.rateAt(5)).isCloseTo(100, within(1e-9));
+    assertThat(p.rateAt(15)).isCloseTo(100, within(1e-9));
+    assertThat(p.rateAt(24.9)).isCloseTo(100, within(1e-9));
+    assertThat(p.rateAt(25)).isZero();
+    assertThat(arrivals(p)).hasSize(2500);
+  }
+
+  @Test
+  void aPrerunOfXpremIsItsFirstSecondsWithoutThePushTrigger() {
+    Profile p = Profiles.xprem().firstSeconds(45);
+    // the fleet's 5 -> 20 ramp in 30 s (30 * 12.5 = 375 requests), then 15 s of its 20 req/s hold (300); no probe, no storm
+    assertThat(p.phases()).extracting(Profile.Phase::name).containsExactly("fleet");
+    assertThat(p.durationS()).isCloseTo(45, within(1e-9));
+    assertThat(p.phases().get(0).totalCount()).isCloseTo(675, within(1e-6));
+    assertThat(p.triggerAtS()).isNegative();
+    assertThat(p.description()).startsWith("the first 45 s of ");
+  }
+
+  @Test
+  void aPrerunEndingInARampEndsAtTheRateOfThatInstant() {
+    Profile p = Profiles.knee(1000, 2000, 1000, 5, 20).firstSeconds(5);
+    // the knee's opening ramp 100 -> 1000 in 10 s, cut after 5 s at 550 req/s: 5 * (100 + 550) / 2 = 1,625 requests
+    // 90 req/s more each second: 505 req/s at 4.5 s, nothing from 5 s on
+    assertThat(p.rateAt(4.5)).isCloseTo(505, within(1e-9));
+    assertThat(p.rateAt(5)).isZero();
+    assertThat(p.durationS()).isCloseTo(5, within(1e-9));
+    assertThat(p.phases().get(0).totalCount()).isCloseTo(1625, within(1e-6));
+  }
+
   private static List<Double> arrivals(Profile p) {
     Arrivals a = new Arrivals(p, new Windows(p), false, 1);
     List<Double> t = new ArrayList<>();
