@@ -11,9 +11,12 @@
 #   up       start the dev stack pinned, create the app, publish two updates, warm the check-in pipeline (~2 min)
 #   xprem    xprem's three phases at TIME_SCALE [0.25] of their length (0.25: 4 min 8 s; 1: the full 16.5 min), the
 #            push at 10:25 scaled: fills the page's xprem rows (edge-pinned-xprem-summary.json)
-#   cpu      5,000 req/s (CPU_RATE) for CPU_SECONDS [60] against the edge, then the same against the trivial server
-#            (`load baseline` serving the edge's captured bytes, on the same core): CPU time per request of each
-#            (baseline.ratio.server_cpu_vs_baseline) (~3 min)
+#   cpu      CPU_ROUNDS [3] rounds on one pinned edge, each 5,000 req/s (CPU_RATE) for CPU_SECONDS [60] against the
+#            edge, then the same against a trivial server started fresh for the round (`load baseline` serving the
+#            edge's captured bytes, on the same core); before each measured run CPU_PRERUN [30s] of the same traffic,
+#            unmeasured (--server-prerun: both servers' JIT done first). CPU time per request of each and their ratio
+#            per round (edge-pinned-cpu-<n>-summary.json: baseline.ratio), the median ratio and the ratio of the
+#            medians (edge-pinned-cpu-rounds.json) (~11 min)
 #   restart  two edges round-robin at 2,000 req/s for RESTART_SECONDS [90]: the survivor on EDGE2_CPU (with the generator
 #            and the dev stack), the restarted one alone on EDGE_CPU; at t = 30 s the
 #            second is stopped (SIGTERM) and started again; the generator holds it out of rotation until its /readyz
@@ -127,18 +130,51 @@ xprem() {
 
 cpu() {
   require_up
-  local rate=${CPU_RATE:-5000} secs=${CPU_SECONDS:-60}; [ "$SMOKE" = 1 ] && { rate=${CPU_RATE:-500}; secs=10; }
+  local rate=${CPU_RATE:-5000} secs=${CPU_SECONDS:-60} rounds=${CPU_ROUNDS:-3} prerun=${CPU_PRERUN:-30s}
+  [ "$SMOKE" = 1 ] && { rate=${CPU_RATE:-500}; secs=10; rounds=${CPU_ROUNDS:-1}; prerun=${CPU_PRERUN:-5s}; }
+  [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "CPU_ROUNDS must be a whole number of at least 1: got '$rounds'" >&2; exit 2; }
   local ready; ready=$(start_edge $EDGE bench "$EDGE_CPU")
-  log "cpu: edge ready in $ready ms on CPU $EDGE_CPU; $rate req/s for $secs s, then the trivial server on CPU $EDGE_CPU"
-  set +e
-  "${other[@]}" ./updraft load run --name "$TAG-cpu" $(gen_args) --target http://127.0.0.1:$EDGE --profile constant --rate "$rate" \
-    --duration "${secs}s" --warmup 20000 --metrics edge=http://127.0.0.1:$EDGE/metrics --pids "edge=$(cat "$WORK/edge-bench.pid"),$(dev_pids)" \
-    --baseline --baseline-cpus "$EDGE_CPU" --baseline-event-loops 1 > "$WORK/$TAG-cpu.out" 2>&1
-  set -e
-  report "$TAG-cpu"
-  jq -r '"edge CPU per request \(.baseline.ratio.server_cpu_ms_per_1000_requests_target) us, trivial server \(.baseline.ratio.server_cpu_ms_per_1000_requests_baseline) us: ratio \(.baseline.ratio.server_cpu_vs_baseline); generator \(.results.generator.cpu_ms_per_1000_requests) us per request"' \
-    "$OUT/$TAG-cpu-summary.json" | tee -a "$OUT/$TAG-cpu.txt" >&2 || true
+  log "cpu: edge ready in $ready ms on CPU $EDGE_CPU; $rounds rounds of $rate req/s for $secs s against it, then against a fresh trivial server on CPU $EDGE_CPU, each after a $prerun pre-run"
+  local n name
+  for n in $(seq 1 "$rounds"); do
+    name=$TAG-cpu-$n
+    rm -f "$WORK/$name-summary.json" "$OUT/$name-summary.json"   # a failed round must not leave an earlier round's figures
+    set +e
+    "${other[@]}" ./updraft load run --name "$name" $(gen_args) --target http://127.0.0.1:$EDGE --profile constant --rate "$rate" \
+      --duration "${secs}s" --warmup 20000 --metrics edge=http://127.0.0.1:$EDGE/metrics --pids "edge=$(cat "$WORK/edge-bench.pid"),$(dev_pids)" \
+      --baseline --baseline-cpus "$EDGE_CPU" --baseline-event-loops 1 --server-prerun "$prerun" > "$WORK/$name.out" 2>&1
+    set -e
+    report "$name"
+  done
   pidfile_kill "$WORK/edge-bench.pid"
+  # one line per round (null figures for a round without a summary), then the medians over the valid rounds
+  for n in $(seq 1 "$rounds"); do
+    if [ -f "$OUT/$TAG-cpu-$n-summary.json" ]; then
+      jq -c --argjson n "$n" '{round: $n, edge_us: .baseline.ratio.server_cpu_ms_per_1000_requests_target,
+        trivial_us: .baseline.ratio.server_cpu_ms_per_1000_requests_baseline, ratio: .baseline.ratio.server_cpu_vs_baseline,
+        valid: (.run.valid and .baseline.valid), generator_us: .results.generator.cpu_ms_per_1000_requests}' "$OUT/$TAG-cpu-$n-summary.json"
+    else
+      echo "{\"round\": $n, \"edge_us\": null, \"trivial_us\": null, \"ratio\": null, \"valid\": false, \"generator_us\": null}"
+    fi
+  done | jq -s --argjson rate "$rate" --argjson secs "$secs" --arg prerun "$prerun" '
+    def median: sort | if length == 0 then null elif length % 2 == 1 then .[(length - 1) / 2 | floor]
+      else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+    def r3: if . == null then null else . * 1000 | round / 1000 end;
+    . as $rounds | [$rounds[] | select(.valid and .ratio != null)] as $ok
+    | ([$ok[].edge_us] | median) as $e | ([$ok[].trivial_us] | median) as $t
+    | {rate: $rate, measured_seconds: $secs, server_prerun: $prerun,
+       what: "CPU time per request (us) of the pinned edge and of a fresh trivial server on the same core, per round; medians over the valid rounds",
+       rounds: $rounds, valid_rounds: ($ok | length), median_edge_us: ($e | r3), median_trivial_us: ($t | r3),
+       median_ratio: ([$ok[].ratio] | median | r3),
+       ratio_of_medians: (if $e != null and $t != null and $t > 0 then $e / $t | r3 else null end)}' > "$OUT/$TAG-cpu-rounds.json"
+  local line
+  line=$(jq -r '"cpu: \(.rounds | length) rounds of \(.rate) req/s for \(.measured_seconds) s, each after a \(.server_prerun) pre-run: edge "
+    + ([.rounds[].edge_us | tostring] | join("/")) + " us per request, trivial server " + ([.rounds[].trivial_us | tostring] | join("/"))
+    + " us, ratios " + ([.rounds[].ratio | tostring] | join("/")) + "; over \(.valid_rounds) valid rounds: median ratio \(.median_ratio),"
+    + " ratio of medians \(.ratio_of_medians) (\(.median_edge_us) / \(.median_trivial_us) us); generator "
+    + ([.rounds[].generator_us | tostring] | join("/")) + " us per request"' "$OUT/$TAG-cpu-rounds.json")
+  { for n in $(seq 1 "$rounds"); do cat "$OUT/$TAG-cpu-$n.txt"; done; echo "$line"; } > "$OUT/$TAG-cpu.txt"
+  log "$line"
 }
 
 restart() {
