@@ -166,6 +166,12 @@ public final class ControlPlane {
                       Duration.ofMinutes(10));
               return started
                   .compose(v -> vertx.executeBlocking(() -> keys.sweep(processor.state().apps().keySet())))
+                  // before it listens: the first publish must not be the one that loads the key code and waits for the JIT
+                  .compose(v -> vertx.executeBlocking(() -> CommandWarmup.run(keys, config.commandWarmup())))
+                  .map(warm -> {
+                    warm.register(metrics);
+                    return null;
+                  })
                   .compose(v -> listen(vertx, config, extensions, keys, storage, console, metrics, processor, tmp, url, tls, hooks))
                   .recover(
                       t -> vertx

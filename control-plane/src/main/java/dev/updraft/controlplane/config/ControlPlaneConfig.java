@@ -2,6 +2,7 @@ package dev.updraft.controlplane.config;
 
 import static dev.updraft.controlplane.config.ControlPlaneFlags.ADMIN_TOKEN;
 import static dev.updraft.controlplane.config.ControlPlaneFlags.BIND;
+import static dev.updraft.controlplane.config.ControlPlaneFlags.COMMAND_WARMUP;
 import static dev.updraft.controlplane.config.ControlPlaneFlags.CONTROL_PORT;
 import static dev.updraft.controlplane.config.ControlPlaneFlags.DATA_DIR;
 import static dev.updraft.controlplane.config.ControlPlaneFlags.EDGE_PUBLIC_URL;
@@ -76,6 +77,7 @@ public final class ControlPlaneConfig {
   private final KeyFlags keys;
   private final TopicFlags topics;
   private final SnapshotPolicy snapshots;
+  private final Duration commandWarmup;
   private final String postgresUrl;
   private final PostgresTls postgresTls;
   private final String edgePublicUrl;
@@ -109,6 +111,7 @@ public final class ControlPlaneConfig {
     keys = KeyFlags.from(s, dataDir);
     topics = TopicFlags.from(s, topicPrefix);
     snapshots = new SnapshotPolicy(SNAPSHOT_INTERVAL_EVENTS.read(s), SNAPSHOT_INTERVAL.read(s));
+    commandWarmup = COMMAND_WARMUP.read(s);
     postgresUrl = s.string("postgres-url", "postgresql://postgres@127.0.0.1:5432/updraft");
     postgresTls = PostgresTls.from(s);
     String edge = EDGE_PUBLIC_URL.read(s);
@@ -274,6 +277,11 @@ public final class ControlPlaneConfig {
 
   public int telemetryPartitions() {
     return topics.telemetryPartitions();
+  }
+
+  /** The command warm-up's budget ({@code --command-warmup}); zero: none. */
+  public Duration commandWarmup() {
+    return commandWarmup;
   }
 
   public SnapshotPolicy snapshots() {

@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
 public final class KeyStore {
   private static final Logger LOG = LoggerFactory.getLogger(KeyStore.class);
   private static final String SEALED_HEADER = "updraft-sealed-key-v1";
+  /** The address {@link #exercise} seals its throwaway key under (no file is written). */
+  private static final String WARMUP_APP = "warm-up";
+  private static final String WARMUP_SHA256 = "0".repeat(64);
   private static final Pattern SAFE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Pattern HEX = Pattern.compile("[0-9a-f]{64}");
   private static final Set<PosixFilePermission> DIR_PERMS = PosixFilePermissions.fromString("rwx------");
@@ -158,6 +161,26 @@ public final class KeyStore {
       return key;
     } catch (KeyMaterialException e) {
       throw new IllegalStateException("signing key file=" + file + " is corrupt: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * What {@link #load} does to a key file, done in memory to {@code key} (a throwaway key, never stored): its PKCS#8
+   * PEM, sealed and opened again with the master key when there is one, then parsed. The control plane's command
+   * warm-up calls it, so that the first publish after a start does not pay for loading this code.
+   *
+   * @return the key parsed back
+   */
+  public PrivateKey exercise(PrivateKey key) {
+    String pem = PemKeys.toPkcs8Pem(key);
+    if (masterKey != null) {
+      String sealed = new String(seal(WARMUP_APP, WARMUP_SHA256, pem), StandardCharsets.US_ASCII);
+      pem = unseal(WARMUP_APP, WARMUP_SHA256, sealed, Path.of("(warm-up key, in memory)"));
+    }
+    try {
+      return PemKeys.parsePrivateKey(pem);
+    } catch (KeyMaterialException e) {
+      throw new IllegalStateException("the warm-up key did not parse back from its own PEM: " + e.getMessage(), e);
     }
   }
 

@@ -78,4 +78,16 @@ class KeyStoreTest {
     Files.copy(dir.resolve("demo").resolve(CERT + ".key"), dir.resolve("other").resolve(CERT + ".key"));
     assertThatThrownBy(() -> new KeyStore(dir, master).load("other", CERT)).hasMessageContaining("cannot unseal");
   }
+
+  @Test
+  void exercisingTheLoadPathGivesTheKeyBackAndStoresNothing(@TempDir Path dir) throws Exception {
+    byte[] master = java.util.Base64.getDecoder().decode(Fixtures.masterKey());
+    for (KeyStore ks : new KeyStore[] {new KeyStore(dir.resolve("sealed"), master), new KeyStore(dir.resolve("plain"), null)}) {
+      assertThat(ks.exercise(key()).getEncoded()).isEqualTo(key().getEncoded());
+      try (var files = Files.list(ks.directory())) {
+        assertThat(files.toList()).as("no file, no app directory").isEmpty();
+      }
+      assertThat(ks.load("warm-up", "0".repeat(64))).as("not cached under the address it was sealed for").isNull();
+    }
+  }
 }
