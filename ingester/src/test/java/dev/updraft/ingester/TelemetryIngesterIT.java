@@ -250,7 +250,7 @@ class TelemetryIngesterIT {
             List.of(3, "telemetry retention"), List.of(4, "insights counters"), List.of(5, "receipt lookup by key"),
             List.of(6, "history projection"), List.of(7, "patch outcomes"), List.of(8, "ingest dead letters"),
             List.of(9, "key asks"), List.of(10, "failure address bucket"), List.of(11, "error reports"),
-            List.of(12, "update funnel"), List.of(13, "update crashes"));
+            List.of(12, "update funnel"), List.of(13, "update crashes"), List.of(14, "update funnel deletions"));
   }
 
   private static HttpRequest get(int port, String path) {
