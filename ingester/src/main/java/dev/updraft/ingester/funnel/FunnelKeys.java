@@ -85,11 +85,17 @@ public final class FunnelKeys {
     int n = sorted.size();
     long[] hashes = new long[2 * n];
     KeyHash hash = new KeyHash(k0, k1, k2, k3);
+    FunnelRows.Key previous = null;
     for (int i = 0; i < n; i++) {
       FunnelRows.Key k = sorted.get(i).getKey();
-      hash.of(k.appId(), k.updateId(), k.stage(), k.clientId());
+      if (previous == null || !k.stage().equals(previous.stage()) || !k.updateId().equals(previous.updateId())
+          || !k.appId().equals(previous.appId())) {
+        hash.prefix(k.appId(), k.updateId(), k.stage()); // key order: the rows of one (app, update, stage) come together
+      }
+      hash.client(k.clientId());
       hashes[2 * i] = hash.hi;
       hashes[2 * i + 1] = hash.lo;
+      previous = k;
     }
     boolean[] known = new boolean[n];
     int count = 0;

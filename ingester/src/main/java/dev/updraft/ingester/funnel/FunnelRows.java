@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The download funnel's rows of one batch: per (app, update, stage, device) the first time the batch saw the device
@@ -111,7 +110,9 @@ public final class FunnelRows {
 
   /** The rows in key order (the insert's). */
   List<Map.Entry<Key, Row>> sorted() {
-    return new ArrayList<>(new TreeMap<>(rows).entrySet());
+    List<Map.Entry<Key, Row>> sorted = new ArrayList<>(rows.entrySet());
+    sorted.sort(Map.Entry.comparingByKey());
+    return sorted;
   }
 
   /**

@@ -26,6 +26,14 @@ final class KeyHash {
       this.k1 = k1;
     }
 
+    /** The state (and so the message so far) of {@code other}, which hashes under the same key. */
+    void copy(Sip other) {
+      v0 = other.v0;
+      v1 = other.v1;
+      v2 = other.v2;
+      v3 = other.v3;
+    }
+
     void start() {
       v0 = k0 ^ 0x736f6d6570736575L;
       v1 = k1 ^ 0x646f72616e646f6dL;
@@ -90,24 +98,49 @@ final class KeyHash {
 
   private final Sip high;
   private final Sip low;
+  /** The states after the last {@link #prefix}, and its words. */
+  private final Sip highPrefix;
+  private final Sip lowPrefix;
+  private int prefixWords;
   private int words;
-  /** The result of the last {@link #of}: its high and low 64 bits. */
+  /** The result of the last {@link #of} or {@link #client}: its high and low 64 bits. */
   long hi;
   long lo;
 
   KeyHash(long k0, long k1, long k2, long k3) {
     high = new Sip(k0, k1);
     low = new Sip(k2, k3);
+    highPrefix = new Sip(k0, k1);
+    lowPrefix = new Sip(k2, k3);
   }
 
   /** Hashes a funnel key into {@link #hi} and {@link #lo}. */
   void of(String appId, String updateId, String stage, String clientId) {
+    prefix(appId, updateId, stage);
+    client(clientId);
+  }
+
+  /**
+   * Reads the first three columns once for the keys that share them ({@link #client} then hashes each): a batch's rows
+   * in key order share them in long runs.
+   */
+  void prefix(String appId, String updateId, String stage) {
     high.start();
     low.start();
     words = 0;
     column(appId);
     column(updateId);
     column(stage);
+    highPrefix.copy(high);
+    lowPrefix.copy(low);
+    prefixWords = words;
+  }
+
+  /** Hashes the key of the last {@link #prefix} and this client id into {@link #hi} and {@link #lo}. */
+  void client(String clientId) {
+    high.copy(highPrefix);
+    low.copy(lowPrefix);
+    words = prefixWords;
     column(clientId);
     long last = (long) (words * 8) << 56; // every block full: only the length is left
     hi = high.finish(last);

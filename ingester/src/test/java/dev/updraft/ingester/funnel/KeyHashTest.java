@@ -65,7 +65,13 @@ class KeyHashTest {
       h.of(k[0], k[1], k[2], k[3]);
       assertThat(seen.add(h.hi + ":" + h.lo)).as("hash of %s", String.join("|", k)).isTrue();
     }
+    h.prefix("app", "u", "launched");
+    h.client("abcd");
+    long hi = h.hi;
+    long lo = h.lo;
     h.of("app", "u", "launched", "abcd");
+    assertThat(h.hi).as("a key hashed after its shared columns, or whole").isEqualTo(hi);
+    assertThat(h.lo).isEqualTo(lo);
     KeyHash other = new KeyHash(5, 6, 7, 8);
     other.of("app", "u", "launched", "abcd");
     assertThat(other.hi).as("another process's secret keys give other hashes").isNotEqualTo(h.hi);
