@@ -1,5 +1,7 @@
 package dev.updraft.ingester;
 
+import dev.updraft.ingester.funnel.FunnelKeys;
+import dev.updraft.ingester.funnel.FunnelPlan;
 import dev.updraft.ingester.funnel.FunnelRows;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
@@ -12,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongConsumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -20,7 +23,10 @@ import org.apache.kafka.common.TopicPartition;
  * set-based multi-row upserts ({@code INSERT ... SELECT FROM unnest(arrays) ON CONFLICT DO UPDATE}), one
  * statement per table, pipelined on one connection; the counter rows every writer shares go last (the
  * device-set counters of {@link SetCounts} from the pairs the failure and receipt statements inserted). The
- * row statements and their parameter arrays are generated from the tables of columns in {@link Tables}.
+ * row statements and their parameter arrays are generated from the tables of columns in {@link Tables}. The download
+ * funnel's insert leaves out the rows the process knows written ({@link FunnelKeys}, shared by its writers): the
+ * transaction reads the count of funnel deletions with the offsets and, when it is not the one those rows were learnt
+ * under, sends them all; once it has committed, its rows are known.
  *
  * <p>The offset condition is what makes a write safe to retry and safe against another ingester: a
  * batch whose commit was in fact applied before its connection broke, or a batch of partitions another
@@ -105,10 +111,23 @@ final class BatchWriter {
 
   private final Pool pool;
   private final String topic;
+  private final FunnelKeys funnelKeys;
+  private final LongConsumer funnelSkipped;
 
+  /** A writer that sends every funnel row (tests). */
   BatchWriter(Pool pool, String topic) {
+    this(pool, topic, FunnelKeys.OFF, n -> {});
+  }
+
+  /**
+   * @param funnelKeys the funnel keys the process knows written (shared by its writers)
+   * @param funnelSkipped told, after each commit, how many funnel rows its insert left out
+   */
+  BatchWriter(Pool pool, String topic, FunnelKeys funnelKeys, LongConsumer funnelSkipped) {
     this.pool = pool;
     this.topic = topic;
+    this.funnelKeys = funnelKeys;
+    this.funnelSkipped = funnelSkipped;
   }
 
   /**
@@ -129,6 +148,7 @@ final class BatchWriter {
     List<Refusals.RefusedDevice> refusedList = batch.refusedDevices();
     Tuple refused = refusedList.isEmpty() ? null : Tables.REFUSED_DEVICES.tuple(refusedList);
     Tuple patches = batch.patches().tuple();
+    FunnelPlan funnel = funnelKeys.plan(batch.funnel());
     int expectedPartitions = batch.ranges().size();
     int deviceRows = batch.devices().size();
     return pool.withTransaction(
@@ -138,6 +158,9 @@ final class BatchWriter {
           // concurrent writers (other consumers, other instances) wait on each other's row locks for
           // milliseconds, not for a whole batch; they are taken in key order, so never in a cycle.
           Future<RowSet<Row>> offsetCheck = conn.preparedQuery(OFFSETS_SQL).execute(offsets);
+          // read before the funnel insert: a deletion committed before this read makes the insert send every row
+          Future<RowSet<Row>> funnelEpoch = funnel == null || !funnel.readsEpoch()
+              ? Future.succeededFuture(null) : conn.preparedQuery(FunnelKeys.EPOCH_SQL).execute();
           Future<RowSet<Row>> moves =
               devices == null ? Future.succeededFuture(null) : conn.preparedQuery(DEVICES_SQL).execute(devices);
           Future<RowSet<Row>> newlyRefused =
@@ -147,8 +170,9 @@ final class BatchWriter {
               failures == null ? Future.succeededFuture(null) : conn.preparedQuery(FAILURES_SQL).execute(failures);
           Future<RowSet<Row>> newReceipts =
               receipts == null ? Future.succeededFuture(null) : conn.preparedQuery(RECEIPTS_SQL).execute(receipts);
-          List<Future<?>> all = new ArrayList<>(8);
+          List<Future<?>> all = new ArrayList<>(9);
           all.add(offsetCheck);
+          all.add(funnelEpoch);
           all.add(moves);
           all.add(newlyRefused);
           all.add(newFailures);
@@ -174,11 +198,16 @@ final class BatchWriter {
                     execute(conn, REFUSALS_SQL, refusalsTuple(batch, newlyRefused.result()), shared);
                     execute(conn, PATCH_OUTCOMES_SQL, patches, shared);
                     execute(conn, KeyAsks.SQL, batch.keyAsks().tuple(), shared);
-                    execute(conn, FunnelRows.SQL, batch.funnel().tuple(), shared);
+                    execute(conn, FunnelRows.SQL, funnel == null ? null : funnel.tuple(funnelEpoch.result()), shared);
                     shared.add(new SetCounts().failures(newFailures.result(), 1).receipts(newReceipts.result(), 1)
                         .apply(conn, false));
                     return Future.all(shared).map(d -> deviceRows);
                   });
+        })
+        .onSuccess(committed -> {
+          if (funnel != null) {
+            funnelSkipped.accept(funnelKeys.written(funnel));
+          }
         });
   }
 

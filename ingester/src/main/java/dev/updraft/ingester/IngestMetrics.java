@@ -1,5 +1,6 @@
 package dev.updraft.ingester;
 
+import dev.updraft.ingester.funnel.FunnelKeys;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -45,6 +46,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       instance's consumers
  *   <li>{@code updraft.ingest.batch.inflight} [{@code updraft_ingest_batch_inflight_records}]: Kafka records
  *       of the batches whose transaction is running now (0 between batches)
+ *   <li>{@code updraft.ingest.funnel.rows.skipped} [{@code updraft_ingest_funnel_rows_skipped_total}]: download funnel
+ *       rows committed batches did not send, the process knowing them written ({@link FunnelKeys})
+ *   <li>{@code updraft.ingest.funnel.keys} [{@code updraft_ingest_funnel_keys}]: funnel keys the process remembers
+ *       (at most {@code --ingest-funnel-cache}; one used again lately may count twice)
  * </ul>
  *
  * Thread-safe (Micrometer meters and atomics).
@@ -63,6 +68,7 @@ final class IngestMetrics {
   final Counter staleBatches;
   final Counter expired;
   final Counter deadLetters;
+  final Counter funnelSkipped;
   private final List<Loop> loops = new CopyOnWriteArrayList<>();
 
   /** The gauges of one consumer loop; the registered gauges add them up over the loops. */
@@ -73,7 +79,12 @@ final class IngestMetrics {
     final AtomicLong inflight = new AtomicLong();
   }
 
+  /** Meters without funnel keys (tests). */
   IngestMetrics(MeterRegistry r) {
+    this(r, FunnelKeys.OFF);
+  }
+
+  IngestMetrics(MeterRegistry r, FunnelKeys funnelKeys) {
     records = Counter.builder("updraft.ingest.records").description("check-ins committed to PostgreSQL").register(r);
     deviceRows =
         Counter.builder("updraft.ingest.device.rows").description("device rows written after collapsing a batch").register(r);
@@ -110,6 +121,13 @@ final class IngestMetrics {
         Counter.builder("updraft.ingest.dead.letters")
             .description("check-ins PostgreSQL refused every time, set aside in ingest_dead_letters: not counted until replayed")
             .register(r);
+    funnelSkipped =
+        Counter.builder("updraft.ingest.funnel.rows.skipped")
+            .description("download funnel rows not sent to PostgreSQL: known written (--ingest-funnel-cache)")
+            .register(r);
+    Gauge.builder("updraft.ingest.funnel.keys", funnelKeys, FunnelKeys::size)
+        .description("download funnel keys remembered as written (--ingest-funnel-cache)")
+        .register(r);
     Gauge.builder("updraft.ingest.lag", this, IngestMetrics::lag)
         .baseUnit("records")
         .description("records behind the log end, from the offsets stored in PostgreSQL")

@@ -38,6 +38,8 @@ import java.util.Set;
  *     ({@link DeadLetters}); an outage never counts
  * @param consumers {@code --ingest-consumers}: Kafka consumers (threads, each writing its own batches) in
  *     this process; more than the topic's partitions over all instances leaves some idle
+ * @param funnelCache {@code --ingest-funnel-cache}: download funnel keys the process remembers as written, so that
+ *     its batches do not send them again ({@code dev.updraft.ingester.funnel.FunnelKeys}); 0 remembers none
  * @param metricsPort {@code --metrics-port}: HTTP port of {@code /metrics} and {@code /healthz}; 0 runs no
  *     HTTP server (when embedded in a process that serves metrics itself)
  * @param bind {@code --bind}: address of that HTTP server
@@ -61,6 +63,7 @@ public record IngesterConfig(
     Duration linger,
     int maxAttempts,
     int consumers,
+    int funnelCache,
     int metricsPort,
     String bind,
     RetentionConfig retention,
@@ -79,6 +82,8 @@ public record IngesterConfig(
   public static final int DEFAULT_CONSUMERS = 2;
   /** With the backoff (100 ms doubling), a refused batch is split after about 1.5 s of retries. */
   public static final int DEFAULT_MAX_ATTEMPTS = DeadLetters.DEFAULT_MAX_ATTEMPTS;
+  /** The pipeline benchmark's fleet (500,000 devices) has about 1.6 million funnel keys; about 43 MB. */
+  public static final int DEFAULT_FUNNEL_CACHE = 2_000_000;
   public static final int DEFAULT_METRICS_PORT = 9400;
   public static final String DEFAULT_BIND = "0.0.0.0";
 
@@ -110,6 +115,9 @@ public record IngesterConfig(
     if (consumers < 1 || consumers > 64) {
       throw new ConfigException("--ingest-consumers must be between 1 and 64: got " + consumers);
     }
+    if (funnelCache < 0 || funnelCache > 50_000_000) {
+      throw new ConfigException("--ingest-funnel-cache must be between 0 and 50000000: got " + funnelCache);
+    }
     if (metricsPort < 0 || metricsPort > 65535) {
       throw new ConfigException("--metrics-port must be between 0 and 65535: got " + metricsPort);
     }
@@ -140,6 +148,7 @@ public record IngesterConfig(
         IngesterFlags.INGEST_LINGER.read(s),
         IngesterFlags.INGEST_MAX_ATTEMPTS.read(s),
         IngesterFlags.INGEST_CONSUMERS.read(s),
+        IngesterFlags.INGEST_FUNNEL_CACHE.read(s),
         s.port("metrics-port", DEFAULT_METRICS_PORT, true),
         IngesterFlags.BIND.read(s),
         RetentionConfig.from(s),
@@ -190,6 +199,6 @@ public record IngesterConfig(
   public String toString() {
     return "IngesterConfig[kafkaBootstrap=" + kafkaBootstrap + ", kafkaConfig=" + kafka + ", topic=" + topic() + ", postgresUrl=" + redact(postgresUrl) + ", postgresTls=" + postgresTls
         + ", consumerGroup=" + consumerGroup + ", batchSize=" + batchSize + ", batchWait=" + batchWait.toMillis()
-        + "ms, linger=" + linger.toMillis() + "ms, maxAttempts=" + maxAttempts + ", consumers=" + consumers + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + ", " + metricsAccess + "]";
+        + "ms, linger=" + linger.toMillis() + "ms, maxAttempts=" + maxAttempts + ", consumers=" + consumers + ", funnelCache=" + funnelCache + ", metricsPort=" + metricsPort + ", bind=" + bind + ", retention=" + retention + ", historyConsumerGroup=" + historyConsumerGroup + ", " + metricsAccess + "]";
   }
 }

@@ -45,6 +45,13 @@ public final class IngesterFlags {
           + " default splits such a batch after about 1.5 s. An outage (PostgreSQL down, a lost connection, a timeout) never counts.");
   static final Flag<Integer> INGEST_CONSUMERS = T.integer("ingest-consumers", IngesterConfig.DEFAULT_CONSUMERS, 1, 64, "threads",
       "Kafka consumers (threads, each writing its own batches) in this process.");
+  static final Flag<Integer> INGEST_FUNNEL_CACHE = T.integer("ingest-funnel-cache", IngesterConfig.DEFAULT_FUNNEL_CACHE, 0,
+      50_000_000, "keys", "Download funnel keys (app, update, stage, device) this process remembers as written to `update_funnel`,"
+          + " shared by its consumers: a check-in reaching a stage its device is known to have reached sends PostgreSQL nothing for"
+          + " it (`updraft_ingest_funnel_rows_skipped_total`). The least recently used go first; about 21 bytes of heap per key"
+          + " once full (a keyed 128-bit hash; the default, 2,000,000, takes about 43 MB), grown as keys come. Any deletion from"
+          + " `update_funnel` (retention, by any ingester, or by hand) makes every ingester forget what it knew at its next batch."
+          + " 0: remember none, send every row.");
   static final Flag<String> BIND = T.text("bind", IngesterConfig.DEFAULT_BIND, "Address of the HTTP server of `/metrics` and `/healthz`.");
 
   static {

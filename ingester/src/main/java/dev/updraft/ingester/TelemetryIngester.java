@@ -3,6 +3,7 @@ package dev.updraft.ingester;
 import dev.updraft.common.PostgresTls;
 import dev.updraft.common.MetricsAccess;
 import dev.updraft.dbschema.SchemaMigrations;
+import dev.updraft.ingester.funnel.FunnelKeys;
 import dev.updraft.ingester.history.HistoryProjection;
 import dev.updraft.ingester.kafka.ReadCommittedConsumer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -111,7 +112,8 @@ public final class TelemetryIngester {
   static Future<TelemetryIngester> start(
       Vertx vertx, IngesterConfig config, IngestLoop.Hook hook, IngestLoop.CommitListener listener) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    IngestMetrics metrics = new IngestMetrics(registry);
+    FunnelKeys funnelKeys = new FunnelKeys(config.funnelCache());
+    IngestMetrics metrics = new IngestMetrics(registry, funnelKeys);
     AtomicReference<HistoryProjection> history = new AtomicReference<>();
     // per consumer: one connection writing, one reading offsets or finishing a write that timed out; two for the
     // history projection
@@ -141,7 +143,7 @@ public final class TelemetryIngester {
                     new IngestLoop(
                         config.topic(),
                         consumer,
-                        new BatchWriter(pool, config.topic()),
+                        new BatchWriter(pool, config.topic(), funnelKeys, metrics.funnelSkipped::increment),
                         metrics,
                         config.batchSize(),
                         config.maxAttempts(),

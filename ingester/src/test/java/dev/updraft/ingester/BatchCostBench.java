@@ -3,6 +3,7 @@ package dev.updraft.ingester;
 import dev.updraft.common.Settings;
 import dev.updraft.dbschema.SchemaMigrations;
 import dev.updraft.embedded.EmbeddedPostgresServer;
+import dev.updraft.ingester.funnel.FunnelKeys;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -28,7 +30,10 @@ import org.apache.kafka.common.TopicPartition;
  * IngestBenchmark.Fleet#Fleet(int, long, boolean)}), as most real check-ins do; by default each check-in draws
  * them anew.
  *
- * <p>Flags: {@code --batch-size 10000 --devices 100000 --warmup 10 --batches 10 --durable true --steady false --summary
+ * <p>{@code --funnel-cache N} is the writer's {@code --ingest-funnel-cache} (the ingester's default; 0 sends every funnel
+ * row, as before the cache).
+ *
+ * <p>Flags: {@code --batch-size 10000 --devices 100000 --warmup 10 --batches 10 --durable true --steady false --funnel-cache 2000000 --summary
  * batch-cost-summary.json --dir <temp>}. On a shared machine the wall times mean little; the CPU and the
  * split between statements say more.
  */
@@ -44,6 +49,7 @@ final class BatchCostBench {
     int batches = s.integer("batches", 10, 1, 1_000);
     boolean durable = s.bool("durable", true);
     boolean steady = s.bool("steady", false);
+    int funnelCache = s.integer("funnel-cache", IngesterConfig.DEFAULT_FUNNEL_CACHE, 0, 50_000_000);
     Path dir = s.path("dir", Files.createTempDirectory("updraft-batch-cost"));
     Path summaryFile = s.path("summary", Path.of("batch-cost-summary.json"));
     EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0, durable);
@@ -62,7 +68,9 @@ final class BatchCostBench {
           IngesterConfig.pgOptions(TestDb.postgresUrl("127.0.0.1", pg.port(), "bench", EmbeddedPostgresServer.USER)), 1,
           "batch-cost");
       await(SchemaMigrations.apply(pool));
-      BatchWriter writer = new BatchWriter(pool, "bench");
+      AtomicLong funnelSkipped = new AtomicLong();
+      BatchWriter writer = new BatchWriter(pool, "bench", new FunnelKeys(funnelCache),
+          funnelSkipped::addAndGet);
       IngestBenchmark.Fleet fleet = new IngestBenchmark.Fleet(devices, 1, steady);
       TopicPartition tp = new TopicPartition("bench", 0);
       long offset = 0;
@@ -71,6 +79,7 @@ final class BatchCostBench {
       long[] cpu0 = null;
       for (int b = 0; b < warmup + batches; b++) {
         if (b == warmup) {
+          funnelSkipped.set(0);
           db.execute("SELECT pg_stat_statements_reset()");
           cpu0 = IngestBenchmark.cpuTicks(dir.resolve("pg"));
         }
@@ -95,14 +104,17 @@ final class BatchCostBench {
       summary.put("batch_size", batchSize);
       summary.put("devices", devices);
       summary.put("steady", steady);
+      summary.put("funnel_cache", funnelCache);
+      summary.put("funnel_rows_skipped_per_batch", funnelSkipped.get() / (double) batches);
       summary.put("batches", batches);
       summary.put("load_average_at_end", Files.readString(Path.of("/proc/loadavg")).trim());
       summary.put("wall_ms_per_batch", wallNanos / 1e6 / batches);
       summary.put("postgres_cpu_ms_per_batch", pgCpuMs);
       summary.put("postgres_cpu_us_per_check_in", pgCpuMs * 1000 / batchSize);
       System.out.printf(Locale.ROOT, "%d batches of %d check-ins (%d devices, durable=%s): wall %.1f ms per batch;"
-          + " PostgreSQL CPU %.1f ms per batch = %.1f us per check-in; load average %s%n", batches, batchSize, devices,
-          durable, wallNanos / 1e6 / batches, pgCpuMs, pgCpuMs * 1000 / batchSize, summary.get("load_average_at_end"));
+          + " PostgreSQL CPU %.1f ms per batch = %.1f us per check-in; funnel rows skipped %.0f per batch (--funnel-cache %d);"
+          + " load average %s%n", batches, batchSize, devices, durable, wallNanos / 1e6 / batches, pgCpuMs,
+          pgCpuMs * 1000 / batchSize, funnelSkipped.get() / (double) batches, funnelCache, summary.get("load_average_at_end"));
       List<List<Object>> rows = db.rows("SELECT calls, total_exec_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90),"
           + " wal_bytes, wal_fpi, shared_blks_dirtied, total_plan_time, plans"
           + " FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY total_exec_time DESC LIMIT 12");

@@ -222,6 +222,30 @@ final class CheckInScenario {
   }
 
   /**
+   * The download funnel: "update|stage|client" to the first time (epoch milliseconds) the device was seen at the stage:
+   * served (an {@code update} answer), launched (its current update), failed (each update it lists as failed). The
+   * scenario has no refusals and no asset check-ins; check-ins without a client id are no device.
+   */
+  Map<String, Long> funnelFirstTimes() {
+    Map<String, Long> m = new HashMap<>();
+    for (CheckIn c : checkIns) {
+      if (c.clientId() == null) {
+        continue;
+      }
+      if (CheckIn.OUTCOME_UPDATE.equals(c.outcome())) {
+        m.merge(c.servedUpdateId() + "|served|" + c.clientId(), c.atEpochMillis(), Math::min);
+      }
+      if (c.currentUpdateId() != null) {
+        m.merge(c.currentUpdateId() + "|launched|" + c.clientId(), c.atEpochMillis(), Math::min);
+      }
+      for (String f : c.failedUpdateIds()) {
+        m.merge(f + "|failed|" + c.clientId(), c.atEpochMillis(), Math::min);
+      }
+    }
+    return m;
+  }
+
+  /**
    * Devices now per "update|platform|channel|source" from each device's newest check-in: source is
    * embedded when the current update is the embedded one, unknown when none is reported, ota otherwise;
    * absent update or channel are "".

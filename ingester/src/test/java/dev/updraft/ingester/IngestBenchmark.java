@@ -237,6 +237,9 @@ final class IngestBenchmark {
         summary.put("full_speed_per_second_from_start", Math.round(prefill / drain));
         summary.put("full_speed_mean_batch_records", ingester.meanBatchSince(new double[2]));
         summary.put("full_speed_sustained_per_second", Math.round(sustained));
+        // funnel rows the ingester knew written and did not send (--ingest-funnel-cache), and those in the table
+        summary.put("full_speed_funnel_rows_skipped", Math.round(ingester.sum("updraft.ingest.funnel.rows.skipped")));
+        summary.put("full_speed_funnel_rows_stored", db.scalar("SELECT count(*) FROM update_funnel"));
         summary.put("full_speed_samples_per_second", samples);
         summary.put("cpu_us_per_check_in_jvm", (cpu1[0] - cpu0[0]) * 10_000.0 / prefill);
         summary.put("cpu_us_per_check_in_postgres", (cpu1[1] - cpu0[1]) * 10_000.0 / prefill);
@@ -531,10 +534,10 @@ final class IngestBenchmark {
     }
     System.out.printf(Locale.ROOT,
         "  %s: batches=%d mean batch=%.0f records (max %.0f); PostgreSQL time per batch mean %.1f ms (max in the last"
-            + " minute %.1f ms); device rows written=%.0f; devices in registry=%d; decode errors=%.0f%n",
+            + " minute %.1f ms); device rows written=%.0f; devices in registry=%d; decode errors=%.0f; funnel rows skipped=%.0f%n",
         when, batches, records / Math.max(1, batches), maxBatch, pgTotal / Math.max(1, batches), pgMax,
         in.sum("updraft.ingest.device.rows"), db.scalar("SELECT count(*) FROM devices"),
-        in.sum("updraft.ingest.decode.errors"));
+        in.sum("updraft.ingest.decode.errors"), in.sum("updraft.ingest.funnel.rows.skipped"));
   }
 
   /**

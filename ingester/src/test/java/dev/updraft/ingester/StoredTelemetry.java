@@ -65,6 +65,10 @@ final class StoredTelemetry {
         .as("failure reports per update").isEqualTo(s.failureReportsByUpdate());
     assertThat(db.counts("SELECT update_id, count(*) FROM update_receipts WHERE app_id = ? GROUP BY update_id", app))
         .as("distinct devices served each update").isEqualTo(s.servedDevicesByUpdate());
+    assertThat(db.counts("SELECT update_id || '|' || stage || '|' || client_id, (extract(epoch FROM first_at) * 1000)::bigint"
+            + " FROM update_funnel WHERE app_id = ?", app))
+        .as("the download funnel: each device at each stage once, at the first time it was seen there")
+        .isEqualTo(s.funnelFirstTimes());
     SetCountsRecount.assertMatches(db, app);
   }
 }

@@ -2,9 +2,10 @@ package dev.updraft.ingester.funnel;
 
 import dev.updraft.events.CheckIn;
 import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The download funnel's rows of one batch: per (app, update, stage, device) the first time the batch saw the device
@@ -39,7 +40,8 @@ public final class FunnelRows {
           + " to_timestamp(unnest($6::bigint[])::float8 / 1000)"
           + " ON CONFLICT (app_id, update_id, stage, client_id) DO NOTHING";
 
-  private record Key(String appId, String updateId, String stage, String clientId) implements Comparable<Key> {
+  /** A row's primary key. */
+  record Key(String appId, String updateId, String stage, String clientId) implements Comparable<Key> {
     @Override
     public int compareTo(Key o) {
       int c = appId.compareTo(o.appId);
@@ -53,7 +55,8 @@ public final class FunnelRows {
     }
   }
 
-  private record Row(String platform, long at) {}
+  /** A row's other columns: the platform and the first time (epoch milliseconds) the batch saw the device there. */
+  record Row(String platform, long at) {}
 
   private final Map<Key, Row> rows = new HashMap<>();
 
@@ -102,7 +105,23 @@ public final class FunnelRows {
 
   /** The insert's parameters in key order, or null when the batch showed no stage. */
   public Tuple tuple() {
-    int n = rows.size();
+    return tuple(sorted(), null, 0);
+  }
+
+  /** The rows in key order (the insert's). */
+  List<Map.Entry<Key, Row>> sorted() {
+    List<Map.Entry<Key, Row>> sorted = new ArrayList<>(rows.entrySet());
+    sorted.sort(Map.Entry.comparingByKey());
+    return sorted;
+  }
+
+  /**
+   * The insert's parameters for {@code sorted} but the rows {@code skip} marks, or null when none is left.
+   *
+   * @param skip null: none; otherwise one flag per row of {@code sorted}, {@code skipped} of them set
+   */
+  static Tuple tuple(List<Map.Entry<Key, Row>> sorted, boolean[] skip, int skipped) {
+    int n = sorted.size() - (skip == null ? 0 : skipped);
     if (n == 0) {
       return null;
     }
@@ -113,7 +132,11 @@ public final class FunnelRows {
     String[] platform = new String[n];
     Long[] at = new Long[n];
     int i = 0;
-    for (Map.Entry<Key, Row> e : new TreeMap<>(rows).entrySet()) {
+    for (int r = 0; r < sorted.size(); r++) {
+      if (skip != null && skip[r]) {
+        continue;
+      }
+      Map.Entry<Key, Row> e = sorted.get(r);
       Key k = e.getKey();
       app[i] = k.appId();
       update[i] = k.updateId();
