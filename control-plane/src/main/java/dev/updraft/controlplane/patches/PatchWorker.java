@@ -43,11 +43,13 @@ import org.slf4j.LoggerFactory;
  * patches edges still fetch ({@code launch-asset.stored} / {@code patches.computed} again) before half
  * their lifetime is gone. It looks at the state after every publish and every few seconds, so work left
  * by a crash or a fenced writer is picked up by whichever instance writes next. A job that fails is
- * logged and tried again later (after 1 minute, doubling up to 1 hour). Thread-safe.
+ * logged and tried again later (after 1 minute, doubling up to 1 hour; after 1 hour at once when a file it needs is not
+ * in the storage). Thread-safe.
  */
 public final class PatchWorker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PatchWorker.class);
   private static final long SCAN_MS = 2_000;
+  static final Duration LONGEST_WAIT = Duration.ofHours(1);
 
   private final CommandProcessor processor;
   private final Supplier<ControlState> state;
@@ -228,16 +230,39 @@ public final class PatchWorker implements AutoCloseable {
           tally.diffNanos / 1_000_000);
     } catch (Exception | OutOfMemoryError e) {
       failed.increment();
-      Duration next = backoff.getOrDefault(groupId, Duration.ofSeconds(30)).multipliedBy(2);
-      if (next.compareTo(Duration.ofHours(1)) > 0) {
-        next = Duration.ofHours(1);
-      }
+      Duration next = retryAfter(backoff.get(groupId), e);
       backoff.put(groupId, next);
       retryAt.put(groupId, Instant.now().plus(next));
-      LOG.warn("patches: the job for group {} of app {} failed ({}); trying again in {}", groupId, appId, e.toString(), next);
+      LOG.warn("patches: the job for group {} of app {} failed ({}{}); trying again in {}", groupId, appId, e.toString(),
+          missing(e) ? ": a file of the group is not in the storage" : "", next);
     } finally {
       t.stop(jobs);
     }
+  }
+
+  /**
+   * How long after a failed job it runs again: 1 minute after the first failure, doubling up to {@link #LONGEST_WAIT};
+   * the longest at once when the storage has no file the group needs ({@link java.nio.file.NoSuchFileException}, the
+   * storage's "nothing stored there"): retrying sooner cannot make the file appear, and a log of thousands of such
+   * groups (a pruned or lost storage) would otherwise fail a pass of every one of them each minute.
+   *
+   * @param last nullable: the wait after the previous failure
+   */
+  static Duration retryAfter(Duration last, Throwable failure) {
+    if (missing(failure)) {
+      return LONGEST_WAIT;
+    }
+    Duration next = last == null ? Duration.ofMinutes(1) : last.multipliedBy(2);
+    return next.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT : next;
+  }
+
+  private static boolean missing(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof java.nio.file.NoSuchFileException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
