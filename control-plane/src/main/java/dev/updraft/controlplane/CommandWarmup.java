@@ -114,7 +114,7 @@ final class CommandWarmup {
     Result r = new Result(rounds, (System.nanoTime() - t0) / 1_000_000, first / 1000, (lastWindow == 0 ? first : lastWindow) / 1000,
         stoppedBy);
     LOG.info("command warm-up: {} rounds (render, sign and encode a publish of two platforms) in {} ms, stopped by {}: "
-        + "first round {} us, last rounds {} us each (--command-warmup {} ms; 0 skips it)", r.rounds(), r.millis(), r.stoppedBy(),
+        + "first round {} us, last rounds {} us each (--command-warmup {} ms; 0s skips it)", r.rounds(), r.millis(), r.stoppedBy(),
         r.firstRoundMicros(), r.lastWindowMicros(), budget.toMillis());
     return r;
   }

@@ -49,6 +49,15 @@ class ControlPlaneConfigTest {
   }
 
   @Test
+  void theCommandWarmupIsThreeSecondsAtMostByDefaultAndZeroSecondsSkipsIt() {
+    assertThat(withFlags().commandWarmup()).isEqualTo(java.time.Duration.ofSeconds(3));
+    assertThat(withFlags("command-warmup", "0s").commandWarmup()).isZero();
+    assertThatThrownBy(() -> withFlags("command-warmup", "0")).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--command-warmup").hasMessageContaining("'0'");
+    assertThatThrownBy(() -> withFlags("command-warmup", "2m")).isInstanceOf(ConfigException.class).hasMessageContaining("--command-warmup");
+  }
+
+  @Test
   void replicationFlagsAreWholeNumbersAndTheInSyncCountNoMoreThanTheFactor() {
     ControlPlaneConfig c = withFlags("replication-factor", "3", "min-insync-replicas", "2");
     assertThat(c.replicationFactor()).isEqualTo(3);

@@ -45,7 +45,7 @@ final class TestSupport {
     flags.put("control-port", "0");
     flags.put("bind", "127.0.0.1");
     flags.put("admin-token", ADMIN);
-    flags.put("command-warmup", "0"); // tests measure no speed; CommandWarmupIT covers the warm-up
+    flags.put("command-warmup", "0s"); // tests measure no speed; CommandWarmupIT covers the warm-up
     flags.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
     flags.put("data-dir", dir.toString());
     flags.put("asset-encoding", "fast"); // low levels unless a test asks for the default (PublishIT)

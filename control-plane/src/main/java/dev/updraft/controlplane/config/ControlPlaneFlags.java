@@ -125,7 +125,7 @@ public final class ControlPlaneFlags {
   static final Flag<Duration> COMMAND_WARMUP = T.duration("command-warmup", Duration.ofSeconds(3), Duration.ZERO, Duration.ofMinutes(1),
       "Before it listens, the control plane renders, signs and encodes made-up publishes with a throwaway key (nothing is"
           + " written) until that stops getting faster, for at most this long, so the first publish after a start is not the slow"
-          + " one; 0 skips it.");
+          + " one; `0s` skips it.");
   static final Flag<String> EDGE_IMAGE_KEY = T.custom("edge-image-key", "none (off)", "base64 of 32 bytes", "Write the edge image to"
       + " the asset storage, encrypted and authenticated with this key (also given to the edges), for edges that start without Kafka.");
   static final Flag<Duration> EDGE_IMAGE_INTERVAL = T.duration("edge-image-interval", Duration.ofMinutes(1), Duration.ofSeconds(1), null,

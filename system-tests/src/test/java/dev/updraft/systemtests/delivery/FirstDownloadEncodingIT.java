@@ -70,7 +70,7 @@ class FirstDownloadEncodingIT {
     flags.put("control-port", "0");
     flags.put("bind", "127.0.0.1");
     flags.put("admin-token", Stack.ADMIN_TOKEN);
-    flags.put("command-warmup", "0"); // tests measure no speed; CommandWarmupIT covers the warm-up
+    flags.put("command-warmup", "0s"); // tests measure no speed; CommandWarmupIT covers the warm-up
     flags.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
     flags.put("data-dir", dir.toString());
     flags.put("edge-public-url", "http://127.0.0.1:" + edgePort);

@@ -39,7 +39,7 @@ public final class Services {
     f.put("control-port", "0");
     f.put("bind", "127.0.0.1");
     f.put("admin-token", ADMIN);
-    f.put("command-warmup", "0"); // tests measure no speed; CommandWarmupIT covers the warm-up
+    f.put("command-warmup", "0s"); // tests measure no speed; CommandWarmupIT covers the warm-up
     f.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
     f.put("data-dir", dataDir.toString());
     f.put("asset-encoding", "fast"); // low levels: no test here measures compression

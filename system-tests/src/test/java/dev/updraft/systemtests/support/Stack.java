@@ -76,7 +76,7 @@ public final class Stack implements AutoCloseable {
     cp.put("control-port", "0");
     cp.put("bind", "127.0.0.1");
     cp.put("admin-token", ADMIN_TOKEN);
-    cp.put("command-warmup", "0"); // tests measure no speed; CommandWarmupIT covers the warm-up
+    cp.put("command-warmup", "0s"); // tests measure no speed; CommandWarmupIT covers the warm-up
     cp.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
     cp.put("data-dir", dataDir.toString());
     cp.put("postgres-url", postgresUrl());
