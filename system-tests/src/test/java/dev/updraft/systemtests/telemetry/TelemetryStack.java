@@ -154,7 +154,6 @@ final class TelemetryStack implements AutoCloseable {
       flags.put("control-port", "0");
       flags.put("bind", "127.0.0.1");
       flags.put("admin-token", ADMIN);
-      flags.put("command-warmup", "0s"); // tests measure no speed; CommandWarmupIT covers the warm-up
       flags.put("master-key", dev.updraft.testing.Fixtures.masterKey()); // a control plane stores keys only sealed
       flags.put("data-dir", dir.toString());
       flags.put("postgres-url", postgresUrl);
