@@ -144,7 +144,13 @@ public final class KeyStore {
     } catch (IOException e) {
       throw new IllegalStateException("cannot read signing key file=" + file + ": " + e.getMessage(), e);
     }
-    String text = new String(content, StandardCharsets.US_ASCII);
+    PrivateKey key = open(appId, certSha256, new String(content, StandardCharsets.US_ASCII), file);
+    cache.put(id, key);
+    return key;
+  }
+
+  /** The key in a key file's text: sealed (opened with the master key) or PKCS#8 PEM; {@code file} names it in errors. */
+  private PrivateKey open(String appId, String certSha256, String text, Path file) {
     String pem;
     if (text.startsWith(SEALED_HEADER)) {
       if (masterKey == null) {
@@ -156,16 +162,14 @@ public final class KeyStore {
       pem = text;
     }
     try {
-      PrivateKey key = PemKeys.parsePrivateKey(pem);
-      cache.put(id, key);
-      return key;
+      return PemKeys.parsePrivateKey(pem);
     } catch (KeyMaterialException e) {
       throw new IllegalStateException("signing key file=" + file + " is corrupt: " + e.getMessage(), e);
     }
   }
 
   /**
-   * What {@link #load} does to a key file, done in memory to {@code key} (a throwaway key, never stored): its PKCS#8
+   * What {@link #load} does to a key file (the same code opens it), done in memory to {@code key} (a throwaway key, never stored): its PKCS#8
    * PEM, sealed and opened again with the master key when there is one, then parsed. The control plane's command
    * warm-up calls it, so that the first publish after a start does not pay for loading this code.
    *
@@ -173,15 +177,8 @@ public final class KeyStore {
    */
   public PrivateKey exercise(PrivateKey key) {
     String pem = PemKeys.toPkcs8Pem(key);
-    if (masterKey != null) {
-      String sealed = new String(seal(WARMUP_APP, WARMUP_SHA256, pem), StandardCharsets.US_ASCII);
-      pem = unseal(WARMUP_APP, WARMUP_SHA256, sealed, Path.of("(warm-up key, in memory)"));
-    }
-    try {
-      return PemKeys.parsePrivateKey(pem);
-    } catch (KeyMaterialException e) {
-      throw new IllegalStateException("the warm-up key did not parse back from its own PEM: " + e.getMessage(), e);
-    }
+    String text = masterKey == null ? pem : new String(seal(WARMUP_APP, WARMUP_SHA256, pem), StandardCharsets.US_ASCII);
+    return open(WARMUP_APP, WARMUP_SHA256, text, Path.of("(warm-up key, in memory)"));
   }
 
   /**
