@@ -57,7 +57,8 @@ class BatchWriterIT {
     return b;
   }
 
-  private static Throwable failure(BatchWriter w, Batch b) {
+  /** The cause {@code w} fails {@code b}'s write with; null when it succeeds (also used by FunnelKeysIT). */
+  static Throwable failure(BatchWriter w, Batch b) {
     try {
       w.write(b).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
       return null;

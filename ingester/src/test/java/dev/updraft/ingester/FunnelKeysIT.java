@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -216,7 +215,7 @@ class FunnelKeysIT {
     assertThat(stored()).isEqualTo(each(millis(t1), "d1", "d2"));
 
     // A still holds a batch of the partition from before it lost it: refused, rolled back, and d3 not learnt
-    Throwable stale = failure(ingesterA, batch("moves", 2, NOW.minus(Duration.ofDays(29)), "d1", "d3"));
+    Throwable stale = BatchWriterIT.failure(ingesterA, batch("moves", 2, NOW.minus(Duration.ofDays(29)), "d1", "d3"));
     assertThat(stale).isInstanceOf(BatchWriter.StaleBatchException.class);
     assertThat(stored()).doesNotContainKey(U1 + "|launched|d3");
 
@@ -229,16 +228,5 @@ class FunnelKeysIT {
     proposals.putAll(each(1, "d3"));
     assertThat(proposed()).isEqualTo(proposals);
     assertThat(a.size()).as("keys A remembers: what it wrote last").isEqualTo(6);
-  }
-
-  private static Throwable failure(BatchWriter w, Batch b) {
-    try {
-      w.write(b).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      return null;
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
   }
 }
