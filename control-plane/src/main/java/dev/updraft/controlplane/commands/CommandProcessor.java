@@ -30,6 +30,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
@@ -289,12 +290,15 @@ public final class CommandProcessor implements AutoCloseable {
     writer.admit();
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     ControlState before = state;
+    // asked before deciding, read after: Kafka's answer (a round trip, ~10 ms on a busy host) arrives while the
+    // command decides instead of after it; a command that writes nothing does not wait for it
+    long probe = System.nanoTime();
+    Supplier<String> writable = log.probe(LOG_PROBE_TIMEOUT);
     Plan<T> plan = decision.decide(before, now);
     if (plan.events().isEmpty()) {
       return plan.result().apply(before);
     }
-    long probe = System.nanoTime();
-    String unwritable = log.unwritable(LOG_PROBE_TIMEOUT);
+    String unwritable = writable.get();
     if (unwritable != null) { // nothing sent: nothing of this command can become visible later
       LOG.warn("command refused ({} ms): {}", (System.nanoTime() - probe) / 1_000_000, unwritable);
       throw new CommandException(503, "log-unavailable", unwritable + "; nothing was written; retry later");

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TransactionDescription;
@@ -100,6 +101,14 @@ public final class EventLog implements AutoCloseable {
    */
   public String unwritable(Duration timeout) {
     return coordinator == null ? null : LogProbe.unwritable(coordinator, topic, minInsync, timeout);
+  }
+
+  /**
+   * {@link #unwritable}, asked now and answered by the supplier (which waits until {@code timeout} after this call
+   * for Kafka's answer): a command asks before it decides, so the round trip overlaps the decision.
+   */
+  public Supplier<String> probe(Duration timeout) {
+    return coordinator == null ? () -> null : LogProbe.start(coordinator, topic, minInsync, timeout);
   }
 
   /** The largest encoded event {@link #append} takes. */

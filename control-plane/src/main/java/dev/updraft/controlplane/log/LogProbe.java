@@ -2,12 +2,15 @@ package dev.updraft.controlplane.log;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.slf4j.Logger;
@@ -32,9 +35,28 @@ final class LogProbe {
    * with a leader and at least {@code minInsync} in-sync replicas for every partition.
    */
   static String unwritable(Admin admin, String topic, int minInsync, Duration timeout) {
+    return start(admin, topic, minInsync, timeout).get();
+  }
+
+  /**
+   * Asks now; the answer ({@link #unwritable}'s) is read from the supplier, which waits for it until {@code timeout}
+   * after this call. A command asks before it decides, so the round trip to Kafka overlaps the decision.
+   */
+  static Supplier<String> start(Admin admin, String topic, int minInsync, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    KafkaFuture<Map<String, TopicDescription>> asked;
     try {
-      TopicDescription d = admin.describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs((int) timeout.toMillis()))
-          .allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+      asked = admin.describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs((int) timeout.toMillis())).allTopicNames();
+    } catch (org.apache.kafka.common.KafkaException e) {
+      return () -> noAnswer(timeout);
+    }
+    return () -> answer(asked, topic, minInsync, timeout, deadline);
+  }
+
+  private static String answer(KafkaFuture<Map<String, TopicDescription>> asked, String topic, int minInsync, Duration timeout,
+      long deadline) {
+    try {
+      TopicDescription d = asked.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS).get(topic);
       if (d == null || d.partitions().isEmpty()) {
         return "the event log (Kafka) has no partitions of topic " + topic;
       }
@@ -52,8 +74,12 @@ final class LogProbe {
       Thread.currentThread().interrupt();
       return "interrupted while asking Kafka";
     } catch (ExecutionException | java.util.concurrent.TimeoutException | org.apache.kafka.common.KafkaException e) {
-      return "the event log (Kafka) did not answer within " + timeout.toSeconds() + " s (a Kafka outage)";
+      return noAnswer(timeout);
     }
+  }
+
+  private static String noAnswer(Duration timeout) {
+    return "the event log (Kafka) did not answer within " + timeout.toSeconds() + " s (a Kafka outage)";
   }
 
   /** The {@code min.insync.replicas} {@code topic}'s brokers apply (its own or theirs); 1, with a warning, when it cannot be read. */
