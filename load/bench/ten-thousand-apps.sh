@@ -149,7 +149,7 @@ log "snapshots written (${waited} s); dev JVM live bytes after a full GC: $(heap
 # A fleet's real groups have their files, so wait for the pass to end (the failure count still for 10 s)
 waited=0; last=-1; still=0
 while [ $still -lt 10 ]; do
-  now=$(metric http://127.0.0.1:$CONTROL updraft_control_patch_jobs_failed_total); now=${now%.*}
+  now=$(metric http://127.0.0.1:$CONTROL updraft_control_patch_jobs_failed_total)
   if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; last=$now; fi
   sleep 1; waited=$((waited + 1)); [ $waited -gt 900 ] && { log "patch jobs still failing after 15 min"; exit 1; }
 done
