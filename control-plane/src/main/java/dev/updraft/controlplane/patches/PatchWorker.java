@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * and process), a {@link GroupJob}; and, for storage with expiring URLs, fresh URLs for the launch assets and
  * patches edges still fetch ({@code launch-asset.stored} / {@code patches.computed} again) before half
  * their lifetime is gone. It looks at the state after every publish and every few seconds, so work left
- * by a crash or a fenced writer is picked up by whichever instance writes next. A job that fails is
+ * by a crash or a fenced writer is picked up by whichever instance writes next. A job starts once publishes have
+ * paused for a second, or once jobs have waited a minute ({@link PublishQuiet}). A job that fails is
  * logged and tried again later (after 1 minute, doubling up to 1 hour; after 1 hour at once when a file it needs is not
  * in the storage). Thread-safe.
  */
@@ -60,10 +61,12 @@ public final class PatchWorker implements AutoCloseable {
   private final int fleetBases;
   private final ScheduledExecutorService thread;
   private final AtomicBoolean queued = new AtomicBoolean();
+  private final PublishQuiet quiet = new PublishQuiet(System::nanoTime);
   private final Map<String, Instant> retryAt = new HashMap<>();
   private final Map<String, Duration> backoff = new HashMap<>();
   /** Without edges nothing is recorded (no event): the groups whose copies this instance stored. */
   private final Set<String> doneHere = new java.util.HashSet<>();
+  private final SettledApps settled = new SettledApps();
   /** How often the stopped bases are asked again. */
   static final long OUTCOMES_MS = 30_000;
   private final Map<String, Long> outcomesAt = new HashMap<>();
@@ -106,14 +109,29 @@ public final class PatchWorker implements AutoCloseable {
     thread.scheduleWithFixedDelay(this::scanQuietly, SCAN_MS, SCAN_MS, TimeUnit.MILLISECONDS);
   }
 
-  /** Asks for a scan soon (after a publish). */
+  /** Asks for a scan soon (a publish is being decided); its jobs start once publishes pause ({@link PublishQuiet}). */
   void poke() {
+    quiet.published();
+    later(TimeUnit.MILLISECONDS.toNanos(200));
+  }
+
+  private void later(long nanos) {
     if (queued.compareAndSet(false, true)) {
       thread.schedule(() -> {
         queued.set(false);
         scanQuietly();
-      }, 200, TimeUnit.MILLISECONDS);
+      }, nanos, TimeUnit.NANOSECONDS);
     }
+  }
+
+  /** False (and a scan asked for when it may) while jobs wait for publishes to pause. Worker thread. */
+  private boolean mayStartJob() {
+    long wait = quiet.waitNanos();
+    if (wait > 0) {
+      later(wait);
+      return false;
+    }
+    return true;
   }
 
   private void scanQuietly() {
@@ -133,11 +151,26 @@ public final class PatchWorker implements AutoCloseable {
       return; // only the writer records work; a fenced or starting instance leaves it to the writer
     }
     ControlState s = state.get();
+    Instant now = Instant.now();
     for (AppState app : s.apps().values()) {
-      for (GroupState g : pending(s, app)) {
+      Deliveries d = s.deliveries(app.appId());
+      if (settled.skip(app.appId(), app, d, now)) {
+        continue; // unchanged since a pass found nothing to do in it, and no retry due
+      }
+      List<GroupState> pending = pending(s, app);
+      if (pending.isEmpty()) {
+        settled.settle(app.appId(), app, d, nextRetry(app));
+        continue;
+      }
+      settled.unsettle(app.appId());
+      for (GroupState g : pending) {
+        if (!mayStartJob()) {
+          return; // the rest of the pass (renewals included) when publishes pause
+        }
         runJob(app.appId(), g.groupId());
       }
     }
+    settled.keepOnly(s.apps().keySet());
     if (record) {
       reconcileBuilds(state.get());
     }
@@ -151,6 +184,9 @@ public final class PatchWorker implements AutoCloseable {
   private void reconcileBuilds(ControlState s) throws Exception {
     for (AppState app : s.apps().values()) {
       Deliveries d = s.deliveries(app.appId());
+      if (d.builds().isEmpty() && d.patches().isEmpty()) {
+        continue; // nothing to reconcile: no telemetry query for it (thousands of apps without patches, one each per 30 s)
+      }
       Set<String> stopped = stopped(app.appId());
       if (d.builds().isEmpty() && stopped.isEmpty()) {
         continue;
@@ -160,6 +196,9 @@ public final class PatchWorker implements AutoCloseable {
         GroupState g = app.group(sv.groupId());
         if (g == null || !seen.add(g.groupId()) || !d.patchesComputed(g.groupId()) || retryAt.containsKey(g.groupId())) {
           continue;
+        }
+        if (!mayStartJob()) {
+          return;
         }
         GroupJob.Tally tally = new GroupJob.Tally();
         try {
@@ -180,6 +219,18 @@ public final class PatchWorker implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** The earliest retry of a failed job of the app's groups (null when none waits). Worker thread. */
+  private Instant nextRetry(AppState app) {
+    Instant first = null;
+    for (AppState.Servable sv : app.servable()) {
+      Instant at = retryAt.get(sv.groupId());
+      if (at != null && (first == null || at.isBefore(first))) {
+        first = at;
+      }
+    }
+    return first;
   }
 
   /** Servable update groups of the app whose work is not recorded, oldest first. */
