@@ -10,12 +10,17 @@
 #     histogram (edge, and the dev JVM once its snapshots are written) is kept in OUT as *-histogram-*.txt;
 #   - the manifest route's latency for `demo` at RATE [1000] req/s for SECONDS [30] (signatures verified; the
 #     generator warmed on a mirror first): the generator's p99 and the edge's own (its histogram);
-#   - publish to served: PUBLISHES [30] republishes of `demo` (POST /v1/apps/demo/rollbacks), each timed from the request
-#     until the edge serves the new update's id to an iOS device, p50/p99/max, and the API's answer alone: both from one
-#     JVM (load/bench/PublishToServed.java: its HTTP client warmed on 2,000 manifest requests first, then polling back to
-#     back over one connection; each republish's figure is kept in publishToServedEach, and the first one also in
-#     publishToServedFirstAfterStart: among 10,000 apps it is the control plane's first republish since the dev stack
-#     restarted, timed once its patch worker has tried the generated groups' jobs, which fail for want of files, once).
+#   - publish to served: PUBLISHES [100] republishes of `demo` (POST /v1/apps/demo/rollbacks), 200 ms apart, each timed
+#     from the request until the edge serves the new update's id to an iOS device, p50/p99/max, and the API's answer
+#     alone: both from one JVM (load/bench/PublishToServed.java: its HTTP client warmed on 2,000 manifest requests first,
+#     then polling back to back over one connection; each republish's figure is kept in publishToServedEach, and the
+#     first one also in publishToServedFirstAfterStart: among 10,000 apps it is the control plane's first republish since
+#     the dev stack restarted, timed once its patch worker has tried the generated groups' jobs, which fail for want of
+#     files, once). A burst like that runs before the post-publish jobs it leaves (they start once publishes pause for
+#     1 s); then SPACED [20] more, SPACED_PAUSE_MS [2000] apart, each landing while the previous one's bundle-patch job
+#     runs on the same core (publishToServedDuringJobs).
+# DEV_JAVA_OPTS [none] is added to the dev JVM's options (a flight recording, say; on JDK 17 with -Xshare:off, since a
+# recording started at launch with the launcher's class-data archive crashed the JVM).
 # Heaps: the dev JVM (embedded Kafka, control plane, its own edge, ingester) gets DEV_HEAP [6g]: with SMOKE_APPS=1000
 # it held 265 MB live after a full GC (the control plane's state and its edge's image of every app), so about 2 GB
 # at 10,000 apps; the measured edge gets EDGE_HEAP [3g]: 65 KB live per app at 1,000 apps (about 650 MB at 10,000),
@@ -29,8 +34,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 SMOKE=${SMOKE:-0}
-APPS=${APPS:-10000}; RATE=${RATE:-1000}; SECONDS_RUN=${SECONDS_RUN:-30}; PUBLISHES=${PUBLISHES:-30}
-if [ "$SMOKE" = 1 ]; then APPS=${SMOKE_APPS:-200}; SECONDS_RUN=10; PUBLISHES=5; RATE=300
+APPS=${APPS:-10000}; RATE=${RATE:-1000}; SECONDS_RUN=${SECONDS_RUN:-30}; PUBLISHES=${PUBLISHES:-100}
+SPACED=${SPACED:-20}; SPACED_PAUSE_MS=${SPACED_PAUSE_MS:-2000}
+if [ "$SMOKE" = 1 ]; then APPS=${SMOKE_APPS:-200}; SECONDS_RUN=10; PUBLISHES=5; SPACED=3; RATE=300
   OUT=${OUT:-/tmp/ten-thousand-apps-smoke}; TAG=ten-thousand-apps-smoke; else
   OUT=${OUT:-$ROOT/docs/benchmarks/runs/$(date -u +%Y-%m-%d)}; TAG=ten-thousand-apps; fi
 EDGE_CPU=${EDGE_CPU:-1}; OTHER_CPUS=${OTHER_CPUS:-0}; DEV_HEAP=${DEV_HEAP:-6g}; EDGE_HEAP=${EDGE_HEAP:-3g}
@@ -63,7 +69,7 @@ start_dev() {
   # G1 named: pinned to one CPU the JVM would pick the Serial collector, whose young pauses with this stack's 1.5 GB of
   # live objects (embedded Kafka, control plane, its edge and ingester in one JVM) took 30-280 ms and landed in the
   # publish figures; a control plane of its own on two or more CPUs gets G1 by default
-  UPDRAFT_JAVA_OPTS="-Xmx$DEV_HEAP -XX:+UseG1GC" "${other[@]}" ./updraft dev --data-dir "$WORK/dev" --control-port $CONTROL --edge-port $DEV_EDGE \
+  UPDRAFT_JAVA_OPTS="-Xmx$DEV_HEAP -XX:+UseG1GC ${DEV_JAVA_OPTS:-}" "${other[@]}" ./updraft dev --data-dir "$WORK/dev" --control-port $CONTROL --edge-port $DEV_EDGE \
     --kafka-port $KAFKA --postgres-port $PG --admin-token $TOKEN --snapshot-interval 5s >> "$WORK/dev.log" 2>&1 &
   DEV=$!
   wait_http http://127.0.0.1:$DEV_EDGE/readyz 600
@@ -77,9 +83,9 @@ manifest_id() { # the update id the edge serves an iOS device of demo now
     | grep -o '"id":"[^"]*"' | head -n1 || true
 }
 
-publish_to_served() { # PUBLISHES republishes of demo, alternating its two groups; prints "served_ms api_ms", one line each
+publish_to_served() { # count pause_ms: republishes of demo, alternating its two groups; prints "served_ms api_ms", one line each
   "${other[@]}" java "$ROOT/load/bench/PublishToServed.java" --server "$UPDRAFT_SERVER" --token "$TOKEN" --edge "http://127.0.0.1:$EDGE" \
-    --app demo --groups "$(jq -r .groupId "$WORK/group1.json"),$(jq -r .groupId "$WORK/group2.json")" --publishes "$PUBLISHES"
+    --app demo --groups "$(jq -r .groupId "$WORK/group1.json"),$(jq -r .groupId "$WORK/group2.json")" --publishes "$1" --pause-ms "$2"
 }
 quantiles() { # column: n, p50, p99 and max of that column of the input (ms, one decimal)
   awk -v c="$1" '{print $c}' | sort -n | awk '{v[++n]=$1} END { if (!n) { print "null"; exit } p50=v[int((n+1)/2)]; i=int(0.99*n+0.999); if (i<1) i=1; printf "{\"n\":%d,\"p50_ms\":%.1f,\"p99_ms\":%.1f,\"max_ms\":%.1f}", n, p50, v[i], v[n] }'; }
@@ -104,7 +110,8 @@ measure() { # label: start the edge, measure everything, stop it; writes $WORK/m
   run_line=$(grep -E "^updraft load run: (VALID|INVALID).*, sent " "$WORK/run-$label.out" | tail -n1 || echo "no verdict")
   log "$label: manifest run: $run_line"
   cp "$WORK/$TAG-manifest-$label-summary.json" "$OUT/" 2>/dev/null || true
-  publish_to_served > "$WORK/pts-$label.txt"
+  publish_to_served "$PUBLISHES" 200 > "$WORK/pts-$label.txt"
+  publish_to_served "$SPACED" "$SPACED_PAUSE_MS" > "$WORK/pts-spaced-$label.txt"
   heap=$(heap_after_gc $EDGE_PID "edge-$label")
   image_bytes=$(metric http://127.0.0.1:$EDGE updraft_edge_image_bytes)
   local summary="$WORK/$TAG-manifest-$label-summary.json"
@@ -117,6 +124,8 @@ measure() { # label: start the edge, measure everything, stop it; writes $WORK/m
  "publishToServed": $(quantiles 1 < "$WORK/pts-$label.txt"),
  "publishApiAnswer": $(quantiles 2 < "$WORK/pts-$label.txt"),
  "publishToServedFirstAfterStart": $(awk 'NR == 1 { print $1 }' "$WORK/pts-$label.txt"),
+ "publishToServedDuringJobs": $(quantiles 1 < "$WORK/pts-spaced-$label.txt"), "duringJobsPauseMs": $SPACED_PAUSE_MS,
+ "publishToServedDuringJobsEach": [$(awk '{printf "%s%s", (NR>1?",":""), $1}' "$WORK/pts-spaced-$label.txt")],
  "publishToServedEach": [$(awk '{printf "%s%s", (NR>1?",":""), $1}' "$WORK/pts-$label.txt")]}
 JSON
   kill $EDGE_PID; wait $EDGE_PID 2>/dev/null || true; EDGE_PID=
@@ -162,12 +171,12 @@ image_per_app=$(( ($(jq .imageBytes <<< "$many") - $(jq .imageBytes <<< "$one"))
 g_one=$(jq .manifestGeneratorP99Ms <<< "$one"); g_many=$(jq .manifestGeneratorP99Ms <<< "$many")
 cat > "$OUT/$TAG-summary.json" <<JSON
 {"apps": $APPS, "perApp": "3 channels, 2 platforms, 2 runtime versions, one signed publish per line",
- "edgeCpu": "$EDGE_CPU", "otherCpus": "$OTHER_CPUS", "rate": $RATE, "seconds": $SECONDS_RUN, "publishes": $PUBLISHES,
+ "edgeCpu": "$EDGE_CPU", "otherCpus": "$OTHER_CPUS", "rate": $RATE, "seconds": $SECONDS_RUN, "publishes": $PUBLISHES, "spacedPublishes": $SPACED,
  "generateMillis": $generate_ms, "oneApp": $one, "tenThousandApps": $many,
  "heapPerAppBytes": $heap_per_app, "imageBytesPerApp": $image_per_app, "devHeap": "$DEV_HEAP", "edgeHeap": "$EDGE_HEAP",
  "manifestP99ManyOverOne": $(awk -v a="$g_many" -v b="$g_one" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b; else print "null" }'),
  "machine": {"cores": $(nproc), "loadAverage": "$(cut -d' ' -f1-3 /proc/loadavg)"}}
 JSON
-log "one app: $(jq -c '{startToReadyMillis, manifestRun, manifestGeneratorP99Ms, manifestEdgeP99AtMostMs, publishToServed}' <<< "$one")"
-log "$APPS apps: $(jq -c '{startToReadyMillis, manifestRun, manifestGeneratorP99Ms, manifestEdgeP99AtMostMs, publishToServed}' <<< "$many")"
+log "one app: $(jq -c '{startToReadyMillis, manifestRun, manifestGeneratorP99Ms, manifestEdgeP99AtMostMs, publishToServed, publishToServedFirstAfterStart, publishToServedDuringJobs}' <<< "$one")"
+log "$APPS apps: $(jq -c '{startToReadyMillis, manifestRun, manifestGeneratorP99Ms, manifestEdgeP99AtMostMs, publishToServed, publishToServedFirstAfterStart, publishToServedDuringJobs}' <<< "$many")"
 log "edge heap per app $heap_per_app bytes (image bytes per app $image_per_app); wrote $OUT/$TAG-summary.json"
