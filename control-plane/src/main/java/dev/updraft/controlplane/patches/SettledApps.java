@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * The apps a pass of the {@link PatchWorker} found nothing to do in, so that a pass over thousands of unchanged apps
- * does not work out again what each one serves (measured at 10,000 apps: a pass every 2 s allocated tens of megabytes).
+ * does not work out again what each one serves (measured at 10,000 apps: about 6 MB allocated a pass, with a pass
+ * every 2 s and after every publish).
  * An app is judged on immutable state objects ({@code AppState}, {@code Deliveries}): a change in the app replaces
  * them, so the same objects (compared by identity) mean nothing changed. An app stays settled until one of them is
  * replaced or the earliest retry of a failed job of its comes due. Not thread-safe: the worker thread owns it.

@@ -17,9 +17,11 @@ import java.net.http.HttpResponse;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -51,6 +53,15 @@ public final class PatchCache implements AutoCloseable {
   private final Counter overBudget;
   private volatile long bytes;
   private ResolveImage seen;
+  /** By app id: its served groups' patches, worked out for that very {@link AppImage}. Own thread. */
+  private final Map<String, AppPatches> byApp = new HashMap<>();
+
+  /**
+   * The patches an app's served groups need, as worked out for {@code app}: an image change replaces only the apps it
+   * changes, so an app whose {@link AppImage} is the same object needs the same patches (measured at 10,000 apps: passes
+   * that worked them out for every app allocated about 2.7 MB each, once a second while publishes came).
+   */
+  private record AppPatches(AppImage app, List<BundlePatch> patches) {}
 
   public PatchCache(LiveImage live, long budgetBytes, MeterRegistry registry) {
     this.live = live;
@@ -104,21 +115,19 @@ public final class PatchCache implements AutoCloseable {
     Map<String, BundlePatch> wanted = new LinkedHashMap<>();
     long total = 0;
     for (String appId : image.appIds()) {
-      AppImage app = image.app(appId);
-      for (String groupId : app.servedGroupIds()) {
-        for (BundlePatch p : app.launchAssets().patchesOf(groupId)) {
-          if (wanted.containsKey(p.sha256())) {
-            continue;
-          }
-          if (total + p.size() > budget) {
-            overBudget.increment();
-            continue;
-          }
-          wanted.put(p.sha256(), p);
-          total += p.size();
+      for (BundlePatch p : patchesOf(appId, image.app(appId))) {
+        if (wanted.containsKey(p.sha256())) {
+          continue;
         }
+        if (total + p.size() > budget) {
+          overBudget.increment();
+          continue;
+        }
+        wanted.put(p.sha256(), p);
+        total += p.size();
       }
     }
+    byApp.keySet().retainAll(image.appIds());
     loaded.keySet().removeIf(k -> !wanted.containsKey(k));
     retryAt.keySet().removeIf(k -> !wanted.containsKey(k));
     recount();
@@ -132,6 +141,20 @@ public final class PatchCache implements AutoCloseable {
       }
       load(p);
     }
+  }
+
+  private List<BundlePatch> patchesOf(String appId, AppImage app) {
+    AppPatches known = byApp.get(appId);
+    if (known != null && known.app() == app) {
+      return known.patches();
+    }
+    List<BundlePatch> out = new ArrayList<>();
+    for (String groupId : app.servedGroupIds()) {
+      out.addAll(app.launchAssets().patchesOf(groupId));
+    }
+    List<BundlePatch> patches = out.isEmpty() ? List.of() : List.copyOf(out);
+    byApp.put(appId, new AppPatches(app, patches));
+    return patches;
   }
 
   private void load(BundlePatch p) {
