@@ -157,13 +157,13 @@ public final class PatchWorker implements AutoCloseable {
       if (settled.skip(app.appId(), app, d, now)) {
         continue; // unchanged since a pass found nothing to do in it, and no retry due
       }
-      List<GroupState> pending = pending(s, app);
-      if (pending.isEmpty()) {
-        settled.settle(app.appId(), app, d, nextRetry(app));
+      Pending pending = pending(s, app, now);
+      if (pending.due().isEmpty()) {
+        settled.settle(app.appId(), app, d, pending.nextRetry());
         continue;
       }
       settled.unsettle(app.appId());
-      for (GroupState g : pending) {
+      for (GroupState g : pending.due()) {
         if (!mayStartJob()) {
           return; // the rest of the pass (renewals included) when publishes pause
         }
@@ -221,24 +221,17 @@ public final class PatchWorker implements AutoCloseable {
     }
   }
 
-  /** The earliest retry of a failed job of the app's groups (null when none waits). Worker thread. */
-  private Instant nextRetry(AppState app) {
-    Instant first = null;
-    for (AppState.Servable sv : app.servable()) {
-      Instant at = retryAt.get(sv.groupId());
-      if (at != null && (first == null || at.isBefore(first))) {
-        first = at;
-      }
-    }
-    return first;
-  }
+  /**
+   * An app's servable update groups whose work is not recorded: those due now, oldest first, and the earliest retry of
+   * the others (a failed job's; null when none waits).
+   */
+  private record Pending(List<GroupState> due, Instant nextRetry) {}
 
-  /** Servable update groups of the app whose work is not recorded, oldest first. */
-  private List<GroupState> pending(ControlState s, AppState app) {
+  private Pending pending(ControlState s, AppState app, Instant now) {
     Deliveries d = s.deliveries(app.appId());
     Set<String> seen = new LinkedHashSet<>();
-    List<GroupState> out = new ArrayList<>();
-    Instant now = Instant.now();
+    List<GroupState> due = new ArrayList<>();
+    Instant nextRetry = null;
     for (AppState.Servable sv : app.servable()) {
       GroupState g = app.group(sv.groupId());
       if (g == null || g.group().rollsBackToEmbedded() || d.patchesComputed(g.groupId()) || doneHere.contains(g.groupId())
@@ -247,11 +240,13 @@ public final class PatchWorker implements AutoCloseable {
       }
       Instant retry = retryAt.get(g.groupId());
       if (retry == null || !retry.isAfter(now)) {
-        out.add(g);
+        due.add(g);
+      } else if (nextRetry == null || retry.isBefore(nextRetry)) {
+        nextRetry = retry;
       }
     }
-    out.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
-    return out;
+    due.sort((a, b) -> Long.compare(a.sequence(), b.sequence()));
+    return new Pending(due, nextRetry);
   }
 
   private void runJob(String appId, String groupId) throws Exception {

@@ -20,7 +20,7 @@ final class PublishQuiet {
   private static final long LONGEST_NANOS = LONGEST.toNanos();
 
   private final LongSupplier nanos;
-  private volatile boolean anyPublish;
+  /** When the last publish was decided; a quiet period before the first one. */
   private volatile long lastPublish;
   /** Whether the worker has been told to wait, and since when. Worker thread. */
   private boolean waiting;
@@ -28,12 +28,12 @@ final class PublishQuiet {
 
   PublishQuiet(LongSupplier nanos) {
     this.nanos = nanos;
+    this.lastPublish = nanos.getAsLong() - QUIET_NANOS;
   }
 
   /** A publish is being decided now. */
   void published() {
     lastPublish = nanos.getAsLong();
-    anyPublish = true;
   }
 
   /**
@@ -43,7 +43,7 @@ final class PublishQuiet {
   long waitNanos() {
     long now = nanos.getAsLong();
     long since = now - lastPublish;
-    if (!anyPublish || since >= QUIET_NANOS) {
+    if (since >= QUIET_NANOS) {
       waiting = false;
       return 0;
     }
