@@ -149,7 +149,7 @@ class AzureStorageIT {
       String oldUrl = Http.JSON.readTree(published.get(0).body()).get("launchAsset").get("url").asText();
       assertThat(oldUrl).contains("sig=").contains("se=");
       assertThat(status(oldUrl)).isEqualTo(200);
-      assertThat(InsightsApiIT.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("just rendered").isBetween(0.75, 1.0);
+      assertThat(TestSupport.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("just rendered").isBetween(0.75, 1.0);
 
       // the control plane's own timer renews past half the lifetime; nobody calls it here
       ManifestsRenewed renewed = awaitRenewal(infra, "azrenew", signedAt.plus(ttl).plusSeconds(5));

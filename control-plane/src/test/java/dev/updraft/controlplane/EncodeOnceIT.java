@@ -22,18 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(RealInfrastructure.class)
 class EncodeOnceIT {
 
-  private static double metric(Http http, String name) {
-    for (String line : http.as(null).get("/metrics").text().split("\n")) {
-      if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return 0;
-  }
-
   private static void awaitJobs(Http http, double jobs) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (metric(http, "updraft_control_patch_job_seconds_count") < jobs) {
+    while (TestSupport.metric(http, "updraft_control_patch_job_seconds_count") < jobs) {
       assertThat(System.nanoTime() - deadline).as("post-publish jobs done: " + jobs).isNegative();
       Thread.sleep(100);
     }
@@ -50,14 +41,14 @@ class EncodeOnceIT {
       ObjectNode body = ExportFixture.publishBody(Fixtures.update1(), "production", "1.0.0");
       assertThat(admin.post("/v1/apps/again/updates", body).status()).isEqualTo(201);
       awaitJobs(admin, 1);
-      double first = metric(admin, "updraft_control_encoded_bytes_total");
+      double first = TestSupport.metric(admin, "updraft_control_encoded_bytes_total");
       assertThat(first).as("the first group's copies are made").isPositive();
 
       ObjectNode same = ExportFixture.publishBody(Fixtures.update1(), "production", "1.0.0");
       same.put("message", "the same bytes again");
       assertThat(admin.post("/v1/apps/again/updates", same).status()).isEqualTo(201);
       awaitJobs(admin, 2);
-      assertThat(metric(admin, "updraft_control_encoded_bytes_total")).as("nothing encoded for the second group").isEqualTo(first);
+      assertThat(TestSupport.metric(admin, "updraft_control_encoded_bytes_total")).as("nothing encoded for the second group").isEqualTo(first);
     } finally {
       TestSupport.await(cp.close());
       TestSupport.await(vertx.close());

@@ -299,13 +299,13 @@ class InsightsApiIT {
       assertThat(http.get("/v1/apps/ins-down/insights/updates/0b6c2f0e-9f3a-4c1e-8d7b-5a4e3c2b1a00").errorCode()).isEqualTo("update-not-found");
 
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (metric(http, "updraft_guard_errors_total{stage=\"evaluate\"}") < 2) {
+      while (TestSupport.metric(http, "updraft_guard_errors_total{stage=\"evaluate\"}") < 2) {
         assertThat(System.nanoTime()).as("the guard tried and counted its errors").isLessThan(deadline);
         Thread.sleep(50);
       }
-      assertThat(metric(http, "updraft_insights_unavailable_total")).isEqualTo(3.0);
-      assertThat(metric(http, "updraft_guard_reverts_total")).isZero();
-      assertThat(metric(http, "updraft_guard_standby_passes_total")).as("the writer is not on standby").isZero();
+      assertThat(TestSupport.metric(http, "updraft_insights_unavailable_total")).isEqualTo(3.0);
+      assertThat(TestSupport.metric(http, "updraft_guard_reverts_total")).isZero();
+      assertThat(TestSupport.metric(http, "updraft_guard_standby_passes_total")).as("the writer is not on standby").isZero();
       assertThat(http.get("/healthz").status()).isEqualTo(200);
       assertThat(http.get("/v1/apps/ins-down/updates/" + rollout.json().get("groupId").asText()).json().get("rollout").get("status").asText())
           .isEqualTo("active");
@@ -315,16 +315,6 @@ class InsightsApiIT {
       TestSupport.await(down.close());
       TestSupport.await(v.close());
     }
-  }
-
-  /** One sample of the control plane's /metrics, or 0 when absent. */
-  static double metric(Http http, String series) {
-    for (String line : http.get("/metrics").text().split("\n")) {
-      if (line.startsWith(series + " ")) {
-        return Double.parseDouble(line.substring(series.length() + 1).trim());
-      }
-    }
-    return 0;
   }
 
   /**

@@ -26,18 +26,9 @@ class PostPublishJobsIT {
   /** A gap this long between two publishes would let a job start legitimately: the burst is then sent again. */
   private static final Duration TOO_LONG_A_GAP = Duration.ofMillis(700);
 
-  private static double metric(Http http, String name) {
-    for (String line : http.as(null).get("/metrics").text().split("\n")) {
-      if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-      }
-    }
-    return 0;
-  }
-
   private static void awaitJobsAbove(Http http, double jobs) throws InterruptedException {
     long pause = System.nanoTime();
-    while (metric(http, JOBS) <= jobs) {
+    while (TestSupport.metric(http, JOBS) <= jobs) {
       assertThat(System.nanoTime() - pause).as("the burst's job done within 120 s of the pause").isLessThan(Duration.ofSeconds(120).toNanos());
       Thread.sleep(100);
     }
@@ -46,12 +37,12 @@ class PostPublishJobsIT {
   /** Until no job has finished for 3 s (at most 120 s): a job the aborted burst left is done. */
   private static void awaitNoNewJobs(Http http) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    double seen = metric(http, JOBS);
+    double seen = TestSupport.metric(http, JOBS);
     long stillSince = System.nanoTime();
     while (System.nanoTime() - stillSince < Duration.ofSeconds(3).toNanos()) {
       assertThat(System.nanoTime() - deadline).as("post-publish jobs still finishing after 120 s").isNegative();
       Thread.sleep(100);
-      double now = metric(http, JOBS);
+      double now = TestSupport.metric(http, JOBS);
       if (now != seen) {
         seen = now;
         stillSince = System.nanoTime();
@@ -70,7 +61,7 @@ class PostPublishJobsIT {
       int published = 0;
       boolean judged = false;
       for (int attempt = 1; attempt <= 3 && !judged; attempt++) {
-        double before = metric(admin, JOBS);
+        double before = TestSupport.metric(admin, JOBS);
         long start = System.nanoTime();
         long last = start;
         judged = true;
@@ -82,7 +73,7 @@ class PostPublishJobsIT {
           judged = now - last < TOO_LONG_A_GAP.toNanos(); // else a job may start legitimately: this burst says nothing
           last = now;
           if (judged) {
-            assertThat(metric(admin, JOBS)).as("jobs done during the burst, after %d publishes", published).isEqualTo(before);
+            assertThat(TestSupport.metric(admin, JOBS)).as("jobs done during the burst, after %d publishes", published).isEqualTo(before);
           }
         }
         awaitJobsAbove(admin, before); // the burst's work, once publishes pause
@@ -92,7 +83,7 @@ class PostPublishJobsIT {
       }
       assertThat(judged).as("a burst with every publish within %s of the one before (this machine too slow three times)",
           TOO_LONG_A_GAP).isTrue();
-      assertThat(metric(admin, "updraft_control_encoded_bytes_total")).as("the burst's encoded copies are made").isPositive();
+      assertThat(TestSupport.metric(admin, "updraft_control_encoded_bytes_total")).as("the burst's encoded copies are made").isPositive();
     } finally {
       TestSupport.await(cp.close());
       TestSupport.await(vertx.close());

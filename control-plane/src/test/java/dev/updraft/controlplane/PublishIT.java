@@ -223,13 +223,13 @@ class PublishIT {
         .get("blob").asText()).hasSize(1_500_000);
 
     body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(4_500_000));
-    double appended = InsightsApiIT.metric(admin, "updraft_control_events_appended_total");
+    double appended = TestSupport.metric(admin, "updraft_control_events_appended_total");
     Http.Resp r = admin.post("/v1/apps/huge/updates", body);
     assertThat(r.status()).as(r.toString()).isEqualTo(413);
     assertThat(r.errorCode()).isEqualTo("event-too-large");
     assertThat(r.errorMessage()).contains("update.published").contains("above the event log's limit of 8372224 bytes")
         .contains("expoConfig").doesNotContain("kafka-configs");
-    assertThat(InsightsApiIT.metric(admin, "updraft_control_events_appended_total")).as("events appended").isEqualTo(appended);
+    assertThat(TestSupport.metric(admin, "updraft_control_events_appended_total")).as("events appended").isEqualTo(appended);
 
     body.putObject("expoConfig").putObject("extra").put("blob", "x".repeat(1_000));
     Http.Resp ok = admin.post("/v1/apps/huge/updates", body);

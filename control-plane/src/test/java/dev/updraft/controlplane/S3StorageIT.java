@@ -144,7 +144,7 @@ class S3StorageIT {
       String oldUrl = Http.JSON.readTree(published.get(0).body()).get("launchAsset").get("url").asText();
       assertThat(oldUrl).contains("X-Amz-Expires=12");
       assertThat(status(oldUrl)).isEqualTo(200);
-      assertThat(InsightsApiIT.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("just rendered").isBetween(0.75, 1.0);
+      assertThat(TestSupport.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("just rendered").isBetween(0.75, 1.0);
 
       // the control plane's own timer renews past half the lifetime; nobody calls it here
       ManifestsRenewed renewed = awaitRenewal(infra, "s3renew", signedAt.plus(ttl).plusSeconds(5));
@@ -163,7 +163,7 @@ class S3StorageIT {
         renewedUrls.add(m.get("launchAsset").get("url").asText());
       }
       assertThat(renewedUrls).doesNotContain(oldUrl);
-      assertThat(InsightsApiIT.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("renewed").isGreaterThan(0.5);
+      assertThat(TestSupport.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("renewed").isGreaterThan(0.5);
 
       long wait = Duration.between(Instant.now(), signedAt.plus(ttl).plusSeconds(2)).toMillis();
       if (wait > 0) {
@@ -235,7 +235,7 @@ class S3StorageIT {
         }
       }
       assertThat(perCommand.values()).as("entries of 61 URLs: seven reach 400, the eighth in the next command").containsExactly(7, 1);
-      assertThat(InsightsApiIT.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("all renewed").isGreaterThan(0.5);
+      assertThat(TestSupport.metric(h, "updraft_control_presigned_url_life_left_ratio")).as("all renewed").isGreaterThan(0.5);
       for (String url : now.values()) {
         assertThat(status(url)).as("GET %s", url).isEqualTo(200);
       }

@@ -61,8 +61,8 @@ class SingleWriterIT {
       assertThat(health.status()).isEqualTo(503);
       assertThat(health.json().get("status").asText()).isEqualTo("fenced");
       // it stops folding the log: its figure of the URLs' life left would only decay while the new writer renews them
-      assertThat(InsightsApiIT.metric(a, "updraft_control_presigned_url_life_left_ratio")).isNaN();
-      assertThat(InsightsApiIT.metric(b, "updraft_control_presigned_url_life_left_ratio")).isEqualTo(1.0);
+      assertThat(TestSupport.metric(a, "updraft_control_presigned_url_life_left_ratio")).isNaN();
+      assertThat(TestSupport.metric(b, "updraft_control_presigned_url_life_left_ratio")).isEqualTo(1.0);
       // it stays fenced: a later write is refused the same way
       Http.Resp later = a.post("/v1/apps", Map.of("appId", "fence-2"));
       assertThat(later.errorCode()).isEqualTo("fenced");

@@ -162,4 +162,14 @@ final class TestSupport {
   static Vertx vertx() {
     return Vertx.vertx();
   }
+
+  /** One sample of a control plane's {@code /metrics} (an exact series, labels included when it has them), or 0 when absent. */
+  static double metric(Http http, String series) {
+    for (String line : http.get("/metrics").text().split("\n")) {
+      if (line.startsWith(series + " ")) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return 0;
+  }
 }
